@@ -1,0 +1,323 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp.h - public API of the sctp-dpdk dataplane.
+ *
+ * One dataplane port per process (an MPI rank): a DPDK ethdev (PCI/VF,
+ * memif, af_packet, af_xdp, virtio-user, ...) with one RX and one TX queue
+ * owned by one polling thread.  The port speaks Ethernet + ARP + IPv4 and
+ * hands IPv4 payloads of the protocols it carries (SCTP, SCTP over UDP per
+ * RFC 6951, and the experimental protocol used by sdp-ping) to the layer
+ * above through a zero-copy ring of mbuf references:
+ *
+ *   NIC -> rx_burst -> classify -+-> ARP: answered / cache updated, freed
+ *                                +-> malformed/foreign: counted, freed
+ *                                +-> CRC32c (SCTP) -> rx ring -> dp_port_recv
+ *
+ *   dp_port_send -> framing (+CRC32c) -> [ARP hold] -> pacer -> TX buffer
+ *                -> tx_burst (when full, on flush, or on the drain deadline)
+ *
+ * Threading: every dp_port_* call on a port is made by the port's owning
+ * thread, except dp_port_recv/dp_port_set_rate which may run on one other
+ * thread (the rx ring is SPSC; the rate is published atomically).
+ *
+ * Buffer ownership: an mbuf returned by dp_port_recv belongs to the caller,
+ * who returns it with dp_pkt_free() (it may keep it as long as it likes; the
+ * port's pool is sized for that by rx_ring).  An mbuf passed to
+ * dp_port_send belongs to the dataplane from then on, also on error.
+ */
+#ifndef DP_H
+#define DP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <rte_mbuf.h>
+
+#include "sdp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DP_IPPROTO_SCTP 132
+#define DP_IPPROTO_UDP 17
+#define DP_IPPROTO_EXP 253 /* RFC 3692 experimental: sdp-ping frames */
+#define DP_SCTP_UDP_PORT 9899 /* RFC 6951 */
+#define DP_MAX_STATIC_ARP 16
+#define DP_MTU_MIN 576
+#define DP_MTU_MAX 9000
+#define DP_ETH_OVERHEAD 18 /* Ethernet header + FCS */
+
+/** CRC32c back-ends for SCTP (RFC 3309/4960). */
+enum dp_crc_backend {
+	DP_CRC_AUTO = 0, /**< NIC offload if advertised, else ISA-L */
+	DP_CRC_OFFLOAD,	 /**< the port's SCTP checksum offload */
+	DP_CRC_ISAL,	 /**< ISA-L crc32_iscsi (default software path) */
+	DP_CRC_SSE42,	 /**< SSE4.2 crc32 instruction (rte_hash_crc) */
+	DP_CRC_TABLE,	 /**< portable byte-wise table (reference) */
+	DP_CRC_MAX,
+};
+
+/** Pacing mode of the port's TX queue (see pacing/pace.h). */
+enum dp_pace_mode {
+	DP_PACE_AUTO = 0, /**< gap mode on PCI ports, deadline on vdevs */
+	DP_PACE_DEADLINE,
+	DP_PACE_GAP,
+};
+
+struct dp_arp_static {
+	uint32_t ip_be;	    /* IPv4 address, network order */
+	uint8_t mac[6];
+};
+
+/**
+ * Validated configuration of one process's dataplane: the EAL and one port.
+ * Parsed from a single string by dp_config_parse(); every field has a safe
+ * default so "dev=net_memif0,... ip=10.0.0.1" is enough.
+ */
+struct dp_config {
+	/* EAL */
+	char file_prefix[64];	/* --file-prefix; default sdp-<pid> */
+	char eal_extra[256];	/* extra EAL arguments, space separated */
+	uint32_t mem_mb;	/* -m; default 512 */
+	bool huge;		/* use hugepages; default false (--no-huge) */
+	int lcore;		/* -l; default: first CPU of our affinity */
+	/* Port */
+	char devargs[512];	/* vdev devargs or PCI address */
+	bool is_pci;		/* devargs name a PCI device */
+	uint32_t ip_be;		/* our IPv4 address, network order */
+	uint8_t prefix_len;	/* on-link prefix; default 24 */
+	uint16_t mtu;		/* IP MTU; default 1500 */
+	uint16_t nb_rxd;	/* RX descriptors; default 1024 */
+	uint16_t nb_txd;	/* TX descriptors; default 1024 */
+	uint32_t nb_mbufs;	/* pool size; 0 = computed from the rest */
+	uint32_t rx_ring;	/* zero-copy ring entries (power of 2) */
+	uint32_t tx_hold;	/* frames held for pacing/ARP (power of 2) */
+	uint32_t tx_drain_us;	/* buffered TX drain deadline; default 100 */
+	bool udp_encap;		/* SCTP over UDP (RFC 6951) */
+	uint16_t udp_port;	/* encapsulation port; default 9899 */
+	enum dp_crc_backend crc; /* CRC32c back-end; default AUTO */
+	/* ARP */
+	uint32_t arp_retries;	/* requests before giving up; default 5 */
+	uint32_t arp_retry_ms;	/* between requests; default 200 */
+	uint32_t arp_ttl_ms;	/* neighbour cache lifetime; default 60000 */
+	uint32_t nb_static_arp;
+	struct dp_arp_static static_arp[DP_MAX_STATIC_ARP];
+	/* Polling */
+	uint32_t idle_polls;	/* empty polls before sleeping; default 256 */
+	uint32_t idle_sleep_us; /* sleep when idle; 0 = pure busy poll */
+	uint32_t link_wait_ms;	/* wait for link up at start; default 5000 */
+	/* Pacing */
+	uint64_t pace_rate_bps; /* 0 = unpaced */
+	uint64_t link_bps;	/* 0 = from the link speed (or 10G for vdevs) */
+	enum dp_pace_mode pace_mode;
+};
+
+/**
+ * Fill @cfg with defaults, then apply "key=value" tokens separated by
+ * whitespace from @text (NULL or "" keeps the defaults).  Keys are listed by
+ * dp_config_help().  Each bad token is logged once, naming the key, the
+ * value, the limit and the fix.
+ * @return 0, or -EINVAL if any token is unknown or out of range.
+ */
+int dp_config_parse(const char *text, struct dp_config *cfg);
+
+/** Apply defaults only; cannot fail. */
+void dp_config_defaults(struct dp_config *cfg);
+
+/** Multi-line help: every key, its default and its range. */
+const char *dp_config_help(void);
+
+/**
+ * Bring up the EAL for this process (once; later calls only take a
+ * reference).  Installs the rte_log sink for SDP_LOG.
+ * @return 0; -EINVAL for bad EAL arguments (logged with the fix);
+ *         -EALREADY if the EAL was initialised by someone else with other
+ *         arguments; -EIO if rte_eal_init failed for another reason.
+ */
+int dp_eal_init(const struct dp_config *cfg);
+
+/** Drop a reference; the last one cleans the EAL and its runtime dir. */
+void dp_eal_fini(void);
+
+struct dp_port;
+
+/**
+ * Probe, configure and start the port described by @cfg, wait for its link
+ * (up to cfg->link_wait_ms), detect offloads and log one line per decision.
+ * dp_eal_init() must have succeeded.
+ * @return 0; -EINVAL bad devargs or MTU the PMD refuses (logged with the
+ *         fix); -ENOMEM pool or ring allocation; -ENODEV probe failed;
+ *         -ETIMEDOUT link did not come up (port is closed again).
+ */
+int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p);
+
+/** Stop and close the port; frees every mbuf it holds.  Accepts NULL. */
+void dp_port_close(struct dp_port *port);
+
+/**
+ * One iteration of the port's loop: drain TX if its deadline passed or the
+ * pacer allows, receive one burst, classify it, answer ARP, retry ARP,
+ * and enqueue deliverable packets on the rx ring.
+ * @return number of frames received (0 when idle).
+ */
+unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc);
+
+/**
+ * Take up to @n delivered packets.  Each mbuf's data starts at the L4
+ * payload of the IPv4 packet: the SCTP common header (after the UDP header
+ * when encapsulated), or the sdp-ping payload.  Use dp_pkt_info() for the
+ * sender and protocol.
+ * @return number of mbufs stored in @pkts.
+ */
+unsigned int dp_port_recv(struct dp_port *port, struct rte_mbuf **pkts,
+			  unsigned int n);
+
+/** Where a delivered packet came from. */
+struct dp_pkt_info {
+	uint32_t src_ip_be;
+	uint32_t dst_ip_be;
+	uint8_t proto;	    /* DP_IPPROTO_SCTP (also when UDP-encapsulated) */
+	bool udp_encap;
+	uint16_t udp_sport; /* host order, when udp_encap */
+};
+
+/** Decode the metadata of a packet returned by dp_port_recv(). */
+void dp_pkt_info(const struct rte_mbuf *m, struct dp_pkt_info *info);
+
+/**
+ * Allocate an empty TX mbuf from the port's pool with headroom for every
+ * header the port prepends.  @return NULL when the pool is exhausted.
+ */
+struct rte_mbuf *dp_pkt_alloc(struct dp_port *port);
+
+/** Return a packet to its pool.  Accepts NULL. */
+void dp_pkt_free(struct rte_mbuf *m);
+
+/**
+ * Frame the L4 payload in @m (SCTP packet or sdp-ping payload) as IPv4
+ * @proto to @dst_ip_be, fill the SCTP CRC32c when @proto is SCTP (software
+ * or offload), and queue it for transmission.  An unresolved neighbour is
+ * resolved by ARP first; the packet is held meanwhile.
+ * The mbuf is consumed in every case.
+ * @return 0 queued; -EMSGSIZE payload above the MTU; -EHOSTUNREACH
+ *         destination off-link; -ENOBUFS hold queue full (counted).
+ */
+int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
+		 struct rte_mbuf *m, uint64_t now_tsc);
+
+/** Push buffered frames to the NIC now (the pacer still applies). */
+void dp_port_flush(struct dp_port *port, uint64_t now_tsc);
+
+/**
+ * Change the pacing rate of the port's TX queue; 0 = unpaced.  Safe from
+ * any thread; applied by the owning thread at its next poll.
+ * @return 0, or -EINVAL when above the link rate (logged with the fix).
+ */
+int dp_port_set_rate(struct dp_port *port, uint64_t rate_bps);
+
+/** Frame drop reasons, each with its own counter. */
+enum dp_drop {
+	DP_DROP_SHORT = 0,	/* shorter than Ethernet + IPv4 header */
+	DP_DROP_ETHERTYPE,	/* neither IPv4 nor ARP (incl. VLAN) */
+	DP_DROP_GAP_FRAME,	/* 802.3x PAUSE frames from a gap pacer */
+	DP_DROP_IP_HDR,		/* version, IHL or options invalid */
+	DP_DROP_IP_LEN,		/* total length inconsistent with frame */
+	DP_DROP_IP_CKSUM,	/* IPv4 header checksum wrong */
+	DP_DROP_IP_FRAG,	/* fragments are not reassembled */
+	DP_DROP_NOT_FOR_US,	/* other MAC or IPv4 destination */
+	DP_DROP_PROTO,		/* IPv4 protocol we do not carry */
+	DP_DROP_UDP,		/* bad UDP header or port for encapsulation */
+	DP_DROP_SCTP_LEN,	/* SCTP packet shorter than its headers */
+	DP_DROP_SCTP_CRC,	/* CRC32c mismatch */
+	DP_DROP_ARP,		/* malformed ARP */
+	DP_DROP_RX_RING_FULL,	/* consumer fell behind */
+	DP_DROP_TX_FULL,	/* NIC refused frames */
+	DP_DROP_HOLD_FULL,	/* pacing/ARP hold queue full */
+	DP_DROP_ARP_TIMEOUT,	/* neighbour never answered */
+	DP_DROP_NO_MBUF,	/* pool exhausted */
+	DP_DROP_MAX,
+};
+
+/** Short name of a drop reason ("short", "ip_cksum", ...). */
+const char *dp_drop_name(enum dp_drop reason);
+
+struct dp_stats {
+	uint64_t rx_pkts, rx_bytes;	/* frames received from the NIC */
+	uint64_t tx_pkts, tx_bytes;	/* frames handed to the NIC */
+	uint64_t delivered;		/* packets enqueued on the rx ring */
+	uint64_t arp_rx, arp_tx;	/* ARP frames in/out */
+	uint64_t gap_frames;		/* pacer gap frames sent */
+	uint64_t pace_clamps;		/* pacer gaps clamped */
+	uint64_t crc_sw, crc_hw;	/* SCTP CRCs checked/filled in sw/hw */
+	uint64_t rx_copies;		/* bytes copied on RX: always 0 */
+	uint64_t drops[DP_DROP_MAX];	/* by reason */
+};
+
+/** Snapshot of the port's counters (owning thread). */
+void dp_port_stats(const struct dp_port *port, struct dp_stats *stats);
+
+/** Print counters, one "name value" per line, zero drops omitted. */
+void dp_stats_print(const struct dp_stats *stats, FILE *f);
+
+/** Link state: true when up; @speed_mbps_p may be NULL. */
+bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p);
+
+/** Our address and the port's MAC. */
+uint32_t dp_port_ip(const struct dp_port *port);
+void dp_port_mac(const struct dp_port *port, uint8_t mac[6]);
+uint16_t dp_port_mtu(const struct dp_port *port);
+/** CRC back-end chosen for this port (never DP_CRC_AUTO). */
+enum dp_crc_backend dp_port_crc(const struct dp_port *port);
+/** DPDK port id, for tools that need ethdev calls. */
+uint16_t dp_port_id(const struct dp_port *port);
+
+/*
+ * CRC32c (Castagnoli, reflected polynomial 0x82F63B78, init and final xor
+ * 0xFFFFFFFF): the check value of "123456789" is 0xE3069283.
+ */
+const char *dp_crc_name(enum dp_crc_backend be);
+/** @return 0 and the back-end, or -EINVAL for an unknown name. */
+int dp_crc_parse(const char *name, enum dp_crc_backend *be_p);
+/** CRC32c of @len bytes with a software back-end (not OFFLOAD/AUTO). */
+uint32_t dp_crc32c(enum dp_crc_backend be, const void *buf, size_t len);
+/**
+ * Compute and store the CRC32c of the SCTP packet at @sctp (common header
+ * first, @len bytes) in its checksum field (in the byte order RFC 4960
+ * requires).
+ */
+void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len);
+/** @return true when the stored CRC32c of the SCTP packet is right. */
+bool dp_sctp_crc_ok(enum dp_crc_backend be, const void *sctp, size_t len);
+
+/**
+ * Idle back-off for polling loops on shared cores: after @idle_polls
+ * consecutive empty polls, sleep @sleep_us per further empty poll.
+ */
+struct dp_idle {
+	uint32_t empty;	       /* consecutive empty polls */
+	uint32_t idle_polls;   /* threshold */
+	uint32_t sleep_us;     /* 0 disables sleeping */
+	uint64_t sleeps;       /* count of sleeps */
+};
+
+void dp_idle_init(struct dp_idle *idle, uint32_t idle_polls,
+		  uint32_t sleep_us);
+/** Call once per loop iteration with the work done; may sleep. */
+void dp_idle_update(struct dp_idle *idle, unsigned int work);
+
+/** TSC frequency (Hz) and current TSC, for callers that pass now_tsc. */
+uint64_t dp_tsc_hz(void);
+uint64_t dp_tsc(void);
+
+/** "10.0.0.1" -> network-order address. @return 0 or -EINVAL. */
+int dp_parse_ip(const char *text, uint32_t *ip_be_p);
+/** Network-order address -> dotted quad in @buf (>= 16 bytes). */
+const char *dp_ip_str(uint32_t ip_be, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DP_H */

@@ -1,0 +1,315 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_arp.c - ARP for the dataplane port: a neighbour cache, resolution with
+ * retries and a timeout, replies to requests for our address, and the hold
+ * queue for packets waiting on a resolution.
+ *
+ * Cache: open addressing on the IPv4 address, linear probing, DP_ARP_SIZE
+ * slots.  Entries are never deleted (an expired entry is re-armed in
+ * place), so probing needs no tombstones.  State machine per entry:
+ *
+ *   FREE --lookup--> INCOMPLETE --reply--> REACHABLE --ttl--> (re-armed)
+ *                        |  retry_tsc: request again, tries++
+ *                        +--tries == max--> FREE, held packets dropped
+ *   STATIC: configured, never expires, never overwritten.
+ *
+ * All time is TSC passed by the caller; the table itself is pure logic.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+
+#include "dp_internal.h"
+
+void dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
+		       uint64_t retry_tsc, uint32_t max_tries)
+{
+	memset(t, 0, sizeof(*t));
+	t->ttl_tsc = ttl_tsc;
+	t->retry_tsc = retry_tsc;
+	t->max_tries = max_tries;
+}
+
+static inline uint32_t slot_of(uint32_t ip_be)
+{
+	uint32_t h = ip_be * 0x9E3779B1u; /* Fibonacci hashing */
+
+	return h >> (32 - 8); /* DP_ARP_SIZE == 256 */
+}
+
+/* Slot holding @ip_be, or the free slot where it would go, or NULL. */
+static struct dp_arp_entry *probe(struct dp_arp_table *t, uint32_t ip_be)
+{
+	uint32_t i, s = slot_of(ip_be);
+
+	RTE_BUILD_BUG_ON(DP_ARP_SIZE != 256);
+	for (i = 0; i < DP_ARP_SIZE; i++) {
+		struct dp_arp_entry *e = &t->e[(s + i) & (DP_ARP_SIZE - 1)];
+
+		if (e->state == DP_ARP_FREE || e->ip_be == ip_be)
+			return e;
+	}
+	return NULL;
+}
+
+struct dp_arp_entry *dp_arp_find(struct dp_arp_table *t, uint32_t ip_be)
+{
+	struct dp_arp_entry *e = probe(t, ip_be);
+
+	return (e != NULL && e->state != DP_ARP_FREE) ? e : NULL;
+}
+
+int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
+		      const struct rte_ether_addr *mac)
+{
+	struct dp_arp_entry *e = probe(t, ip_be);
+
+	if (e == NULL)
+		return -ENOSPC;
+	if (e->state == DP_ARP_FREE)
+		t->nb_used++;
+	e->ip_be = ip_be;
+	e->state = DP_ARP_STATIC;
+	e->mac = *mac;
+	return 0;
+}
+
+int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
+		  struct rte_ether_addr *mac_p)
+{
+	struct dp_arp_entry *e = probe(t, ip_be);
+
+	if (e == NULL)
+		return -ENOSPC;
+	switch (e->state) {
+	case DP_ARP_STATIC:
+		*mac_p = e->mac;
+		return 0;
+	case DP_ARP_REACHABLE:
+		if ((int64_t)(now_tsc - e->deadline_tsc) < 0) {
+			*mac_p = e->mac;
+			return 0;
+		}
+		break; /* expired: resolve again */
+	case DP_ARP_INCOMPLETE:
+		return -EAGAIN;
+	default:
+		t->nb_used++;
+		break;
+	}
+	e->ip_be = ip_be;
+	e->state = DP_ARP_INCOMPLETE;
+	e->tries = 1;
+	e->deadline_tsc = now_tsc + t->retry_tsc;
+	return -ENOENT;
+}
+
+bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
+		  const struct rte_ether_addr *mac, uint64_t now_tsc)
+{
+	struct dp_arp_entry *e = probe(t, ip_be);
+	bool fresh;
+
+	if (e == NULL || e->state == DP_ARP_STATIC)
+		return false;
+	fresh = e->state != DP_ARP_REACHABLE;
+	if (e->state == DP_ARP_FREE)
+		t->nb_used++;
+	e->ip_be = ip_be;
+	e->state = DP_ARP_REACHABLE;
+	e->mac = *mac;
+	e->tries = 0;
+	e->deadline_tsc = now_tsc + t->ttl_tsc;
+	return fresh;
+}
+
+unsigned int dp_arp_tick(struct dp_arp_table *t, uint64_t now_tsc,
+			 dp_arp_event_cb cb, void *arg)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < DP_ARP_SIZE; i++) {
+		struct dp_arp_entry *e = &t->e[i];
+
+		if (e->state != DP_ARP_INCOMPLETE ||
+		    (int64_t)(now_tsc - e->deadline_tsc) < 0)
+			continue;
+		n++;
+		if (e->tries >= t->max_tries) {
+			/* Keep the slot (no tombstones) but mark it
+			 * expired-reachable-less: the next lookup re-arms. */
+			e->state = DP_ARP_REACHABLE;
+			e->deadline_tsc = now_tsc;
+			memset(&e->mac, 0, sizeof(e->mac));
+			cb(arg, e->ip_be, DP_ARP_EV_FAILED);
+			continue;
+		}
+		e->tries++;
+		e->deadline_tsc = now_tsc + t->retry_tsc;
+		cb(arg, e->ip_be, DP_ARP_EV_RETRY);
+	}
+	return n;
+}
+
+void dp_arp_build(uint8_t *frame, uint16_t op, const struct rte_ether_addr *sha,
+		  uint32_t sip_be, const struct rte_ether_addr *tha,
+		  uint32_t tip_be)
+{
+	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)frame;
+	struct rte_arp_hdr *arp = (struct rte_arp_hdr *)(eth + 1);
+	static const struct rte_ether_addr bcast = {
+		.addr_bytes = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+
+	eth->dst_addr = op == RTE_ARP_OP_REQUEST ? bcast : *tha;
+	eth->src_addr = *sha;
+	eth->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_ARP);
+	arp->arp_hardware = rte_cpu_to_be_16(RTE_ARP_HRD_ETHER);
+	arp->arp_protocol = rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4);
+	arp->arp_hlen = RTE_ETHER_ADDR_LEN;
+	arp->arp_plen = 4;
+	arp->arp_opcode = rte_cpu_to_be_16(op);
+	arp->arp_data.arp_sha = *sha;
+	arp->arp_data.arp_sip = sip_be;
+	if (op == RTE_ARP_OP_REQUEST)
+		memset(&arp->arp_data.arp_tha, 0, RTE_ETHER_ADDR_LEN);
+	else
+		arp->arp_data.arp_tha = *tha;
+	arp->arp_data.arp_tip = tip_be;
+}
+
+int dp_arp_parse(const uint8_t *frame, uint32_t len, uint16_t *op_p,
+		 struct rte_ether_addr *sha_p, uint32_t *sip_be_p,
+		 uint32_t *tip_be_p)
+{
+	struct rte_arp_hdr arp;
+	uint16_t op;
+
+	if (len < DP_ARP_FRAME_LEN)
+		return -EINVAL;
+	memcpy(&arp, frame + RTE_ETHER_HDR_LEN, sizeof(arp));
+	op = rte_be_to_cpu_16(arp.arp_opcode);
+	if (rte_be_to_cpu_16(arp.arp_hardware) != RTE_ARP_HRD_ETHER ||
+	    rte_be_to_cpu_16(arp.arp_protocol) != RTE_ETHER_TYPE_IPV4 ||
+	    arp.arp_hlen != RTE_ETHER_ADDR_LEN || arp.arp_plen != 4 ||
+	    (op != RTE_ARP_OP_REQUEST && op != RTE_ARP_OP_REPLY))
+		return -EINVAL;
+	if (rte_is_multicast_ether_addr(&arp.arp_data.arp_sha) ||
+	    rte_is_zero_ether_addr(&arp.arp_data.arp_sha))
+		return -EINVAL;
+	*op_p = op;
+	*sha_p = arp.arp_data.arp_sha;
+	*sip_be_p = arp.arp_data.arp_sip;
+	*tip_be_p = arp.arp_data.arp_tip;
+	return 0;
+}
+
+/* ---- port level: mbufs in and out ---- */
+
+static void send_arp(struct dp_port *port, uint16_t op,
+		     const struct rte_ether_addr *tha, uint32_t tip_be,
+		     uint64_t now_tsc)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(port->pool);
+	uint8_t *p;
+
+	if (m == NULL) {
+		port->st.drops[DP_DROP_NO_MBUF]++;
+		return;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(m, DP_ARP_FRAME_LEN);
+	dp_arp_build(p, op, &port->fctx.mac, port->fctx.ip_be, tha, tip_be);
+	port->st.arp_tx++;
+	/* ARP bypasses the pacer: it is tiny and rare. */
+	port->tx_buf[port->nb_tx++] = m;
+	if (port->nb_tx == DP_BURST)
+		dp_tx_drain(port, now_tsc);
+}
+
+void dp_arp_port_request(struct dp_port *port, uint32_t ip_be,
+			 uint64_t now_tsc)
+{
+	send_arp(port, RTE_ARP_OP_REQUEST, NULL, ip_be, now_tsc);
+}
+
+/* Send (or drop) every held packet for @ip_be. */
+static void release_held(struct dp_port *port, uint32_t ip_be,
+			 const struct rte_ether_addr *mac, uint64_t now_tsc)
+{
+	uint32_t i, kept = 0;
+
+	for (i = 0; i < port->nb_hold; i++) {
+		struct dp_hold *h = &port->hold[i];
+
+		if (h->ip_be != ip_be) {
+			port->hold[kept++] = *h;
+			continue;
+		}
+		if (mac == NULL) {
+			port->st.drops[DP_DROP_ARP_TIMEOUT]++;
+			rte_pktmbuf_free(h->m);
+			continue;
+		}
+		rte_ether_addr_copy(
+			mac, &rte_pktmbuf_mtod(h->m, struct rte_ether_hdr *)
+				      ->dst_addr);
+		dp_tx_enqueue(port, h->m, now_tsc);
+	}
+	port->nb_hold = kept;
+}
+
+void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
+		       uint64_t now_tsc)
+{
+	struct rte_ether_addr sha;
+	uint32_t sip, tip;
+	uint16_t op;
+
+	port->st.arp_rx++;
+	if (rte_pktmbuf_data_len(m) != rte_pktmbuf_pkt_len(m) ||
+	    dp_arp_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+			 rte_pktmbuf_data_len(m), &op, &sha, &sip, &tip) != 0) {
+		port->st.drops[DP_DROP_ARP]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	rte_pktmbuf_free(m);
+	if (tip != port->fctx.ip_be) {
+		/* Not about us.  Refresh an entry we already have (RFC 826
+		 * "merge"), but do not create one. */
+		if (dp_arp_find(&port->arp, sip) != NULL)
+			dp_arp_learn(&port->arp, sip, &sha, now_tsc);
+		return;
+	}
+	dp_arp_learn(&port->arp, sip, &sha, now_tsc);
+	release_held(port, sip, &sha, now_tsc);
+	if (op == RTE_ARP_OP_REQUEST)
+		send_arp(port, RTE_ARP_OP_REPLY, &sha, sip, now_tsc);
+}
+
+static void tick_event(void *arg, uint32_t ip_be, enum dp_arp_event ev)
+{
+	struct dp_port *port = arg;
+
+	if (ev == DP_ARP_EV_RETRY)
+		dp_arp_port_request(port, ip_be, port->arp_tick_tsc);
+	else
+		release_held(port, ip_be, NULL, port->arp_tick_tsc);
+}
+
+void dp_arp_port_tick(struct dp_port *port, uint64_t now_tsc)
+{
+	port->arp_tick_tsc = now_tsc;
+	dp_arp_tick(&port->arp, now_tsc, tick_event, port);
+}
+
+void dp_arp_port_release(struct dp_port *port)
+{
+	uint32_t i;
+
+	for (i = 0; i < port->nb_hold; i++)
+		rte_pktmbuf_free(port->hold[i].m);
+	port->nb_hold = 0;
+}

@@ -1,0 +1,391 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_config.c - the dataplane's configuration string: whitespace-separated
+ * "key=value" tokens, validated one field at a time.  Defaults are safe for
+ * a shared 2-core machine without NIC or hugepages.  Nothing is clamped
+ * silently: a value out of range is an error that names the key, the value,
+ * the limit and the fix.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sched.h>
+#include <arpa/inet.h>
+
+#include "dp_internal.h"
+
+#define CFG_ERR(...) SDP_LOG(ERR, DP, "config: " __VA_ARGS__)
+
+static const char help_text[] =
+	"dataplane configuration: whitespace-separated key=value tokens\n"
+	"  dev=DEVARGS        vdev devargs (net_memif0,..., net_af_packet0,"
+	"iface=eth0, ...) or PCI address (required)\n"
+	"  ip=A.B.C.D[/N]     our IPv4 address and on-link prefix (required;"
+	" default /24)\n"
+	"  mtu=N              IP MTU, 576..9000 (default 1500)\n"
+	"  prefix=NAME        EAL --file-prefix (default sdp-<pid>)\n"
+	"  mem=MB             EAL memory, 64..65536 (default 512)\n"
+	"  huge=0|1           use hugepages (default 0: --no-huge)\n"
+	"  lcore=N            CPU to run on (default: first allowed CPU)\n"
+	"  eal=ARGS           extra EAL arguments, comma-separated\n"
+	"  rxd=N, txd=N       descriptors, 64..16384 (default 1024)\n"
+	"  mbufs=N            pool size, 0 = computed (default 0)\n"
+	"  rx_ring=N          zero-copy RX ring entries, power of 2, "
+	"64..65536 (default 4096)\n"
+	"  tx_hold=N          pacing hold queue, power of 2, 64..65536 "
+	"(default 4096)\n"
+	"  tx_drain_us=N      buffered TX drain deadline, 1..100000 "
+	"(default 100)\n"
+	"  udp=0|1            SCTP over UDP, RFC 6951 (default 0)\n"
+	"  udp_port=N         encapsulation port (default 9899)\n"
+	"  crc=auto|offload|isal|sse42|table  CRC32c back-end (default auto)\n"
+	"  arp=IP@MAC         static neighbour (repeatable, up to 16)\n"
+	"  arp_retries=N      ARP requests before giving up, 1..100 "
+	"(default 5)\n"
+	"  arp_retry_ms=N     between ARP requests, 1..60000 (default 200)\n"
+	"  arp_ttl_ms=N       neighbour lifetime, 100..86400000 "
+	"(default 60000)\n"
+	"  idle_polls=N       empty polls before sleeping (default 256)\n"
+	"  idle_sleep_us=N    sleep per idle poll, 0..100000; 0 = busy poll "
+	"(default 20)\n"
+	"  link_wait_ms=N     wait for link at start, 0..600000 "
+	"(default 5000)\n"
+	"  rate=BPS           pacing rate, e.g. 500M, 1G; 0 = unpaced\n"
+	"  link=BPS           link rate for pacing; 0 = from link speed\n"
+	"  pace=auto|deadline|gap  pacing mode (default auto)\n";
+
+const char *dp_config_help(void)
+{
+	return help_text;
+}
+
+static int first_allowed_cpu(void)
+{
+	cpu_set_t set;
+	int i;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				return i;
+	return 0;
+}
+
+void dp_config_defaults(struct dp_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->file_prefix, sizeof(cfg->file_prefix), "sdp-%d",
+		 (int)getpid());
+	cfg->mem_mb = 512;
+	cfg->lcore = first_allowed_cpu();
+	cfg->prefix_len = 24;
+	cfg->mtu = 1500;
+	cfg->nb_rxd = 1024;
+	cfg->nb_txd = 1024;
+	cfg->rx_ring = 4096;
+	cfg->tx_hold = 4096;
+	cfg->tx_drain_us = 100;
+	cfg->udp_port = DP_SCTP_UDP_PORT;
+	cfg->crc = DP_CRC_AUTO;
+	cfg->arp_retries = 5;
+	cfg->arp_retry_ms = 200;
+	cfg->arp_ttl_ms = 60000;
+	cfg->idle_polls = 256;
+	cfg->idle_sleep_us = 20;
+	cfg->link_wait_ms = 5000;
+}
+
+int dp_parse_ip(const char *text, uint32_t *ip_be_p)
+{
+	struct in_addr a;
+
+	if (text == NULL || inet_pton(AF_INET, text, &a) != 1)
+		return -EINVAL;
+	*ip_be_p = a.s_addr;
+	return 0;
+}
+
+const char *dp_ip_str(uint32_t ip_be, char *buf, size_t len)
+{
+	struct in_addr a = { .s_addr = ip_be };
+
+	if (inet_ntop(AF_INET, &a, buf, (socklen_t)len) == NULL)
+		snprintf(buf, len, "?");
+	return buf;
+}
+
+/* Parse an unsigned value of @key within [lo, hi]. */
+static int parse_range(const char *key, const char *val, uint64_t lo,
+		       uint64_t hi, uint64_t *v_p)
+{
+	uint64_t v;
+
+	if (sdp_parse_u64(val, 0, &v) != 0) {
+		CFG_ERR("%s='%s' is not a number: use %s=N with N in "
+			"%" PRIu64 "..%" PRIu64, key, val, key, lo, hi);
+		return -EINVAL;
+	}
+	if (v < lo || v > hi) {
+		CFG_ERR("%s=%" PRIu64 " is out of range: use %" PRIu64
+			"..%" PRIu64, key, v, lo, hi);
+		return -EINVAL;
+	}
+	*v_p = v;
+	return 0;
+}
+
+static int parse_bool(const char *key, const char *val, bool *b_p)
+{
+	if (strcmp(val, "1") == 0 || strcmp(val, "yes") == 0 ||
+	    strcmp(val, "on") == 0 || strcmp(val, "true") == 0) {
+		*b_p = true;
+		return 0;
+	}
+	if (strcmp(val, "0") == 0 || strcmp(val, "no") == 0 ||
+	    strcmp(val, "off") == 0 || strcmp(val, "false") == 0) {
+		*b_p = false;
+		return 0;
+	}
+	CFG_ERR("%s='%s' is not a boolean: use %s=0 or %s=1", key, val, key,
+		key);
+	return -EINVAL;
+}
+
+static int parse_pow2(const char *key, const char *val, uint32_t lo,
+		      uint32_t hi, uint32_t *v_p)
+{
+	uint64_t v;
+
+	if (parse_range(key, val, lo, hi, &v) != 0)
+		return -EINVAL;
+	if ((v & (v - 1)) != 0) {
+		CFG_ERR("%s=%" PRIu64 " is not a power of 2: use e.g. %s=%u",
+			key, v, key, 1u << (63 - __builtin_clzll(v)));
+		return -EINVAL;
+	}
+	*v_p = (uint32_t)v;
+	return 0;
+}
+
+static int parse_ip_prefix(struct dp_config *cfg, const char *val)
+{
+	char buf[32];
+	char *slash;
+	uint64_t plen = 24;
+
+	if (strlen(val) >= sizeof(buf))
+		goto bad;
+	strcpy(buf, val);
+	slash = strchr(buf, '/');
+	if (slash != NULL) {
+		*slash = '\0';
+		if (parse_range("ip prefix length", slash + 1, 8, 30, &plen))
+			return -EINVAL;
+	}
+	if (dp_parse_ip(buf, &cfg->ip_be) != 0 || cfg->ip_be == 0)
+		goto bad;
+	cfg->prefix_len = (uint8_t)plen;
+	return 0;
+bad:
+	CFG_ERR("ip='%s' is not an IPv4 address: use ip=A.B.C.D or "
+		"ip=A.B.C.D/N", val);
+	return -EINVAL;
+}
+
+static int parse_mac(const char *text, uint8_t mac[6])
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (sscanf(text, "%x:%x:%x:%x:%x:%x%c", &b[0], &b[1], &b[2], &b[3],
+		   &b[4], &b[5], &tail) != 6)
+		return -EINVAL;
+	for (i = 0; i < 6; i++) {
+		if (b[i] > 0xff)
+			return -EINVAL;
+		mac[i] = (uint8_t)b[i];
+	}
+	return 0;
+}
+
+static int parse_static_arp(struct dp_config *cfg, const char *val)
+{
+	char ip[32];
+	const char *at = strchr(val, '@');
+	struct dp_arp_static *s;
+
+	if (cfg->nb_static_arp >= DP_MAX_STATIC_ARP) {
+		CFG_ERR("arp: more than %u static entries: remove some",
+			DP_MAX_STATIC_ARP);
+		return -EINVAL;
+	}
+	s = &cfg->static_arp[cfg->nb_static_arp];
+	if (at == NULL || (size_t)(at - val) >= sizeof(ip))
+		goto bad;
+	memcpy(ip, val, (size_t)(at - val));
+	ip[at - val] = '\0';
+	if (dp_parse_ip(ip, &s->ip_be) != 0 || parse_mac(at + 1, s->mac) != 0)
+		goto bad;
+	cfg->nb_static_arp++;
+	return 0;
+bad:
+	CFG_ERR("arp='%s' is malformed: use arp=A.B.C.D@xx:xx:xx:xx:xx:xx",
+		val);
+	return -EINVAL;
+}
+
+static int parse_bps(const char *key, const char *val, uint64_t *bps_p)
+{
+	if (sdp_parse_u64(val, 1, bps_p) != 0) {
+		CFG_ERR("%s='%s' is not a rate: use bits per second with an "
+			"optional k/M/G suffix, e.g. %s=500M", key, val, key);
+		return -EINVAL;
+	}
+	if (*bps_p > 400000000000ull) {
+		CFG_ERR("%s=%" PRIu64 " is above 400G: use a rate in bit/s, "
+			"e.g. %s=10G", key, *bps_p, key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int copy_str(const char *key, const char *val, char *dst,
+		    size_t size)
+{
+	size_t n = strlen(val);
+
+	if (n == 0 || n >= size) {
+		CFG_ERR("%s: length %zu must be 1..%zu", key, n, size - 1);
+		return -EINVAL;
+	}
+	memcpy(dst, val, n + 1);
+	return 0;
+}
+
+static int apply(struct dp_config *cfg, const char *key, const char *val)
+{
+	uint64_t v;
+	int rc = 0;
+
+#define RANGE(name, lo, hi, field)                                            \
+	if (strcmp(key, name) == 0) {                                         \
+		rc = parse_range(key, val, lo, hi, &v);                       \
+		if (rc == 0)                                                  \
+			cfg->field = (__typeof__(cfg->field))v;               \
+		return rc;                                                    \
+	}
+	RANGE("mtu", DP_MTU_MIN, DP_MTU_MAX, mtu)
+	RANGE("mem", 64, 65536, mem_mb)
+	RANGE("lcore", 0, CPU_SETSIZE - 1, lcore)
+	RANGE("rxd", 64, 16384, nb_rxd)
+	RANGE("txd", 64, 16384, nb_txd)
+	RANGE("mbufs", 0, 4194304, nb_mbufs)
+	RANGE("tx_drain_us", 1, 100000, tx_drain_us)
+	RANGE("udp_port", 1, 65535, udp_port)
+	RANGE("arp_retries", 1, 100, arp_retries)
+	RANGE("arp_retry_ms", 1, 60000, arp_retry_ms)
+	RANGE("arp_ttl_ms", 100, 86400000, arp_ttl_ms)
+	RANGE("idle_polls", 1, 100000000, idle_polls)
+	RANGE("idle_sleep_us", 0, 100000, idle_sleep_us)
+	RANGE("link_wait_ms", 0, 600000, link_wait_ms)
+#undef RANGE
+	if (strcmp(key, "dev") == 0) {
+		rc = copy_str(key, val, cfg->devargs, sizeof(cfg->devargs));
+		/* A PCI address looks like [dddd:]bb:dd.f */
+		cfg->is_pci = rc == 0 && strncmp(val, "net_", 4) != 0 &&
+			      strchr(val, ':') != NULL &&
+			      strchr(val, '.') != NULL;
+		return rc;
+	}
+	if (strcmp(key, "ip") == 0)
+		return parse_ip_prefix(cfg, val);
+	if (strcmp(key, "prefix") == 0) {
+		if (strchr(val, '/') != NULL) {
+			CFG_ERR("prefix='%s' contains '/': use a plain name "
+				"such as prefix=sdp-job-0", val);
+			return -EINVAL;
+		}
+		return copy_str(key, val, cfg->file_prefix,
+				sizeof(cfg->file_prefix));
+	}
+	if (strcmp(key, "eal") == 0)
+		return copy_str(key, val, cfg->eal_extra,
+				sizeof(cfg->eal_extra));
+	if (strcmp(key, "huge") == 0)
+		return parse_bool(key, val, &cfg->huge);
+	if (strcmp(key, "udp") == 0)
+		return parse_bool(key, val, &cfg->udp_encap);
+	if (strcmp(key, "rx_ring") == 0)
+		return parse_pow2(key, val, 64, 65536, &cfg->rx_ring);
+	if (strcmp(key, "tx_hold") == 0)
+		return parse_pow2(key, val, 64, 65536, &cfg->tx_hold);
+	if (strcmp(key, "crc") == 0) {
+		if (dp_crc_parse(val, &cfg->crc) != 0) {
+			CFG_ERR("crc='%s' is unknown: use crc=auto, offload, "
+				"isal, sse42 or table", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (strcmp(key, "arp") == 0)
+		return parse_static_arp(cfg, val);
+	if (strcmp(key, "rate") == 0)
+		return parse_bps(key, val, &cfg->pace_rate_bps);
+	if (strcmp(key, "link") == 0)
+		return parse_bps(key, val, &cfg->link_bps);
+	if (strcmp(key, "pace") == 0) {
+		if (strcmp(val, "auto") == 0)
+			cfg->pace_mode = DP_PACE_AUTO;
+		else if (strcmp(val, "deadline") == 0)
+			cfg->pace_mode = DP_PACE_DEADLINE;
+		else if (strcmp(val, "gap") == 0)
+			cfg->pace_mode = DP_PACE_GAP;
+		else {
+			CFG_ERR("pace='%s' is unknown: use pace=auto, "
+				"deadline or gap", val);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	CFG_ERR("unknown key '%s': see the list of keys with --help "
+		"(dev, ip, mtu, prefix, mem, ...)", key);
+	return -EINVAL;
+}
+
+int dp_config_parse(const char *text, struct dp_config *cfg)
+{
+	char *copy, *tok, *save = NULL;
+	int rc = 0;
+
+	dp_config_defaults(cfg);
+	if (text == NULL || *text == '\0')
+		return 0;
+	copy = strdup(text);
+	if (copy == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL || eq == tok) {
+			CFG_ERR("token '%s' is not key=value: write e.g. "
+				"mtu=1500", tok);
+			rc = -EINVAL;
+			continue;
+		}
+		*eq = '\0';
+		if (apply(cfg, tok, eq + 1) != 0)
+			rc = -EINVAL;
+	}
+	free(copy);
+	if (cfg->pace_rate_bps != 0 && cfg->link_bps != 0 &&
+	    cfg->pace_rate_bps > cfg->link_bps) {
+		CFG_ERR("rate=%" PRIu64 " is above link=%" PRIu64
+			": lower rate or raise link", cfg->pace_rate_bps,
+			cfg->link_bps);
+		rc = -EINVAL;
+	}
+	return rc;
+}

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_crc.c - CRC32c (Castagnoli) back-ends for SCTP's checksum.
+ *
+ * All back-ends compute the same function: reflected polynomial 0x82F63B78,
+ * initial value and final xor 0xFFFFFFFF; "123456789" -> 0xE3069283.
+ * ISA-L's crc32_iscsi and the SSE4.2 crc32 instruction both return the
+ * register *without* the final xor when seeded with ~0, so we complement.
+ *
+ * SCTP (RFC 4960 appendix B) stores the final CRC in the checksum field in
+ * little-endian byte order: the first byte on the wire is the CRC's low
+ * byte.  The field is zero while the CRC is computed.
+ *
+ * intel-ipsec-mb's IMB_CRC32_SCTP is a different CRC (MSB-first, init 0, no
+ * final xor) and must not be used here.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <isa-l/crc.h>
+#include <rte_byteorder.h>
+#include <rte_hash_crc.h>
+#include <rte_sctp.h>
+
+#include "dp_internal.h"
+
+static const char *const crc_names[DP_CRC_MAX] = {
+	[DP_CRC_AUTO] = "auto",	  [DP_CRC_OFFLOAD] = "offload",
+	[DP_CRC_ISAL] = "isal",	  [DP_CRC_SSE42] = "sse42",
+	[DP_CRC_TABLE] = "table",
+};
+
+const char *dp_crc_name(enum dp_crc_backend be)
+{
+	if ((unsigned int)be >= DP_CRC_MAX)
+		return "?";
+	return crc_names[be];
+}
+
+int dp_crc_parse(const char *name, enum dp_crc_backend *be_p)
+{
+	unsigned int i;
+
+	for (i = 0; i < DP_CRC_MAX; i++)
+		if (strcmp(name, crc_names[i]) == 0) {
+			*be_p = (enum dp_crc_backend)i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* Byte-wise table, built on first use; the portable reference. */
+static uint32_t crc_table[256];
+static bool crc_table_ready;
+
+static void crc_table_init(void)
+{
+	uint32_t i, j, c;
+
+	for (i = 0; i < 256; i++) {
+		c = i;
+		for (j = 0; j < 8; j++)
+			c = (c >> 1) ^ ((c & 1) ? 0x82F63B78u : 0);
+		crc_table[i] = c;
+	}
+	crc_table_ready = true;
+}
+
+static uint32_t crc_table_run(const uint8_t *p, size_t len)
+{
+	uint32_t c = 0xFFFFFFFFu;
+
+	if (unlikely(!crc_table_ready))
+		crc_table_init();
+	while (len-- > 0)
+		c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
+	return ~c;
+}
+
+static uint32_t crc_sse42_run(const void *buf, size_t len)
+{
+	uint32_t c = 0xFFFFFFFFu;
+	const uint8_t *p = buf;
+
+	/* rte_hash_crc takes a 32-bit length */
+	while (len > UINT32_MAX) {
+		c = rte_hash_crc(p, UINT32_MAX, c);
+		p += UINT32_MAX;
+		len -= UINT32_MAX;
+	}
+	return ~rte_hash_crc(p, (uint32_t)len, c);
+}
+
+static uint32_t crc_isal_run(const void *buf, size_t len)
+{
+	uint32_t c = 0xFFFFFFFFu;
+	unsigned char *p = (unsigned char *)(uintptr_t)buf;
+
+	/* crc32_iscsi takes an int length and does not write the buffer */
+	while (len > INT32_MAX) {
+		c = crc32_iscsi(p, INT32_MAX, c);
+		p += INT32_MAX;
+		len -= INT32_MAX;
+	}
+	return ~crc32_iscsi(p, (int)len, c);
+}
+
+uint32_t dp_crc32c(enum dp_crc_backend be, const void *buf, size_t len)
+{
+	switch (be) {
+	case DP_CRC_SSE42:
+		return crc_sse42_run(buf, len);
+	case DP_CRC_TABLE:
+		return crc_table_run(buf, len);
+	case DP_CRC_ISAL:
+	default:
+		return crc_isal_run(buf, len);
+	}
+}
+
+/*
+ * CRC of an SCTP packet with its checksum field taken as zero, without
+ * writing the (possibly shared) buffer: CRC the common header with a zeroed
+ * copy of its checksum, then continue over the chunks.
+ */
+static uint32_t sctp_crc(enum dp_crc_backend be, const void *sctp, size_t len)
+{
+	struct rte_sctp_hdr h;
+	const uint8_t *body = (const uint8_t *)sctp + sizeof(h);
+	size_t body_len = len - sizeof(h);
+	uint32_t c;
+
+	memcpy(&h, sctp, sizeof(h));
+	h.cksum = 0;
+	switch (be) {
+	case DP_CRC_SSE42:
+		c = rte_hash_crc(&h, sizeof(h), 0xFFFFFFFFu);
+		c = rte_hash_crc(body, (uint32_t)body_len, c);
+		return ~c;
+	case DP_CRC_TABLE: {
+		uint8_t tmp[sizeof(h)];
+		uint32_t r = 0xFFFFFFFFu;
+		size_t i;
+
+		if (unlikely(!crc_table_ready))
+			crc_table_init();
+		memcpy(tmp, &h, sizeof(h));
+		for (i = 0; i < sizeof(h); i++)
+			r = crc_table[(r ^ tmp[i]) & 0xff] ^ (r >> 8);
+		for (i = 0; i < body_len; i++)
+			r = crc_table[(r ^ body[i]) & 0xff] ^ (r >> 8);
+		return ~r;
+	}
+	case DP_CRC_ISAL:
+	default:
+		c = crc32_iscsi((unsigned char *)&h, sizeof(h), 0xFFFFFFFFu);
+		c = crc32_iscsi((unsigned char *)(uintptr_t)body,
+				(int)body_len, c);
+		return ~c;
+	}
+}
+
+void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len)
+{
+	struct rte_sctp_hdr *h = sctp;
+
+	if (len < sizeof(*h))
+		return;
+	h->cksum = rte_cpu_to_le_32(sctp_crc(be, sctp, len));
+}
+
+bool dp_sctp_crc_ok(enum dp_crc_backend be, const void *sctp, size_t len)
+{
+	struct rte_sctp_hdr h;
+
+	if (len < sizeof(h))
+		return false;
+	memcpy(&h, sctp, sizeof(h));
+	return rte_le_to_cpu_32(h.cksum) == sctp_crc(be, sctp, len);
+}

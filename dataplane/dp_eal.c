@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_eal.c - bringing the DPDK EAL up and down for one process.
+ *
+ * Each process (MPI rank) is its own DPDK primary process with its own
+ * --file-prefix, so any number of them run side by side on one host.  The
+ * EAL is initialised once per process (rte_eal_init cannot run twice) and
+ * reference-counted; the last dp_eal_fini() cleans the EAL up and removes
+ * its runtime directory (/var/run/dpdk/<prefix>), which DPDK itself leaves
+ * behind.  After that the EAL cannot be brought up again in this process.
+ *
+ * Also here: the SDP_LOG sink that forwards to rte_log (types sdp.dp,
+ * sdp.sctp, sdp.pace, sdp.uct, sdp.app), TSC helpers and the idle back-off.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+
+#include "dp_internal.h"
+
+#define EAL_MAX_ARGS 64
+
+enum eal_state { EAL_DOWN = 0, EAL_UP, EAL_GONE };
+
+static enum eal_state eal_state;
+static unsigned int eal_refs;
+static char eal_prefix[64];
+static char eal_runtime_dir[PATH_MAX];
+static int log_types[SDP_COMP_MAX];
+
+static void rte_log_sink(enum sdp_log_level level, enum sdp_log_comp comp,
+			 const char *msg)
+{
+	static const uint32_t lvl[] = {
+		[SDP_LOG_ERR] = RTE_LOG_ERR,
+		[SDP_LOG_WARN] = RTE_LOG_WARNING,
+		[SDP_LOG_INFO] = RTE_LOG_INFO,
+		[SDP_LOG_DEBUG] = RTE_LOG_DEBUG,
+	};
+
+	rte_log(lvl[level], (uint32_t)log_types[comp], "sdp.%s: %s\n",
+		sdp_log_comp_name(comp), msg);
+}
+
+static void log_types_register(void)
+{
+	char name[32];
+	int i, t;
+
+	for (i = 0; i < SDP_COMP_MAX; i++) {
+		snprintf(name, sizeof(name), "sdp.%s",
+			 sdp_log_comp_name((enum sdp_log_comp)i));
+		t = rte_log_register_type_and_pick_level(name, RTE_LOG_INFO);
+		log_types[i] = t < 0 ? RTE_LOGTYPE_USER1 : t;
+		/* SDP_LOG filters by its own level first */
+		rte_log_set_level((uint32_t)log_types[i], RTE_LOG_DEBUG);
+	}
+	sdp_log_set_sink(rte_log_sink);
+}
+
+/* Split @extra at commas into argv entries (modifies @extra). */
+static int add_extra(char *extra, char **argv, int argc)
+{
+	char *tok, *save = NULL;
+
+	for (tok = strtok_r(extra, ",", &save); tok != NULL;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (argc >= EAL_MAX_ARGS - 1) {
+			SDP_LOG(ERR, DP, "config: eal= has too many arguments "
+				"(limit %d): pass fewer", EAL_MAX_ARGS / 2);
+			return -EINVAL;
+		}
+		argv[argc++] = tok;
+	}
+	return argc;
+}
+
+int dp_eal_init(const struct dp_config *cfg)
+{
+	char *argv[EAL_MAX_ARGS];
+	char lcore[16], mem[16], prefix[80], extra[256];
+	int argc = 0, rc;
+
+	if (eal_state == EAL_UP) {
+		if (strcmp(cfg->file_prefix, eal_prefix) != 0)
+			SDP_LOG(WARN, DP, "eal already up with prefix %s; "
+				"ignoring prefix=%s", eal_prefix,
+				cfg->file_prefix);
+		eal_refs++;
+		return 0;
+	}
+	if (eal_state == EAL_GONE) {
+		SDP_LOG(ERR, DP, "eal was cleaned up in this process and "
+			"cannot be initialised again: keep one reference "
+			"until exit");
+		return -EALREADY;
+	}
+	snprintf(lcore, sizeof(lcore), "%d", cfg->lcore);
+	snprintf(mem, sizeof(mem), "%u", cfg->mem_mb);
+	snprintf(prefix, sizeof(prefix), "--file-prefix=%s", cfg->file_prefix);
+	argv[argc++] = (char *)"sdp";
+	argv[argc++] = (char *)"-l";
+	argv[argc++] = lcore;
+	argv[argc++] = prefix;
+	argv[argc++] = (char *)"-m";
+	argv[argc++] = mem;
+	if (!cfg->huge)
+		argv[argc++] = (char *)"--no-huge";
+	argv[argc++] = (char *)"--no-telemetry";
+	argv[argc++] = (char *)"--log-level=lib.eal:warning";
+	if (cfg->devargs[0] != '\0') {
+		if (cfg->is_pci) {
+			argv[argc++] = (char *)"-a";
+		} else {
+			argv[argc++] = (char *)"--no-pci";
+			argv[argc++] = (char *)"--vdev";
+		}
+		argv[argc++] = (char *)(uintptr_t)cfg->devargs;
+	} else {
+		argv[argc++] = (char *)"--no-pci";
+	}
+	snprintf(extra, sizeof(extra), "%s", cfg->eal_extra);
+	argc = add_extra(extra, argv, argc);
+	if (argc < 0)
+		return argc;
+	argv[argc] = NULL;
+
+	rc = rte_eal_init(argc, argv);
+	if (rc < 0) {
+		int err = rte_errno;
+
+		SDP_LOG(ERR, DP, "rte_eal_init failed: %s (prefix=%s dev=%s "
+			"lcore=%d mem=%u): check the dev= devargs and "
+			"eal= arguments; a stale /var/run/dpdk/%s may need "
+			"removing", rte_strerror(err), cfg->file_prefix,
+			cfg->devargs, cfg->lcore, cfg->mem_mb,
+			cfg->file_prefix);
+		/* EAL init failed half-way; it cannot be retried. */
+		eal_state = EAL_GONE;
+		return err == EINVAL ? -EINVAL : -EIO;
+	}
+	snprintf(eal_prefix, sizeof(eal_prefix), "%s", cfg->file_prefix);
+	snprintf(eal_runtime_dir, sizeof(eal_runtime_dir), "%s",
+		 rte_eal_get_runtime_dir());
+	eal_state = EAL_UP;
+	eal_refs = 1;
+	log_types_register();
+	SDP_LOG(INFO, DP, "eal up: prefix %s lcore %d mem %u MB %s tsc %"
+		PRIu64 " Hz", cfg->file_prefix, cfg->lcore, cfg->mem_mb,
+		cfg->huge ? "hugepages" : "no-huge", rte_get_tsc_hz());
+	return 0;
+}
+
+/* Remove the files DPDK leaves in its runtime dir, then the dir. */
+static void remove_runtime_dir(const char *dir)
+{
+	char path[PATH_MAX + 256];
+	struct dirent *d;
+	DIR *dh;
+
+	if (dir[0] == '\0')
+		return;
+	dh = opendir(dir);
+	if (dh == NULL)
+		return;
+	while ((d = readdir(dh)) != NULL) {
+		if (strcmp(d->d_name, ".") == 0 || strcmp(d->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		if (unlink(path) != 0)
+			SDP_LOG(WARN, DP, "cannot remove %s: %m", path);
+	}
+	closedir(dh);
+	if (rmdir(dir) != 0)
+		SDP_LOG(WARN, DP, "cannot remove %s: %m", dir);
+}
+
+void dp_eal_fini(void)
+{
+	if (eal_state != EAL_UP) {
+		SDP_LOG(WARN, DP, "dp_eal_fini without dp_eal_init");
+		return;
+	}
+	if (--eal_refs > 0)
+		return;
+	sdp_log_set_sink(NULL);
+	rte_eal_cleanup();
+	remove_runtime_dir(eal_runtime_dir);
+	eal_state = EAL_GONE;
+}
+
+uint64_t dp_tsc_hz(void)
+{
+	return rte_get_tsc_hz();
+}
+
+uint64_t dp_tsc(void)
+{
+	return rte_rdtsc();
+}
+
+uint64_t dp_ms_to_tsc(uint64_t ms)
+{
+	return ms * rte_get_tsc_hz() / 1000;
+}
+
+void dp_idle_init(struct dp_idle *idle, uint32_t idle_polls,
+		  uint32_t sleep_us)
+{
+	memset(idle, 0, sizeof(*idle));
+	idle->idle_polls = idle_polls;
+	idle->sleep_us = sleep_us;
+}
+
+void dp_idle_update(struct dp_idle *idle, unsigned int work)
+{
+	struct timespec ts;
+
+	if (work != 0) {
+		idle->empty = 0;
+		return;
+	}
+	if (idle->sleep_us == 0 || ++idle->empty < idle->idle_polls)
+		return;
+	/* Sleeping here, off the hot path by definition: nothing to do. */
+	ts.tv_sec = idle->sleep_us / 1000000;
+	ts.tv_nsec = (long)(idle->sleep_us % 1000000) * 1000;
+	nanosleep(&ts, NULL);
+	idle->sleeps++;
+}

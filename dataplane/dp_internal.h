@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_internal.h - types shared by the dataplane's own files and its unit
+ * test.  Not for other components: they include dp.h only.
+ */
+#ifndef DP_INTERNAL_H
+#define DP_INTERNAL_H
+
+#include <stdatomic.h>
+
+#include <rte_ether.h>
+#include <rte_ring.h>
+
+#include "dp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DP_BURST 32
+#define DP_ARP_SIZE 256	     /* neighbour cache slots (power of 2) */
+#define DP_ARP_HOLD 64	     /* packets held while resolving */
+/* Room in front of an L4 payload for Ethernet + IPv4 + UDP headers. */
+#define DP_HDR_ROOM (RTE_ETHER_HDR_LEN + 20 + 8)
+
+/* ---- framing (dp_frame.c): pure functions on frame bytes ---- */
+
+enum dp_verdict {
+	DP_V_DELIVER = 0, /* an IPv4 payload for the layer above */
+	DP_V_ARP,	  /* an ARP frame for dp_arp_input() */
+	DP_V_DROP,	  /* drop, reason in dp_parsed.drop */
+};
+
+struct dp_parsed {
+	uint16_t l3_off;	 /* offset of the IPv4 header */
+	uint16_t l4_off;	 /* offset of the delivered payload */
+	uint16_t l4_len;	 /* bytes of delivered payload */
+	uint8_t proto;		 /* DP_IPPROTO_SCTP or DP_IPPROTO_EXP */
+	bool udp_encap;
+	uint16_t udp_sport;	 /* host order */
+	uint32_t src_ip_be, dst_ip_be;
+	enum dp_drop drop;	 /* valid with DP_V_DROP */
+};
+
+struct dp_frame_ctx {
+	struct rte_ether_addr mac; /* ours */
+	uint32_t ip_be;		   /* ours */
+	uint16_t udp_port;	   /* RFC 6951 port, host order; 0 = off */
+	bool ip_cksum_checked;	   /* NIC validated the IPv4 checksum */
+};
+
+/*
+ * Classify one frame of @len bytes.  Checks, in order: Ethernet length and
+ * type, MAC destination, IPv4 version/IHL/length/checksum/fragmentation,
+ * IPv4 destination, protocol, UDP encapsulation, SCTP minimum length.  The
+ * CRC32c is checked by the caller (it depends on the port's offloads).
+ */
+enum dp_verdict dp_frame_classify(const struct dp_frame_ctx *ctx,
+				  const uint8_t *frame, uint32_t len,
+				  struct dp_parsed *out);
+
+/*
+ * Write Ethernet + IPv4 (+ UDP when @udp_port != 0) headers for an L4
+ * payload of @l4_len bytes into @hdr, which must have dp_frame_hdr_len()
+ * bytes.  The IPv4 checksum is computed unless @ip_cksum_offload.
+ */
+uint16_t dp_frame_hdr_len(bool udp);
+void dp_frame_build(uint8_t *hdr, const struct rte_ether_addr *src_mac,
+		    const struct rte_ether_addr *dst_mac, uint32_t src_ip_be,
+		    uint32_t dst_ip_be, uint8_t proto, uint16_t udp_port,
+		    uint16_t l4_len, uint16_t ip_id, bool ip_cksum_offload);
+
+/* ---- ARP (dp_arp.c): neighbour cache, pure logic on time and bytes ---- */
+
+enum dp_arp_state {
+	DP_ARP_FREE = 0,
+	DP_ARP_INCOMPLETE, /* request sent, waiting for a reply */
+	DP_ARP_REACHABLE,  /* valid until expire_tsc */
+	DP_ARP_STATIC,	   /* configured, never expires */
+};
+
+struct dp_arp_entry {
+	uint32_t ip_be;
+	uint8_t state;		 /* enum dp_arp_state */
+	uint8_t tries;		 /* requests sent so far */
+	struct rte_ether_addr mac;
+	uint64_t deadline_tsc;	 /* expiry (REACHABLE) or next retry */
+};
+
+struct dp_arp_table {
+	struct dp_arp_entry e[DP_ARP_SIZE];
+	uint64_t ttl_tsc;	 /* REACHABLE lifetime */
+	uint64_t retry_tsc;	 /* between requests */
+	uint32_t max_tries;	 /* requests before giving up */
+	uint32_t nb_used;
+};
+
+void dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
+		       uint64_t retry_tsc, uint32_t max_tries);
+/* @return 0 added; -ENOSPC table full. */
+int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
+		      const struct rte_ether_addr *mac);
+/*
+ * Look @ip_be up at @now_tsc.
+ * @return 0 and *mac_p resolved; -EAGAIN resolution under way (hold the
+ *         packet); -ENOENT an entry was just created or re-armed: send the
+ *         first request now (then hold); -ENOSPC table full.
+ */
+int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
+		  struct rte_ether_addr *mac_p);
+/* Learn @ip_be -> @mac from a request or reply; @return true if new. */
+bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
+		  const struct rte_ether_addr *mac, uint64_t now_tsc);
+
+/* What dp_arp_tick() found for one incomplete entry. */
+enum dp_arp_event { DP_ARP_EV_RETRY, DP_ARP_EV_FAILED };
+typedef void (*dp_arp_event_cb)(void *arg, uint32_t ip_be,
+				enum dp_arp_event ev);
+/* Retry or fail incomplete entries whose deadline passed; @return count. */
+unsigned int dp_arp_tick(struct dp_arp_table *t, uint64_t now_tsc,
+			 dp_arp_event_cb cb, void *arg);
+struct dp_arp_entry *dp_arp_find(struct dp_arp_table *t, uint32_t ip_be);
+
+/* ARP frame (Ethernet + ARP, 42 bytes): build a request or reply. */
+#define DP_ARP_FRAME_LEN (RTE_ETHER_HDR_LEN + 28)
+void dp_arp_build(uint8_t *frame, uint16_t op, const struct rte_ether_addr *sha,
+		  uint32_t sip_be, const struct rte_ether_addr *tha,
+		  uint32_t tip_be);
+/*
+ * Parse an ARP frame.  @return 0 and fills op/sender/target; -EINVAL
+ * malformed (not Ethernet/IPv4 ARP, short).
+ */
+int dp_arp_parse(const uint8_t *frame, uint32_t len, uint16_t *op_p,
+		 struct rte_ether_addr *sha_p, uint32_t *sip_be_p,
+		 uint32_t *tip_be_p);
+
+/* ---- the port (dp_port.c, dp_rx.c, dp_tx.c) ---- */
+
+struct dp_hold {
+	struct rte_mbuf *m;	/* framed except for the destination MAC */
+	uint32_t ip_be;
+};
+
+struct dp_port {
+	/* hot: used on every poll */
+	uint16_t port_id;
+	uint16_t queue_id;
+	uint16_t mtu;
+	bool udp_encap;
+	bool ip_cksum_tx_offload;
+	bool ip_cksum_rx_offload;
+	bool crc_rx_offload;
+	enum dp_crc_backend crc;	/* resolved, never AUTO */
+	uint16_t nb_tx;			/* frames in tx_buf */
+	uint16_t ip_id;
+	uint64_t tx_deadline_tsc;	/* drain tx_buf by then */
+	uint64_t tx_drain_tsc;		/* drain interval */
+	struct rte_mbuf *tx_buf[DP_BURST];
+	struct rte_ring *rx_ring;	/* SPSC: poll -> dp_port_recv */
+	struct rte_mempool *pool;
+	struct dp_frame_ctx fctx;
+	uint32_t net_mask_be;
+
+	/* pacing: frames wait in pace_fifo until their departure time */
+	bool paced;
+	void *pacer;			/* struct dp_pacer (dp_pace.c) */
+	uint64_t pace_rate_bps;		/* applied by the owning thread */
+	struct rte_ring *pace_fifo;	/* SPSC, owner only */
+	struct rte_mbuf *gap_mbuf;	/* shared PAUSE frame (refcounted) */
+	enum dp_pace_mode pace_mode;	/* resolved */
+	uint64_t link_bps;
+
+	/* ARP */
+	struct dp_arp_table arp;
+	uint32_t nb_hold;
+	struct dp_hold hold[DP_ARP_HOLD];
+	uint64_t arp_tick_tsc;		/* 'now' during dp_arp_tick */
+	uint64_t arp_next_tick_tsc;	/* when to run dp_arp_tick next */
+
+	struct dp_stats st;
+	struct dp_config cfg;
+};
+
+/* dp_tx.c */
+void dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
+void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
+		   uint64_t now_tsc);
+void dp_tx_drain(struct dp_port *port, uint64_t now_tsc);
+void dp_tx_release(struct dp_port *port);
+/* dp_pace.c: the port's pacer (frames wait in pace_fifo) */
+int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
+		    uint64_t now_tsc);
+void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);
+void dp_pace_release(struct dp_port *port);
+int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps);
+/* dp_arp.c: port-level ARP (send requests, release held packets) */
+void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
+		       uint64_t now_tsc);
+void dp_arp_port_tick(struct dp_port *port, uint64_t now_tsc);
+void dp_arp_port_request(struct dp_port *port, uint32_t ip_be,
+			 uint64_t now_tsc);
+void dp_arp_port_release(struct dp_port *port);
+/* dp_eal.c */
+uint64_t dp_ms_to_tsc(uint64_t ms);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DP_INTERNAL_H */

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_port.c - opening and closing the dataplane port: find the ethdev the
+ * EAL probed from dev=, size and create the mempool and rings on the port's
+ * NUMA socket, set the MTU, detect offloads once (logging each decision),
+ * start the port and wait for its link with a deadline.
+ *
+ * Everything allocated here is released by dp_port_close() in reverse
+ * order; dp_port_open() unwinds through the same ladder on failure.
+ */
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_ethdev.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+
+#include "dp_internal.h"
+
+static uint16_t find_port(const struct dp_config *cfg)
+{
+	char want[RTE_ETH_NAME_MAX_LEN];
+	char name[RTE_ETH_NAME_MAX_LEN];
+	const char *comma = strchr(cfg->devargs, ',');
+	size_t n = comma ? (size_t)(comma - cfg->devargs)
+			 : strlen(cfg->devargs);
+	uint16_t pid, found = RTE_MAX_ETHPORTS, count = 0;
+
+	if (n >= sizeof(want))
+		n = sizeof(want) - 1;
+	memcpy(want, cfg->devargs, n);
+	want[n] = '\0';
+	RTE_ETH_FOREACH_DEV(pid) {
+		count++;
+		if (rte_eth_dev_get_name_by_port(pid, name) == 0 &&
+		    (strcmp(name, want) == 0 || strstr(name, want) != NULL))
+			return pid;
+		found = pid;
+	}
+	/* A PCI device may be named differently (domain prefix): with a
+	 * single port there is no ambiguity. */
+	return count == 1 ? found : RTE_MAX_ETHPORTS;
+}
+
+static uint32_t pow2_ge(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static uint16_t mbuf_data_room(uint16_t mtu)
+{
+	uint32_t need = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+
+	if (need < RTE_MBUF_DEFAULT_DATAROOM)
+		need = RTE_MBUF_DEFAULT_DATAROOM;
+	need = (need + 1023) & ~1023u;
+	return (uint16_t)(need + RTE_PKTMBUF_HEADROOM);
+}
+
+static void detect_offloads(struct dp_port *port,
+			    const struct rte_eth_dev_info *info,
+			    struct rte_eth_conf *conf)
+{
+	uint64_t tx = info->tx_offload_capa, rx = info->rx_offload_capa;
+	bool sctp_tx = tx & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
+	bool sctp_rx = rx & RTE_ETH_RX_OFFLOAD_SCTP_CKSUM;
+
+	port->ip_cksum_tx_offload = tx & RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	port->ip_cksum_rx_offload = rx & RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	if (port->ip_cksum_tx_offload)
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_IPV4_CKSUM;
+	if (port->ip_cksum_rx_offload)
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM;
+	if (sctp_tx)
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_SCTP_CKSUM;
+	if (sctp_rx)
+		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCTP_CKSUM;
+	port->crc_rx_offload = sctp_rx;
+	SDP_LOG(INFO, DP, "port %u (%s): ipv4 cksum tx %s rx %s; sctp crc32c "
+		"tx %s rx %s; multi-seg tx %s", port->port_id,
+		info->driver_name, port->ip_cksum_tx_offload ? "hw" : "sw",
+		port->ip_cksum_rx_offload ? "hw" : "sw",
+		sctp_tx ? "offload available" : "not offered",
+		sctp_rx ? "offload available" : "not offered",
+		(tx & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? "yes" : "no");
+}
+
+static int choose_crc(struct dp_port *port, const struct dp_config *cfg,
+		      const struct rte_eth_dev_info *info)
+{
+	bool hw = (info->tx_offload_capa & RTE_ETH_TX_OFFLOAD_SCTP_CKSUM) &&
+		  !cfg->udp_encap;
+
+	switch (cfg->crc) {
+	case DP_CRC_AUTO:
+		port->crc = hw ? DP_CRC_OFFLOAD : DP_CRC_ISAL;
+		break;
+	case DP_CRC_OFFLOAD:
+		if (!hw) {
+			SDP_LOG(ERR, DP, "config: crc=offload but port %u (%s)"
+				" %s: use crc=auto or crc=isal",
+				port->port_id, info->driver_name,
+				cfg->udp_encap ? "cannot offload the CRC of "
+						 "UDP-encapsulated SCTP"
+					       : "does not advertise "
+						 "RTE_ETH_TX_OFFLOAD_SCTP_CKSUM");
+			return -EINVAL;
+		}
+		port->crc = DP_CRC_OFFLOAD;
+		break;
+	default:
+		port->crc = cfg->crc;
+		break;
+	}
+	SDP_LOG(INFO, DP, "port %u: sctp crc32c back-end %s%s", port->port_id,
+		dp_crc_name(port->crc),
+		port->crc == DP_CRC_OFFLOAD ? " (nic)" : " (software)");
+	return 0;
+}
+
+static int wait_link(struct dp_port *port, uint32_t wait_ms)
+{
+	struct rte_eth_link link;
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	uint32_t waited = 0;
+
+	for (;;) {
+		memset(&link, 0, sizeof(link));
+		rte_eth_link_get_nowait(port->port_id, &link);
+		if (link.link_status == RTE_ETH_LINK_UP) {
+			SDP_LOG(INFO, DP, "port %u: link up, %u Mbit/s after "
+				"%u ms", port->port_id, link.link_speed,
+				waited);
+			return (int)link.link_speed;
+		}
+		if (waited >= wait_ms)
+			break;
+		nanosleep(&ts, NULL);
+		waited += 10;
+	}
+	SDP_LOG(ERR, DP, "port %u: link still down after %u ms: check that "
+		"the peer is running (memif: same socket path, one server and "
+		"one client) or raise link_wait_ms=", port->port_id, wait_ms);
+	return -ETIMEDOUT;
+}
+
+int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p)
+{
+	struct rte_eth_conf conf;
+	struct rte_eth_dev_info info;
+	struct dp_port *port;
+	char name[RTE_MEMZONE_NAMESIZE];
+	uint16_t pid, nb_rxd = cfg->nb_rxd, nb_txd = cfg->nb_txd;
+	uint32_t nb_mbufs;
+	int socket, rc, speed;
+	unsigned int i;
+
+	if (cfg->devargs[0] == '\0') {
+		SDP_LOG(ERR, DP, "config: dev= is missing: give a vdev such as"
+			" dev=net_memif0,role=server,socket=/run/sdp/x.sock"
+			",socket-abstract=no or a PCI address");
+		return -EINVAL;
+	}
+	if (cfg->ip_be == 0) {
+		SDP_LOG(ERR, DP, "config: ip= is missing: give our address, "
+			"e.g. ip=10.0.0.1/24");
+		return -EINVAL;
+	}
+	pid = find_port(cfg);
+	if (pid == RTE_MAX_ETHPORTS) {
+		SDP_LOG(ERR, DP, "config: dev=%s did not create a port: check"
+			" the driver name and its devargs (is the PMD "
+			"installed? dpdk package)", cfg->devargs);
+		return -ENODEV;
+	}
+	socket = rte_eth_dev_socket_id(pid);
+	if (socket < 0)
+		socket = (int)rte_socket_id();
+	port = rte_zmalloc_socket("dp_port", sizeof(*port),
+				  RTE_CACHE_LINE_SIZE, socket);
+	if (port == NULL)
+		return -ENOMEM;
+	port->cfg = *cfg;
+	port->port_id = pid;
+	port->mtu = cfg->mtu;
+	port->udp_encap = cfg->udp_encap;
+	port->fctx.ip_be = cfg->ip_be;
+	port->fctx.udp_port = cfg->udp_encap ? cfg->udp_port : 0;
+	port->net_mask_be =
+		rte_cpu_to_be_32(~((1u << (32 - cfg->prefix_len)) - 1));
+
+	rc = rte_eth_dev_info_get(pid, &info);
+	if (rc != 0)
+		goto err_free_port;
+	memset(&conf, 0, sizeof(conf));
+	detect_offloads(port, &info, &conf);
+	rc = choose_crc(port, cfg, &info);
+	if (rc != 0)
+		goto err_free_port;
+	if (cfg->mtu > info.max_mtu || cfg->mtu < info.min_mtu) {
+		SDP_LOG(ERR, DP, "config: mtu=%u not supported by port %u "
+			"(%s allows %u..%u): lower mtu=%s", cfg->mtu, pid,
+			info.driver_name, info.min_mtu, info.max_mtu,
+			strncmp(info.driver_name, "net_memif", 9) == 0 ?
+				" or raise the memif bsize= devarg" : "");
+		rc = -EINVAL;
+		goto err_free_port;
+	}
+	conf.rxmode.mtu = cfg->mtu;
+	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+	if (rc != 0) {
+		SDP_LOG(ERR, DP, "port %u: configure failed: %s", pid,
+			rte_strerror(-rc));
+		goto err_free_port;
+	}
+	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rxd, &nb_txd);
+	if (rc != 0)
+		goto err_close;
+
+	nb_mbufs = cfg->nb_mbufs;
+	if (nb_mbufs == 0)
+		nb_mbufs = pow2_ge(nb_rxd + nb_txd + cfg->rx_ring +
+				   cfg->tx_hold + DP_ARP_HOLD +
+				   8 * DP_BURST) - 1;
+	snprintf(name, sizeof(name), "dp_pool_%u", pid);
+	port->pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256, 0,
+					     mbuf_data_room(cfg->mtu), socket);
+	if (port->pool == NULL) {
+		SDP_LOG(ERR, DP, "port %u: cannot create %u mbufs of %u bytes"
+			": %s: raise mem= or lower mbufs=/rx_ring=/tx_hold=",
+			pid, nb_mbufs, mbuf_data_room(cfg->mtu),
+			rte_strerror(rte_errno));
+		rc = -ENOMEM;
+		goto err_close;
+	}
+	snprintf(name, sizeof(name), "dp_rx_%u", pid);
+	port->rx_ring = rte_ring_create(name, cfg->rx_ring, socket,
+					RING_F_SP_ENQ | RING_F_SC_DEQ |
+						RING_F_EXACT_SZ);
+	if (port->rx_ring == NULL) {
+		rc = -ENOMEM;
+		goto err_free_pool;
+	}
+	rc = rte_eth_rx_queue_setup(pid, 0, nb_rxd, (unsigned int)socket,
+				    NULL, port->pool);
+	if (rc == 0)
+		rc = rte_eth_tx_queue_setup(pid, 0, nb_txd,
+					    (unsigned int)socket, NULL);
+	if (rc != 0) {
+		SDP_LOG(ERR, DP, "port %u: queue setup (%u/%u descriptors) "
+			"failed: %s", pid, nb_rxd, nb_txd, rte_strerror(-rc));
+		goto err_free_ring;
+	}
+	rc = rte_eth_dev_start(pid);
+	if (rc != 0) {
+		SDP_LOG(ERR, DP, "port %u: start failed: %s", pid,
+			rte_strerror(-rc));
+		goto err_free_ring;
+	}
+	rte_eth_macaddr_get(pid, &port->fctx.mac);
+	if (rte_is_zero_ether_addr(&port->fctx.mac)) {
+		/* Some vdevs (net_ring, net_null) have no address; ARP
+		 * needs one.  A random locally administered one will do. */
+		rte_eth_random_addr(port->fctx.mac.addr_bytes);
+		rte_eth_dev_default_mac_addr_set(pid, &port->fctx.mac);
+	}
+	port->fctx.ip_cksum_checked = false; /* flags checked per packet */
+
+	dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
+			  dp_ms_to_tsc(cfg->arp_retry_ms), cfg->arp_retries);
+	for (i = 0; i < cfg->nb_static_arp; i++) {
+		struct rte_ether_addr mac;
+
+		memcpy(mac.addr_bytes, cfg->static_arp[i].mac, 6);
+		dp_arp_add_static(&port->arp, cfg->static_arp[i].ip_be, &mac);
+	}
+	port->tx_drain_tsc = dp_ms_to_tsc(1) * cfg->tx_drain_us / 1000;
+	if (port->tx_drain_tsc == 0)
+		port->tx_drain_tsc = 1;
+
+	speed = wait_link(port, cfg->link_wait_ms);
+	if (speed < 0) {
+		rc = speed;
+		goto err_stop;
+	}
+	rc = dp_tx_pace_setup(port, (uint32_t)speed);
+	if (rc != 0)
+		goto err_stop;
+	{
+		char ip[16];
+
+		SDP_LOG(INFO, DP, "port %u (%s): %s/%u mac "
+			RTE_ETHER_ADDR_PRT_FMT " mtu %u rxd %u txd %u mbufs "
+			"%u%s", pid, info.driver_name,
+			dp_ip_str(cfg->ip_be, ip, sizeof(ip)), cfg->prefix_len,
+			RTE_ETHER_ADDR_BYTES(&port->fctx.mac), cfg->mtu,
+			nb_rxd, nb_txd, nb_mbufs,
+			cfg->udp_encap ? " sctp-over-udp" : "");
+	}
+	*port_p = port;
+	return 0;
+
+err_stop:
+	dp_tx_release(port);
+	rte_eth_dev_stop(pid);
+err_free_ring:
+	rte_ring_free(port->rx_ring);
+err_free_pool:
+	rte_mempool_free(port->pool);
+err_close:
+	rte_eth_dev_close(pid);
+err_free_port:
+	rte_free(port);
+	return rc;
+}
+
+void dp_port_close(struct dp_port *port)
+{
+	struct rte_mbuf *m;
+
+	if (port == NULL)
+		return;
+	dp_tx_drain(port, dp_tsc());
+	dp_tx_release(port);
+	dp_arp_port_release(port);
+	while (rte_ring_sc_dequeue(port->rx_ring, (void **)&m) == 0)
+		rte_pktmbuf_free(m);
+	rte_eth_dev_stop(port->port_id);
+	rte_eth_dev_close(port->port_id);
+	rte_ring_free(port->rx_ring);
+	if (rte_mempool_in_use_count(port->pool) != 0)
+		SDP_LOG(WARN, DP, "port %u: %u mbufs still held at close "
+			"(consumer did not return them)", port->port_id,
+			rte_mempool_in_use_count(port->pool));
+	rte_mempool_free(port->pool);
+	rte_free(port);
+}
+
+bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p)
+{
+	struct rte_eth_link link;
+
+	memset(&link, 0, sizeof(link));
+	rte_eth_link_get_nowait(port->port_id, &link);
+	if (speed_mbps_p != NULL)
+		*speed_mbps_p = link.link_speed;
+	return link.link_status == RTE_ETH_LINK_UP;
+}
+
+uint32_t dp_port_ip(const struct dp_port *port)
+{
+	return port->fctx.ip_be;
+}
+
+void dp_port_mac(const struct dp_port *port, uint8_t mac[6])
+{
+	memcpy(mac, port->fctx.mac.addr_bytes, 6);
+}
+
+uint16_t dp_port_mtu(const struct dp_port *port)
+{
+	return port->mtu;
+}
+
+enum dp_crc_backend dp_port_crc(const struct dp_port *port)
+{
+	return port->crc;
+}
+
+uint16_t dp_port_id(const struct dp_port *port)
+{
+	return port->port_id;
+}
+
+void dp_port_stats(const struct dp_port *port, struct dp_stats *stats)
+{
+	*stats = port->st;
+}
+
+static const char *const drop_names[DP_DROP_MAX] = {
+	[DP_DROP_SHORT] = "short",
+	[DP_DROP_ETHERTYPE] = "ethertype",
+	[DP_DROP_GAP_FRAME] = "gap_frame",
+	[DP_DROP_IP_HDR] = "ip_hdr",
+	[DP_DROP_IP_LEN] = "ip_len",
+	[DP_DROP_IP_CKSUM] = "ip_cksum",
+	[DP_DROP_IP_FRAG] = "ip_frag",
+	[DP_DROP_NOT_FOR_US] = "not_for_us",
+	[DP_DROP_PROTO] = "proto",
+	[DP_DROP_UDP] = "udp",
+	[DP_DROP_SCTP_LEN] = "sctp_len",
+	[DP_DROP_SCTP_CRC] = "sctp_crc",
+	[DP_DROP_ARP] = "arp",
+	[DP_DROP_RX_RING_FULL] = "rx_ring_full",
+	[DP_DROP_TX_FULL] = "tx_full",
+	[DP_DROP_HOLD_FULL] = "hold_full",
+	[DP_DROP_ARP_TIMEOUT] = "arp_timeout",
+	[DP_DROP_NO_MBUF] = "no_mbuf",
+};
+
+const char *dp_drop_name(enum dp_drop reason)
+{
+	if ((unsigned int)reason >= DP_DROP_MAX)
+		return "?";
+	return drop_names[reason];
+}
+
+void dp_stats_print(const struct dp_stats *s, FILE *f)
+{
+	unsigned int i;
+
+	fprintf(f, "rx_pkts %" PRIu64 "\nrx_bytes %" PRIu64
+		"\ntx_pkts %" PRIu64 "\ntx_bytes %" PRIu64
+		"\ndelivered %" PRIu64 "\narp_rx %" PRIu64 "\narp_tx %" PRIu64
+		"\ngap_frames %" PRIu64 "\npace_clamps %" PRIu64
+		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64 "\nrx_copies %" PRIu64
+		"\n", s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
+		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
+		s->pace_clamps, s->crc_sw, s->crc_hw, s->rx_copies);
+	for (i = 0; i < DP_DROP_MAX; i++)
+		if (s->drops[i] != 0)
+			fprintf(f, "drop_%s %" PRIu64 "\n",
+				drop_names[i], s->drops[i]);
+}

@@ -1,0 +1,170 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_rx.c - the receive half of the port's poll loop and the zero-copy
+ * hand-off to the layer above.
+ *
+ * A frame is never copied: after classification the mbuf's data offset is
+ * advanced past the Ethernet/IPv4(/UDP) headers with rte_pktmbuf_adj() and
+ * the mbuf pointer itself goes onto the SPSC rx ring.  The headers stay in
+ * the buffer in front of the data, where dp_pkt_info() finds them through
+ * the l2_len/l3_len/l4_len fields set here.
+ *
+ * Order of checks for SCTP: length (dp_frame_classify), then CRC32c
+ * (the NIC's verdict when it checked, software otherwise), then delivery.
+ */
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+
+#include "dp_internal.h"
+
+/* Per-packet metadata kept in the mbuf while it sits on the rx ring. */
+static inline void set_meta(struct rte_mbuf *m, const struct dp_parsed *p)
+{
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = (uint16_t)(p->udp_encap ? p->l4_off - 8 - p->l3_off
+					    : p->l4_off - p->l3_off) &
+		    0x1ff;
+	m->l4_len = p->udp_encap ? 8 : 0;
+	m->packet_type = p->proto == DP_IPPROTO_SCTP ? RTE_PTYPE_L4_SCTP
+						     : RTE_PTYPE_L4_NONFRAG;
+}
+
+static bool crc_ok(struct dp_port *port, struct rte_mbuf *m,
+		   const struct dp_parsed *p)
+{
+	uint64_t fl = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	if (port->crc_rx_offload && !p->udp_encap) {
+		if (fl == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
+			port->st.crc_hw++;
+			return true;
+		}
+		if (fl == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+			port->st.crc_hw++;
+			return false;
+		}
+	}
+	port->st.crc_sw++;
+	return dp_sctp_crc_ok(port->crc == DP_CRC_OFFLOAD ? DP_CRC_ISAL
+							  : port->crc,
+			      rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						      p->l4_off),
+			      p->l4_len);
+}
+
+static void rx_one(struct dp_port *port, struct rte_mbuf *m,
+		   uint64_t now_tsc)
+{
+	struct dp_parsed p;
+	enum dp_verdict v;
+	uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
+
+	port->st.rx_bytes += pkt_len;
+	if (unlikely(m->nb_segs != 1)) {
+		/* Pools are sized for one frame per mbuf; a chained frame
+		 * means a PMD split it (e.g. memif bsize below the MTU). */
+		port->st.drops[DP_DROP_IP_LEN]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	port->fctx.ip_cksum_checked =
+		port->ip_cksum_rx_offload &&
+		(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
+			RTE_MBUF_F_RX_IP_CKSUM_GOOD;
+	v = dp_frame_classify(&port->fctx, rte_pktmbuf_mtod(m, uint8_t *),
+			      pkt_len, &p);
+	if (v == DP_V_ARP) {
+		dp_arp_port_input(port, m, now_tsc);
+		return;
+	}
+	if (v == DP_V_DELIVER && p.proto == DP_IPPROTO_SCTP &&
+	    !crc_ok(port, m, &p)) {
+		v = DP_V_DROP;
+		p.drop = DP_DROP_SCTP_CRC;
+	}
+	if (v == DP_V_DROP) {
+		port->st.drops[p.drop]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* Learn the sender's MAC from traffic we accept, like an ARP
+	 * "merge": it saves a request when we answer. */
+	if ((p.src_ip_be & port->net_mask_be) ==
+	    (port->fctx.ip_be & port->net_mask_be)) {
+		struct dp_arp_entry *e = dp_arp_find(&port->arp, p.src_ip_be);
+
+		if (e == NULL || e->state != DP_ARP_STATIC)
+			dp_arp_learn(&port->arp, p.src_ip_be,
+				     &rte_pktmbuf_mtod(m, struct rte_ether_hdr *)
+					      ->src_addr,
+				     now_tsc);
+	}
+	/* Trim Ethernet padding, then move the data offset to the L4
+	 * payload: zero copy. */
+	rte_pktmbuf_trim(m, (uint16_t)(pkt_len - p.l4_off - p.l4_len));
+	rte_pktmbuf_adj(m, p.l4_off);
+	set_meta(m, &p);
+	if (unlikely(rte_ring_sp_enqueue(port->rx_ring, m) != 0)) {
+		port->st.drops[DP_DROP_RX_RING_FULL]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	port->st.delivered++;
+}
+
+unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
+{
+	struct rte_mbuf *pkts[DP_BURST];
+	uint16_t i, n;
+
+	dp_tx_drain(port, now_tsc);
+	n = rte_eth_rx_burst(port->port_id, port->queue_id, pkts, DP_BURST);
+	port->st.rx_pkts += n;
+	for (i = 0; i < n; i++) {
+		if (i + 2 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void *));
+		rx_one(port, pkts[i], now_tsc);
+	}
+	if (unlikely((int64_t)(now_tsc - port->arp_next_tick_tsc) >= 0)) {
+		dp_arp_port_tick(port, now_tsc);
+		port->arp_next_tick_tsc = now_tsc + port->arp.retry_tsc / 4 + 1;
+	}
+	return n;
+}
+
+unsigned int dp_port_recv(struct dp_port *port, struct rte_mbuf **pkts,
+			  unsigned int n)
+{
+	return rte_ring_sc_dequeue_burst(port->rx_ring, (void **)pkts, n,
+					 NULL);
+}
+
+void dp_pkt_info(const struct rte_mbuf *m, struct dp_pkt_info *info)
+{
+	const uint8_t *l4 = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *ip = l4 - m->l4_len - m->l3_len;
+
+	memcpy(&info->src_ip_be, ip + 12, 4);
+	memcpy(&info->dst_ip_be, ip + 16, 4);
+	info->udp_encap = m->l4_len == 8;
+	info->proto = info->udp_encap ? DP_IPPROTO_SCTP : ip[9];
+	info->udp_sport = info->udp_encap
+				  ? (uint16_t)(l4[-8] << 8 | l4[-7])
+				  : 0;
+}
+
+struct rte_mbuf *dp_pkt_alloc(struct dp_port *port)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(port->pool);
+
+	if (unlikely(m == NULL))
+		port->st.drops[DP_DROP_NO_MBUF]++;
+	return m;
+}
+
+void dp_pkt_free(struct rte_mbuf *m)
+{
+	rte_pktmbuf_free(m);
+}

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * dp_tx.c - the transmit half of the port: framing of outgoing L4 payloads,
+ * the SCTP CRC32c (software or offload), ARP hold, and buffered TX drained
+ * when a burst is full, on an explicit flush, or when the drain deadline
+ * (tx_drain_us, l2fwd-style) passes.  When the port is paced, frames go
+ * through the pacer (dp_pace.c) before the TX buffer.
+ *
+ *   dp_port_send -> frame -> ARP? -(unresolved)-> hold[] -> (reply) -+
+ *                                 \-(resolved)------------------------+
+ *                                                                     v
+ *              dp_tx_enqueue -> paced? -> pace fifo -> (deadline) -> tx_buf
+ *                                      \--------------------------->  tx_buf
+ *              tx_buf -> rte_eth_tx_burst (full / flush / deadline)
+ *
+ * Frames the NIC does not take after a bounded number of retries are
+ * dropped and counted (DP_DROP_TX_FULL): the loop never spins on a stuck
+ * queue, SCTP retransmits.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_ip.h>
+
+#include "dp_internal.h"
+
+#define TX_RETRIES 4
+
+static void tx_burst(struct dp_port *port)
+{
+	uint16_t sent = 0, n = port->nb_tx;
+	unsigned int tries = 0;
+
+	while (sent < n && tries++ < TX_RETRIES)
+		sent = (uint16_t)(sent +
+				  rte_eth_tx_burst(port->port_id,
+						   port->queue_id,
+						   port->tx_buf + sent,
+						   (uint16_t)(n - sent)));
+	port->st.tx_pkts += sent;
+	if (unlikely(sent < n)) {
+		port->st.drops[DP_DROP_TX_FULL] += (uint64_t)(n - sent);
+		rte_pktmbuf_free_bulk(port->tx_buf + sent, n - sent);
+	}
+	port->nb_tx = 0;
+}
+
+/* Put a fully framed frame in the TX buffer (bypassing the pacer). */
+static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
+			     uint64_t now_tsc)
+{
+	if (port->nb_tx == 0)
+		port->tx_deadline_tsc = now_tsc + port->tx_drain_tsc;
+	port->st.tx_bytes += rte_pktmbuf_pkt_len(m);
+	port->tx_buf[port->nb_tx++] = m;
+	if (port->nb_tx == DP_BURST)
+		tx_burst(port);
+}
+
+void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
+		   uint64_t now_tsc)
+{
+	if (port->paced) {
+		if (unlikely(dp_pace_enqueue(port, m, now_tsc) != 0)) {
+			port->st.drops[DP_DROP_HOLD_FULL]++;
+			rte_pktmbuf_free(m);
+		}
+		return;
+	}
+	tx_buffer(port, m, now_tsc);
+}
+
+void dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
+{
+	tx_buffer(port, m, now_tsc);
+}
+
+void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
+{
+	if (port->paced)
+		dp_pace_drain(port, now_tsc);
+	if (port->nb_tx != 0 &&
+	    (int64_t)(now_tsc - port->tx_deadline_tsc) >= 0)
+		tx_burst(port);
+}
+
+void dp_port_flush(struct dp_port *port, uint64_t now_tsc)
+{
+	if (port->paced)
+		dp_pace_drain(port, now_tsc);
+	if (port->nb_tx != 0)
+		tx_burst(port);
+}
+
+void dp_tx_release(struct dp_port *port)
+{
+	if (port->nb_tx != 0)
+		rte_pktmbuf_free_bulk(port->tx_buf, port->nb_tx);
+	port->nb_tx = 0;
+	dp_pace_release(port);
+}
+
+int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
+		 struct rte_mbuf *m, uint64_t now_tsc)
+{
+	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
+	bool udp = port->udp_encap && proto == DP_IPPROTO_SCTP;
+	uint16_t hlen = dp_frame_hdr_len(udp);
+	uint32_t ip_payload = l4_len + (udp ? 8 : 0);
+	struct rte_ether_addr dst_mac;
+	uint8_t *hdr;
+	int rc;
+
+	if (unlikely(ip_payload + 20 > port->mtu || m->nb_segs != 1)) {
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	if (unlikely(((dst_ip_be ^ port->fctx.ip_be) & port->net_mask_be) !=
+		     0)) {
+		rte_pktmbuf_free(m);
+		return -EHOSTUNREACH;
+	}
+	if (proto == DP_IPPROTO_SCTP) {
+		if (port->crc == DP_CRC_OFFLOAD) {
+			m->ol_flags |= RTE_MBUF_F_TX_SCTP_CKSUM |
+				       RTE_MBUF_F_TX_IPV4;
+			port->st.crc_hw++;
+		} else {
+			dp_sctp_crc_fill(port->crc,
+					 rte_pktmbuf_mtod(m, void *), l4_len);
+			port->st.crc_sw++;
+		}
+	}
+	hdr = (uint8_t *)rte_pktmbuf_prepend(m, hlen);
+	if (unlikely(hdr == NULL)) {
+		rte_pktmbuf_free(m);
+		return -EMSGSIZE;
+	}
+	m->l2_len = RTE_ETHER_HDR_LEN;
+	m->l3_len = 20;
+	if (port->ip_cksum_tx_offload)
+		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	rc = dp_arp_lookup(&port->arp, dst_ip_be, now_tsc, &dst_mac);
+	if (rc != 0) /* filled in when the neighbour answers */
+		memset(&dst_mac, 0, sizeof(dst_mac));
+	dp_frame_build(hdr, &port->fctx.mac, &dst_mac, port->fctx.ip_be,
+		       dst_ip_be, proto, udp ? port->cfg.udp_port : 0,
+		       (uint16_t)l4_len, port->ip_id++,
+		       port->ip_cksum_tx_offload);
+	if (likely(rc == 0)) {
+		dp_tx_enqueue(port, m, now_tsc);
+		return 0;
+	}
+	if (rc == -ENOENT)
+		dp_arp_port_request(port, dst_ip_be, now_tsc);
+	if (port->nb_hold == DP_ARP_HOLD || rc == -ENOSPC) {
+		port->st.drops[DP_DROP_HOLD_FULL]++;
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	port->hold[port->nb_hold].m = m;
+	port->hold[port->nb_hold].ip_be = dst_ip_be;
+	port->nb_hold++;
+	return 0;
+}
