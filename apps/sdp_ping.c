@@ -226,7 +226,7 @@ static int run_server(struct dp_port *port, const struct opts *o,
 				"exiting\n", o->idle_exit_ms);
 			break;
 		}
-		dp_idle_update(&idle, work + n);
+		dp_idle_update(&idle, work + n + dp_port_tx_pending(port));
 	}
 	/* let the FIN_ACK leave */
 	{
@@ -362,7 +362,7 @@ static int run_client(struct dp_port *port, const struct opts *o,
 				lost++;
 			}
 		}
-		dp_idle_update(&idle, work + n);
+		dp_idle_update(&idle, work + n + dp_port_tx_pending(port));
 	}
 	t1 = dp_tsc();
 	/* FIN with retries */

@@ -207,6 +207,12 @@ void dp_pkt_free(struct rte_mbuf *m);
 int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		 struct rte_mbuf *m, uint64_t now_tsc);
 
+/**
+ * @return true while frames wait in the port (pacer or TX buffer): a
+ * polling loop must not sleep then, or paced frames leave late.
+ */
+bool dp_port_tx_pending(const struct dp_port *port);
+
 /** Push buffered frames to the NIC now (the pacer still applies). */
 void dp_port_flush(struct dp_port *port, uint64_t now_tsc);
 
@@ -216,6 +222,9 @@ void dp_port_flush(struct dp_port *port, uint64_t now_tsc);
  * @return 0, or -EINVAL when above the link rate (logged with the fix).
  */
 int dp_port_set_rate(struct dp_port *port, uint64_t rate_bps);
+
+/** Current pacing rate of the port's TX queue (0 = unpaced). */
+uint64_t dp_port_rate(const struct dp_port *port);
 
 /** Frame drop reasons, each with its own counter. */
 enum dp_drop {
@@ -250,6 +259,8 @@ struct dp_stats {
 	uint64_t arp_rx, arp_tx;	/* ARP frames in/out */
 	uint64_t gap_frames;		/* pacer gap frames sent */
 	uint64_t pace_clamps;		/* pacer gaps clamped */
+	uint64_t pace_late;		/* late polls, catch-up limited */
+	uint64_t pace_rate_changes;	/* rates applied */
 	uint64_t crc_sw, crc_hw;	/* SCTP CRCs checked/filled in sw/hw */
 	uint64_t rx_copies;		/* bytes copied on RX: always 0 */
 	uint64_t drops[DP_DROP_MAX];	/* by reason */
@@ -304,7 +315,10 @@ struct dp_idle {
 
 void dp_idle_init(struct dp_idle *idle, uint32_t idle_polls,
 		  uint32_t sleep_us);
-/** Call once per loop iteration with the work done; may sleep. */
+/**
+ * Call once per loop iteration with the work done (count pending TX as
+ * work, see dp_port_tx_pending); may sleep.
+ */
 void dp_idle_update(struct dp_idle *idle, unsigned int work);
 
 /** TSC frequency (Hz) and current TSC, for callers that pass now_tsc. */

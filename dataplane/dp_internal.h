@@ -12,6 +12,7 @@
 #include <rte_ring.h>
 
 #include "dp.h"
+#include "pace.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -164,11 +165,7 @@ struct dp_port {
 	/* pacing: frames wait in pace_fifo until their departure time */
 	bool paced;
 	void *pacer;			/* struct dp_pacer (dp_pace.c) */
-	uint64_t pace_rate_bps;		/* applied by the owning thread */
-	struct rte_ring *pace_fifo;	/* SPSC, owner only */
-	struct rte_mbuf *gap_mbuf;	/* shared PAUSE frame (refcounted) */
-	enum dp_pace_mode pace_mode;	/* resolved */
-	uint64_t link_bps;
+	uint64_t link_bps;		/* link rate the pacer assumes */
 
 	/* ARP */
 	struct dp_arp_table arp;
@@ -192,6 +189,8 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		    uint64_t now_tsc);
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);
 void dp_pace_release(struct dp_port *port);
+void dp_pace_stats(const struct dp_port *port, struct dp_stats *st);
+void dp_tx_burst_now(struct dp_port *port);
 int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps);
 /* dp_arp.c: port-level ARP (send requests, release held packets) */
 void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,

@@ -381,6 +381,7 @@ uint16_t dp_port_id(const struct dp_port *port)
 void dp_port_stats(const struct dp_port *port, struct dp_stats *stats)
 {
 	*stats = port->st;
+	dp_pace_stats(port, stats);
 }
 
 static const char *const drop_names[DP_DROP_MAX] = {
@@ -419,10 +420,11 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		"\ntx_pkts %" PRIu64 "\ntx_bytes %" PRIu64
 		"\ndelivered %" PRIu64 "\narp_rx %" PRIu64 "\narp_tx %" PRIu64
 		"\ngap_frames %" PRIu64 "\npace_clamps %" PRIu64
+		"\npace_late %" PRIu64
 		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64 "\nrx_copies %" PRIu64
 		"\n", s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
-		s->pace_clamps, s->crc_sw, s->crc_hw, s->rx_copies);
+		s->pace_clamps, s->pace_late, s->crc_sw, s->crc_hw, s->rx_copies);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",

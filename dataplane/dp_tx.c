@@ -27,7 +27,7 @@
 
 #define TX_RETRIES 4
 
-static void tx_burst(struct dp_port *port)
+void dp_tx_burst_now(struct dp_port *port)
 {
 	uint16_t sent = 0, n = port->nb_tx;
 	unsigned int tries = 0;
@@ -55,7 +55,7 @@ static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
 	port->st.tx_bytes += rte_pktmbuf_pkt_len(m);
 	port->tx_buf[port->nb_tx++] = m;
 	if (port->nb_tx == DP_BURST)
-		tx_burst(port);
+		dp_tx_burst_now(port);
 }
 
 void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
@@ -82,7 +82,7 @@ void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
 		dp_pace_drain(port, now_tsc);
 	if (port->nb_tx != 0 &&
 	    (int64_t)(now_tsc - port->tx_deadline_tsc) >= 0)
-		tx_burst(port);
+		dp_tx_burst_now(port);
 }
 
 void dp_port_flush(struct dp_port *port, uint64_t now_tsc)
@@ -90,7 +90,7 @@ void dp_port_flush(struct dp_port *port, uint64_t now_tsc)
 	if (port->paced)
 		dp_pace_drain(port, now_tsc);
 	if (port->nb_tx != 0)
-		tx_burst(port);
+		dp_tx_burst_now(port);
 }
 
 void dp_tx_release(struct dp_port *port)
