@@ -124,6 +124,52 @@ static int choose_crc(struct dp_port *port, const struct dp_config *cfg,
 	return 0;
 }
 
+/*
+ * memif and af_packet report a 1518-byte maximum frame in DPDK 22.11, yet
+ * carry larger frames: memif chains its shared-memory buffers (bsize=),
+ * af_packet is bounded by its TPACKET frame (framesz=) and the kernel
+ * interface MTU.  For those two the ethdev MTU stays at what they report
+ * and the IP MTU (what we send) is the configured one.  Any other driver
+ * must accept the MTU.
+ */
+static bool carries_jumbo_anyway(const char *driver)
+{
+	return strcmp(driver, "net_memif") == 0 ||
+	       strcmp(driver, "net_af_packet") == 0;
+}
+
+static int choose_mtu(struct dp_port *port, const struct dp_config *cfg,
+		      const struct rte_eth_dev_info *info,
+		      struct rte_eth_conf *conf)
+{
+	uint32_t max_frame = info->max_rx_pktlen;
+	uint32_t want = (uint32_t)cfg->mtu + DP_ETH_OVERHEAD;
+
+	if (cfg->mtu >= info->min_mtu && cfg->mtu <= info->max_mtu &&
+	    want <= max_frame) {
+		conf->rxmode.mtu = cfg->mtu;
+		return 0;
+	}
+	if (carries_jumbo_anyway(info->driver_name) &&
+	    max_frame > DP_ETH_OVERHEAD) {
+		conf->rxmode.mtu = max_frame - DP_ETH_OVERHEAD;
+		SDP_LOG(INFO, DP, "port %u: %s reports a %u-byte maximum frame;"
+			" it carries larger ones (%s), so ip mtu %u is used "
+			"above ethdev mtu %u", port->port_id,
+			info->driver_name, max_frame,
+			strcmp(info->driver_name, "net_memif") == 0
+				? "chained buffers, bsize= devarg"
+				: "framesz= devarg and interface mtu",
+			cfg->mtu, conf->rxmode.mtu);
+		return 0;
+	}
+	SDP_LOG(ERR, DP, "config: mtu=%u not supported by port %u (%s allows "
+		"mtu %u..%u, frames up to %u bytes): lower mtu=",
+		cfg->mtu, port->port_id, info->driver_name, info->min_mtu,
+		info->max_mtu, max_frame);
+	return -EINVAL;
+}
+
 static int wait_link(struct dp_port *port, uint32_t wait_ms)
 {
 	struct rte_eth_link link;
@@ -203,16 +249,9 @@ int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	rc = choose_crc(port, cfg, &info);
 	if (rc != 0)
 		goto err_free_port;
-	if (cfg->mtu > info.max_mtu || cfg->mtu < info.min_mtu) {
-		SDP_LOG(ERR, DP, "config: mtu=%u not supported by port %u "
-			"(%s allows %u..%u): lower mtu=%s", cfg->mtu, pid,
-			info.driver_name, info.min_mtu, info.max_mtu,
-			strncmp(info.driver_name, "net_memif", 9) == 0 ?
-				" or raise the memif bsize= devarg" : "");
-		rc = -EINVAL;
+	rc = choose_mtu(port, cfg, &info, &conf);
+	if (rc != 0)
 		goto err_free_port;
-	}
-	conf.rxmode.mtu = cfg->mtu;
 	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
 	if (rc != 0) {
 		SDP_LOG(ERR, DP, "port %u: configure failed: %s", pid,

@@ -1,0 +1,84 @@
+#!/bin/bash
+# setup.sh - install everything sctp-dpdk needs on a fresh Debian 12 machine
+# (as root, or with sudo), fetch and configure the UCX 1.13.1 source headers,
+# and build the project into ./build.  Idempotent: when everything is
+# present it only checks and rebuilds what changed (seconds).
+#
+#   scripts/setup.sh            install + configure + build
+#   SDP_BUILD_DIR=dir           build directory (default: build)
+#   SDP_WERROR=1                configure with -Dwerror=true (CI)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${SDP_BUILD_DIR:-$ROOT/build}
+UCX_VERSION=1.13.1-1
+
+# Debian 12 packages.  UCX is pinned: ucx-tl/ is built against its internal
+# headers and structure layout, so the library must be exactly this version.
+PACKAGES=(
+  # build
+  build-essential pkg-config meson ninja-build libgtest-dev python3
+  # dataplane: DPDK 22.11 (libraries + PMD plugins + dpdk-testpmd)
+  libdpdk-dev dpdk
+  # CRC32c (crc32_iscsi)
+  libisal-dev
+  # SCTP stack
+  libusrsctp-dev
+  # UCX transport: headers, ucx_info/ucx_perftest; the source tree for
+  # UCX's internal headers is configured by setup-ucx-src.sh
+  "libucx-dev=$UCX_VERSION" "ucx-utils=$UCX_VERSION" "libucx0=$UCX_VERSION"
+  dpkg-dev autoconf automake libtool libibverbs-dev librdmacm-dev libnuma-dev
+  # MPI: both implementations use UCX (pml ucx / ch4:ucx)
+  openmpi-bin libopenmpi-dev mpich libmpich-dev
+  # virtual testbed: namespaces, veth, bridge, netem; ping for its self-test
+  iproute2 iputils-ping procps
+  # benchmark plots
+  python3-matplotlib
+)
+
+log() { echo "setup: $*" >&2; }
+die() { echo "setup: error: $*" >&2; exit 1; }
+
+SUDO=
+if [[ $EUID -ne 0 ]]; then
+  command -v sudo >/dev/null || die "run as root (or install sudo): packages must be installed"
+  SUDO=sudo
+fi
+
+installed_version() {
+  dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null |
+    sed -n 's/^install ok installed //p'
+}
+
+missing=()
+for spec in "${PACKAGES[@]}"; do
+  name=${spec%%=*}
+  want=${spec#*=}
+  have=$(installed_version "$name")
+  if [[ -z $have ]] || { [[ $spec == *=* ]] && [[ $have != "$want" ]]; }; then
+    missing+=("$spec")
+  fi
+done
+
+if [[ ${#missing[@]} -gt 0 ]]; then
+  log "installing: ${missing[*]}"
+  $SUDO apt-get update -q >&2 || die "apt-get update failed: check the apt sources in /etc/apt"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
+    --no-install-recommends --allow-downgrades "${missing[@]}" >&2 ||
+    die "apt-get install failed for: ${missing[*]}"
+else
+  log "all ${#PACKAGES[@]} packages present"
+fi
+
+UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$ROOT/.deps/ucx" | tail -n 1)
+[[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
+
+opts=(-Ducx_src="$UCX_SRC")
+[[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
+if [[ -f $BUILD/build.ninja ]]; then
+  meson configure "$BUILD" "${opts[@]}" >/dev/null
+else
+  meson setup "$BUILD" "$ROOT" "${opts[@]}" >&2
+fi
+ninja -C "$BUILD" >&2
+log "built into $BUILD"
