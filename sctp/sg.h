@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sg.h - public API of the sctp-dpdk SCTP layer: usrsctp hosted over one
+ * dataplane port.
+ *
+ * One endpoint (sg_ep) per dataplane port: a one-to-many (SOCK_SEQPACKET)
+ * usrsctp socket bound to the port's AF_CONN address and one SCTP port.
+ * Associations to peers (IPv4 address + SCTP port) are set up on demand by
+ * sg_connect() on the active side and accepted on the passive side; both
+ * show up as events (sg_next_event).  Messages are whole: a message sent
+ * with sg_send() arrives at the peer as one chain of descriptors from
+ * sg_recv(), on the same stream, in order per stream (or unordered).
+ *
+ *   dp_port_poll -> dp_port_recv -> usrsctp_conninput -> socket
+ *     -> usrsctp_recvv into free rx descriptors -> rx ring -> sg_recv
+ *   sg_send -> usrsctp_sendv -> conn_output -> dp_port_send -> NIC
+ *
+ * Threading: usrsctp state is process-wide.  Every sg_* call except
+ * sg_recv/sg_msg_release is made by one thread (the poll thread), for all
+ * endpoints of the process.  sg_recv and sg_msg_release may run on one other
+ * thread: the rx ring and the descriptor free ring are SPSC.
+ *
+ * Buffer ownership: a descriptor chain returned by sg_recv() belongs to the
+ * caller until sg_msg_release(); while the consumer holds descriptors the
+ * endpoint stops reading from usrsctp when it runs out of them, so the SCTP
+ * receive window closes (back-pressure; nothing is dropped).
+ */
+#ifndef SG_H
+#define SG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/uio.h>
+
+#include "dp.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SG_STREAMS_MAX 65535
+#define SG_IOV_MAX 16
+
+/** Association handle: usrsctp's association id, never 0 when valid. */
+typedef uint32_t sg_assoc_t;
+
+/**
+ * Validated configuration of one endpoint.  Parsed from "key=value" tokens
+ * by sg_config_parse(); sg_config_help() lists keys, defaults and ranges.
+ */
+struct sg_config {
+	uint16_t port;		   /* local SCTP port; default 5000 */
+	uint16_t streams;	   /* in and out streams; default 10 */
+	uint32_t rto_initial_ms;   /* default 1000 */
+	uint32_t rto_min_ms;	   /* default 100 */
+	uint32_t rto_max_ms;	   /* default 3000 */
+	uint32_t hb_interval_ms;   /* heartbeat interval; 0 = off */
+	uint16_t path_max_rxt;	   /* retransmissions before the path (and
+				    * with one path the association) fails */
+	bool nodelay;		   /* SCTP_NODELAY (no Nagle); default 1 */
+	uint32_t sndbuf_bytes;	   /* socket send buffer; default 4 MiB */
+	uint32_t rcvbuf_bytes;	   /* socket receive buffer; default 4 MiB */
+	uint32_t rx_descs;	   /* receive descriptors; default 512 */
+	uint32_t rx_buf_bytes;	   /* data bytes per descriptor; 64 KiB */
+	uint32_t rx_headroom_bytes; /* free bytes in front of the data */
+	uint32_t max_msg_bytes;	   /* largest message; default 16 MiB */
+	uint32_t max_peers;	   /* peer IPv4 addresses; default 256 */
+	uint32_t event_queue;	   /* event queue entries; default 1024 */
+};
+
+/**
+ * Fill @cfg with defaults, then apply whitespace-separated "key=value"
+ * tokens from @text (NULL or "" keeps the defaults).  Each bad token is
+ * logged once, naming the key, the value, the limit and the fix; nothing is
+ * clamped.
+ * @return 0, or -EINVAL if any token is unknown, malformed or out of range,
+ *         or the fields contradict each other (see sg_config_check).
+ */
+int sg_config_parse(const char *text, struct sg_config *cfg);
+
+/** Apply defaults only; cannot fail. */
+void sg_config_defaults(struct sg_config *cfg);
+
+/**
+ * Check a configuration built in code: every field in range and
+ * rto_min_ms <= rto_initial_ms <= rto_max_ms, max_msg_bytes <=
+ * rx_descs * rx_buf_bytes.  Logs each violation once.
+ * @return 0 or -EINVAL.
+ */
+int sg_config_check(const struct sg_config *cfg);
+
+/** Multi-line help: every key, its default and its range. */
+const char *sg_config_help(void);
+
+struct sg_ep;
+
+/**
+ * Open an endpoint on @port (opened by dp_port_open, owned by the caller,
+ * which keeps it open until sg_ep_close).  Initialises usrsctp for the
+ * process on first use (threadless, CRC32c left to the dataplane).  One
+ * endpoint per dataplane port: the endpoint consumes everything
+ * dp_port_recv returns.
+ * @return 0; -EINVAL bad configuration (logged); -ENOMEM allocation;
+ *         -EADDRINUSE SCTP port already bound in this process;
+ *         -EIO usrsctp refused a socket option (logged with the option).
+ */
+int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
+	       struct sg_ep **ep_p);
+
+/**
+ * Abort every association, close the socket, free all descriptors (the
+ * consumer must have released them) and the endpoint.  Accepts NULL.
+ * The last endpoint of the process also shuts usrsctp down.
+ */
+void sg_ep_close(struct sg_ep *ep);
+
+/**
+ * One iteration of the endpoint's loop: poll the port, feed received SCTP
+ * packets to usrsctp, run usrsctp's timers (at most once per ms), read
+ * ready messages into the rx ring, continue a large send, flush TX.
+ * @return work done (packets in + messages read + timer runs); 0 = idle,
+ *         for dp_idle_update().
+ */
+unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc);
+
+/**
+ * Start an association to @peer_ip_be:@peer_port (non-blocking).  The
+ * outcome arrives as SG_EV_UP or SG_EV_CANT_START with the same handle.
+ * @return 0 and the handle in @assoc_p; -EALREADY an association to that
+ *         peer exists or is starting (its handle is still stored);
+ *         -EHOSTUNREACH peer off the port's subnet; -ENOSPC max_peers
+ *         reached; -EIO usrsctp refused (logged).
+ */
+int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
+	       sg_assoc_t *assoc_p);
+
+/**
+ * Start a graceful shutdown of @assoc (SHUTDOWN chunk after queued data);
+ * completes with SG_EV_SHUTDOWN.
+ * @return 0; -ENOTCONN unknown association.
+ */
+int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc);
+
+#define SG_SEND_UNORDERED 0x1 /* deliver without waiting for order */
+
+/**
+ * Send one message of the bytes in @iov[0..@iovcnt) on @stream of @assoc.
+ * Messages that fit into the free send buffer are taken whole (usrsctp
+ * copies them) and the caller may reuse its buffers at once.  A message
+ * larger than the send buffer is taken in pieces with explicit record
+ * boundaries: it returns -EINPROGRESS, the caller keeps @iov's buffers
+ * unchanged until SG_EV_SEND_DONE for @assoc, and sg_poll() sends the rest.
+ * Only one such large message is in progress per endpoint.
+ * @return 0 taken whole; -EINPROGRESS large message started;
+ *         -EAGAIN no room now (back-pressure: poll and retry; counted);
+ *         -ENOTCONN association unknown or not up;
+ *         -EMSGSIZE length 0 or above max_msg_bytes;
+ *         -EINVAL stream >= streams, iovcnt outside 1..SG_IOV_MAX or bad
+ *         flags; -EIO usrsctp failed (logged).
+ */
+int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+	    uint32_t flags, uint32_t ppid, const struct iovec *iov,
+	    int iovcnt);
+
+/** True while a large message started by sg_send is still being sent. */
+bool sg_send_busy(const struct sg_ep *ep);
+
+#define SG_MSG_UNORDERED 0x1 /* was sent unordered */
+#define SG_MSG_PARTIAL 0x2   /* longer than max_msg_bytes: more of the same
+			      * message follows in the next chain */
+
+/**
+ * A received message: a chain of segments (@next), each a buffer with
+ * rx_headroom_bytes free in front of @data (the consumer may write there,
+ * e.g. a UCX descriptor header).  The head carries the message metadata.
+ */
+struct sg_msg_desc {
+	uint8_t *data;		   /* segment bytes */
+	uint32_t len;		   /* bytes at data */
+	uint32_t msg_len;	   /* head: total bytes of the message */
+	sg_assoc_t assoc;	   /* head: sender's association */
+	uint32_t ppid;		   /* head: payload protocol id (host order) */
+	uint16_t stream;	   /* head: stream id */
+	uint16_t flags;		   /* head: SG_MSG_* */
+	uint32_t nb_segs;	   /* head: segments in the chain */
+	struct sg_msg_desc *next;  /* next segment or NULL */
+};
+
+/**
+ * Take up to @n whole messages from the rx ring (zero copy).
+ * @return number of chains stored in @msgs.
+ */
+unsigned int sg_recv(struct sg_ep *ep, struct sg_msg_desc **msgs,
+		     unsigned int n);
+
+/** Give a chain back to its endpoint's free ring.  Accepts NULL. */
+void sg_msg_release(struct sg_msg_desc *msg);
+
+/** Association and send events, in the order they happened. */
+enum sg_event_type {
+	SG_EV_UP = 1,	    /* association established (either side) */
+	SG_EV_CANT_START,   /* sg_connect failed (INIT retries exhausted) */
+	SG_EV_LOST,	    /* peer unreachable (retransmissions) or ABORT */
+	SG_EV_RESTART,	    /* peer restarted; same handle, state reset */
+	SG_EV_SHUTDOWN,	    /* graceful shutdown completed */
+	SG_EV_SEND_DONE,    /* large sg_send fully handed to usrsctp */
+	SG_EV_SEND_FAILED,  /* large sg_send aborted (association gone) */
+};
+
+struct sg_event {
+	enum sg_event_type type;
+	sg_assoc_t assoc;
+	uint32_t peer_ip_be;	/* 0 when unknown */
+	uint16_t peer_port;	/* host order; 0 when unknown */
+	uint16_t error;		/* sac_error of the notification */
+};
+
+/** Name of an event type ("up", "lost", ...). */
+const char *sg_event_name(enum sg_event_type type);
+
+/**
+ * Take the oldest pending event.
+ * @return 0 and the event in @ev; -EAGAIN none pending.
+ */
+int sg_next_event(struct sg_ep *ep, struct sg_event *ev);
+
+/** Association state as the endpoint knows it. */
+bool sg_assoc_up(const struct sg_ep *ep, sg_assoc_t assoc);
+
+struct sg_stats {
+	uint64_t msgs_out, bytes_out;	  /* messages fully taken by usrsctp */
+	uint64_t msgs_in, bytes_in;	  /* messages put on the rx ring */
+	uint64_t pkts_in, pkts_out;	  /* SCTP packets to/from usrsctp */
+	uint64_t rx_copies;		  /* bytes copied on receive outside
+					   * usrsctp: always 0 */
+	uint64_t rx_backpressure;	  /* reads stopped: no descriptor */
+	uint64_t tx_backpressure;	  /* sg_send returned -EAGAIN */
+	uint64_t tx_drops;		  /* conn_output packets not queued */
+	uint64_t rx_not_sctp;		  /* non-SCTP packets discarded */
+	uint64_t rx_no_peer;		  /* packets dropped: max_peers */
+	uint64_t events_dropped;	  /* event queue overflow */
+	uint64_t timer_runs;		  /* usrsctp_handle_timers calls */
+	uint64_t crc_drops;		  /* dataplane CRC32c drops */
+};
+
+/** Snapshot of the endpoint's counters (poll thread). */
+void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats);
+
+/** Print counters, one "name value" per line. */
+void sg_stats_print(const struct sg_stats *stats, FILE *f);
+
+/** The dataplane port the endpoint runs on. */
+struct dp_port *sg_ep_port(const struct sg_ep *ep);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SG_H */

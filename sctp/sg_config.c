@@ -1,0 +1,231 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sg_config.c - the SCTP layer's configuration: whitespace-separated
+ * "key=value" tokens, validated one field at a time, then the relations
+ * between fields.  A value out of range is an error that names the key, the
+ * value, the limit and the fix; nothing is clamped.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sg_internal.h"
+
+#define CFG_ERR(...) SDP_LOG(ERR, SCTP, "config: " __VA_ARGS__)
+
+static const char help_text[] =
+	"sctp configuration: whitespace-separated key=value tokens\n"
+	"  port=N             local SCTP port, 1..65535 (default 5000)\n"
+	"  streams=N          streams each way, 1..65535 (default 10)\n"
+	"  rto_initial_ms=N   initial RTO, 1..600000 (default 1000)\n"
+	"  rto_min_ms=N       minimum RTO, 1..600000 (default 100)\n"
+	"  rto_max_ms=N       maximum RTO, 1..600000 (default 3000)\n"
+	"  hb_interval_ms=N   heartbeat interval, 0 = off, 0..3600000 "
+	"(default 5000)\n"
+	"  path_max_rxt=N     retransmissions before the peer is declared "
+	"lost, 1..100 (default 5)\n"
+	"  nodelay=0|1        disable Nagle (default 1)\n"
+	"  sndbuf=B           socket send buffer, 64K..1G (default 4M)\n"
+	"  rcvbuf=B           socket receive buffer, 64K..1G (default 4M)\n"
+	"  rx_descs=N         receive descriptors, 16..1048576 (default 512)\n"
+	"  rx_buf=B           bytes per descriptor, 1K..16M (default 64K)\n"
+	"  rx_headroom=B      free bytes in front of received data, 0..4096 "
+	"(default 128)\n"
+	"  max_msg=B          largest message, 1..1G and at most "
+	"rx_descs*rx_buf (default 16M)\n"
+	"  max_peers=N        peer addresses, 1..65536 (default 256)\n"
+	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n";
+
+const char *sg_config_help(void)
+{
+	return help_text;
+}
+
+void sg_config_defaults(struct sg_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->port = 5000;
+	cfg->streams = 10;
+	cfg->rto_initial_ms = 1000;
+	cfg->rto_min_ms = 100;
+	cfg->rto_max_ms = 3000;
+	cfg->hb_interval_ms = 5000;
+	cfg->path_max_rxt = 5;
+	cfg->nodelay = true;
+	cfg->sndbuf_bytes = 4u << 20;
+	cfg->rcvbuf_bytes = 4u << 20;
+	cfg->rx_descs = 512;
+	cfg->rx_buf_bytes = 64u << 10;
+	cfg->rx_headroom_bytes = 128;
+	cfg->max_msg_bytes = 16u << 20;
+	cfg->max_peers = 256;
+	cfg->event_queue = 1024;
+}
+
+/* Range of each numeric field; one table for parsing and checking. */
+struct field {
+	const char *key;
+	uint64_t lo, hi;
+	size_t off;
+	uint8_t size; /* bytes of the field */
+	bool bytes;   /* accepts k/M/G suffixes (powers of 1024) */
+};
+
+#define F(k, lo, hi, member, b)                                               \
+	{ k, lo, hi, offsetof(struct sg_config, member),                      \
+	  sizeof(((struct sg_config *)0)->member), b }
+
+static const struct field fields[] = {
+	F("port", 1, 65535, port, false),
+	F("streams", 1, SG_STREAMS_MAX, streams, false),
+	F("rto_initial_ms", 1, 600000, rto_initial_ms, false),
+	F("rto_min_ms", 1, 600000, rto_min_ms, false),
+	F("rto_max_ms", 1, 600000, rto_max_ms, false),
+	F("hb_interval_ms", 0, 3600000, hb_interval_ms, false),
+	F("path_max_rxt", 1, 100, path_max_rxt, false),
+	F("nodelay", 0, 1, nodelay, false),
+	F("sndbuf", 64u << 10, 1u << 30, sndbuf_bytes, true),
+	F("rcvbuf", 64u << 10, 1u << 30, rcvbuf_bytes, true),
+	F("rx_descs", 16, 1u << 20, rx_descs, false),
+	F("rx_buf", 1u << 10, 16u << 20, rx_buf_bytes, true),
+	F("rx_headroom", 0, 4096, rx_headroom_bytes, false),
+	F("max_msg", 1, 1u << 30, max_msg_bytes, true),
+	F("max_peers", 1, 65536, max_peers, false),
+	F("event_queue", 16, 65536, event_queue, false),
+};
+#undef F
+
+static uint64_t field_get(const struct sg_config *cfg, const struct field *f)
+{
+	const uint8_t *p = (const uint8_t *)cfg + f->off;
+
+	switch (f->size) {
+	case 1:
+		return *(const uint8_t *)p; /* bool */
+	case 2:
+		return *(const uint16_t *)p;
+	default:
+		return *(const uint32_t *)p;
+	}
+}
+
+static void field_set(struct sg_config *cfg, const struct field *f,
+		      uint64_t v)
+{
+	uint8_t *p = (uint8_t *)cfg + f->off;
+
+	switch (f->size) {
+	case 1:
+		*(bool *)p = v != 0;
+		break;
+	case 2:
+		*(uint16_t *)p = (uint16_t)v;
+		break;
+	default:
+		*(uint32_t *)p = (uint32_t)v;
+		break;
+	}
+}
+
+static int check_field(const struct field *f, uint64_t v)
+{
+	if (v < f->lo || v > f->hi) {
+		CFG_ERR("%s=%" PRIu64 " is out of range: use %" PRIu64
+			"..%" PRIu64, f->key, v, f->lo, f->hi);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int apply(struct sg_config *cfg, const char *key, const char *val)
+{
+	size_t i;
+	uint64_t v;
+
+	for (i = 0; i < SDP_ARRAY_SIZE(fields); i++) {
+		const struct field *f = &fields[i];
+
+		if (strcmp(key, f->key) != 0)
+			continue;
+		if (sdp_parse_u64(val, 0, &v) != 0 ||
+		    (!f->bytes && strspn(val, "0123456789") != strlen(val))) {
+			CFG_ERR("%s='%s' is not a number: use %s=N with N in "
+				"%" PRIu64 "..%" PRIu64 "%s", key, val, key,
+				f->lo, f->hi, f->bytes ? " (k/M/G allowed)" : "");
+			return -EINVAL;
+		}
+		if (check_field(f, v) != 0)
+			return -EINVAL;
+		field_set(cfg, f, v);
+		return 0;
+	}
+	CFG_ERR("unknown key '%s': see the list of keys in sg_config_help() "
+		"(port, streams, rto_initial_ms, ...)", key);
+	return -EINVAL;
+}
+
+int sg_config_check(const struct sg_config *cfg)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < SDP_ARRAY_SIZE(fields); i++)
+		if (check_field(&fields[i], field_get(cfg, &fields[i])) != 0)
+			rc = -EINVAL;
+	if (rc != 0)
+		return rc;
+	if (cfg->rto_min_ms > cfg->rto_initial_ms) {
+		CFG_ERR("rto_min_ms=%u is above rto_initial_ms=%u: lower "
+			"rto_min_ms or raise rto_initial_ms", cfg->rto_min_ms,
+			cfg->rto_initial_ms);
+		rc = -EINVAL;
+	}
+	if (cfg->rto_initial_ms > cfg->rto_max_ms) {
+		CFG_ERR("rto_initial_ms=%u is above rto_max_ms=%u: lower "
+			"rto_initial_ms or raise rto_max_ms",
+			cfg->rto_initial_ms, cfg->rto_max_ms);
+		rc = -EINVAL;
+	}
+	if ((uint64_t)cfg->max_msg_bytes >
+	    (uint64_t)cfg->rx_descs * cfg->rx_buf_bytes) {
+		CFG_ERR("max_msg=%u is above rx_descs*rx_buf=%" PRIu64
+			": a message must fit the receive descriptors; raise "
+			"rx_descs or rx_buf, or lower max_msg",
+			cfg->max_msg_bytes,
+			(uint64_t)cfg->rx_descs * cfg->rx_buf_bytes);
+		rc = -EINVAL;
+	}
+	return rc;
+}
+
+int sg_config_parse(const char *text, struct sg_config *cfg)
+{
+	char *copy, *tok, *save = NULL;
+	int rc = 0;
+
+	sg_config_defaults(cfg);
+	if (text == NULL || *text == '\0')
+		return 0;
+	copy = strdup(text);
+	if (copy == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL || eq == tok) {
+			CFG_ERR("token '%s' is not key=value: write e.g. "
+				"streams=10", tok);
+			rc = -EINVAL;
+			continue;
+		}
+		*eq = '\0';
+		if (apply(cfg, tok, eq + 1) != 0)
+			rc = -EINVAL;
+	}
+	free(copy);
+	if (rc == 0)
+		rc = sg_config_check(cfg);
+	return rc;
+}

@@ -1,0 +1,419 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sg_ep.c - an endpoint: one one-to-many (SOCK_SEQPACKET) usrsctp socket on
+ * one dataplane port, its associations and its poll loop.
+ *
+ * The socket is bound to all AF_CONN addresses (sconn_addr NULL) on the
+ * configured SCTP port and listens, so peers' INITs are accepted; sg_connect
+ * starts associations with usrsctp_connect (on a one-to-many socket it
+ * returns at once, the association comes up later).  Associations are
+ * known by usrsctp's id; a hash map keeps each one's peer (IPv4 address
+ * and port, learnt from the AF_CONN address) and whether it is up.
+ *
+ * The socket is non-blocking.  usrsctp's upcall (run from inside
+ * usrsctp_conninput / timers, possibly deferred) only sets ep->readable;
+ * sg_poll reads afterwards.  Options set at open, for all future
+ * associations: streams (SCTP_INITMSG), RTO (SCTP_RTOINFO), heartbeat,
+ * path retransmissions and path MTU (SCTP_PEER_ADDR_PARAMS, PMTU discovery
+ * off: the link MTU is known), association retransmissions
+ * (SCTP_ASSOCINFO), SCTP_NODELAY, SCTP_EXPLICIT_EOR (large messages in
+ * pieces), SCTP_RECVRCVINFO, SCTP_FRAGMENT_INTERLEAVE 0 (a partially read
+ * message is finished before any other), buffer sizes and events.
+ *
+ * Path MTU: conn_output packets are SCTP packets (common header included)
+ * that the dataplane wraps in IPv4 (and perhaps UDP); for AF_CONN usrsctp
+ * counts spp_pathmtu without the 12-byte common header, so
+ * spp_pathmtu = dp_port_mtu - 20 (IPv4) - 8 (UDP room) - 12.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+
+#include <usrsctp.h>
+
+#include "sg_internal.h"
+
+uint64_t sg_assoc_pack(const struct sg_assoc_info *ai)
+{
+	return (uint64_t)ai->peer_ip_be << 32 | (uint64_t)ai->peer_port << 16 |
+	       (ai->up ? 1u : 0u);
+}
+
+void sg_assoc_unpack(uint64_t v, struct sg_assoc_info *ai)
+{
+	ai->peer_ip_be = (uint32_t)(v >> 32);
+	ai->peer_port = (uint16_t)(v >> 16);
+	ai->up = (v & 1) != 0;
+}
+
+static void upcall(struct socket *so, void *arg, int flags)
+{
+	struct sg_ep *ep = arg;
+
+	(void)flags;
+	if (usrsctp_get_events(so) & SCTP_EVENT_READ)
+		ep->readable = true;
+}
+
+static int set_opt(struct sg_ep *ep, int level, int name, const char *what,
+		   const void *val, socklen_t len)
+{
+	if (usrsctp_setsockopt(ep->so, level, name, val, len) != 0) {
+		SDP_LOG(ERR, SCTP, "port %u: usrsctp refused %s: %m",
+			ep->cfg.port, what);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int configure_socket(struct sg_ep *ep)
+{
+	const struct sg_config *c = &ep->cfg;
+	struct sctp_initmsg init = { 0 };
+	struct sctp_rtoinfo rto = { 0 };
+	struct sctp_assocparams ap = { 0 };
+	struct sctp_paddrparams pp;
+	struct sctp_event ev = { 0 };
+	static const uint16_t events[] = { SCTP_ASSOC_CHANGE,
+					   SCTP_SHUTDOWN_EVENT };
+	int one = 1, zero = 0, nodelay = c->nodelay ? 1 : 0;
+	int sndbuf = (int)c->sndbuf_bytes, rcvbuf = (int)c->rcvbuf_bytes;
+	uint32_t mtu = dp_port_mtu(ep->link.port);
+	size_t i;
+	int rc = 0;
+
+	init.sinit_num_ostreams = c->streams;
+	init.sinit_max_instreams = c->streams;
+	init.sinit_max_attempts = c->path_max_rxt;
+	init.sinit_max_init_timeo = (uint16_t)(c->rto_max_ms > 65535
+						       ? 65535
+						       : c->rto_max_ms);
+	rto.srto_assoc_id = SCTP_FUTURE_ASSOC;
+	rto.srto_initial = c->rto_initial_ms;
+	rto.srto_min = c->rto_min_ms;
+	rto.srto_max = c->rto_max_ms;
+	ap.sasoc_assoc_id = SCTP_FUTURE_ASSOC;
+	ap.sasoc_asocmaxrxt = c->path_max_rxt;
+	memset(&pp, 0, sizeof(pp));
+	pp.spp_assoc_id = SCTP_FUTURE_ASSOC;
+	pp.spp_pathmaxrxt = c->path_max_rxt;
+	pp.spp_pathmtu = mtu - SG_L3_OVERHEAD - SG_SCTP_HDR;
+	pp.spp_hbinterval = c->hb_interval_ms;
+	pp.spp_flags = SPP_PMTUD_DISABLE |
+		       (c->hb_interval_ms != 0 ? SPP_HB_ENABLE
+					       : SPP_HB_DISABLE);
+
+	rc |= set_opt(ep, SOL_SOCKET, SO_SNDBUF, "SO_SNDBUF (sndbuf)",
+		      &sndbuf, sizeof(sndbuf));
+	rc |= set_opt(ep, SOL_SOCKET, SO_RCVBUF, "SO_RCVBUF (rcvbuf)",
+		      &rcvbuf, sizeof(rcvbuf));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_INITMSG,
+		      "SCTP_INITMSG (streams)", &init, sizeof(init));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_RTOINFO,
+		      "SCTP_RTOINFO (rto_*_ms)", &rto, sizeof(rto));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_ASSOCINFO,
+		      "SCTP_ASSOCINFO (path_max_rxt)", &ap, sizeof(ap));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS,
+		      "SCTP_PEER_ADDR_PARAMS (hb_interval_ms, path_max_rxt, "
+		      "path mtu)", &pp, sizeof(pp));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_NODELAY, "SCTP_NODELAY",
+		      &nodelay, sizeof(nodelay));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_EXPLICIT_EOR,
+		      "SCTP_EXPLICIT_EOR", &one, sizeof(one));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_RECVRCVINFO, "SCTP_RECVRCVINFO",
+		      &one, sizeof(one));
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_FRAGMENT_INTERLEAVE,
+		      "SCTP_FRAGMENT_INTERLEAVE", &zero, sizeof(zero));
+	ev.se_assoc_id = SCTP_FUTURE_ASSOC;
+	ev.se_on = 1;
+	for (i = 0; i < SDP_ARRAY_SIZE(events); i++) {
+		ev.se_type = events[i];
+		rc |= set_opt(ep, IPPROTO_SCTP, SCTP_EVENT, "SCTP_EVENT", &ev,
+			      sizeof(ev));
+	}
+	return rc != 0 ? -EIO : 0;
+}
+
+int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
+	       struct sg_ep **ep_p)
+{
+	struct sockaddr_conn sc;
+	struct sg_ep *ep;
+	int rc;
+
+	if (port == NULL || cfg == NULL || ep_p == NULL)
+		return -EINVAL;
+	rc = sg_config_check(cfg);
+	if (rc != 0)
+		return rc;
+	if (dp_port_mtu(port) < SG_L3_OVERHEAD + SG_SCTP_HDR + 512) {
+		SDP_LOG(ERR, SCTP, "port mtu %u too small for SCTP: use "
+			"mtu >= %u", dp_port_mtu(port),
+			SG_L3_OVERHEAD + SG_SCTP_HDR + 512);
+		return -EINVAL;
+	}
+	ep = calloc(1, sizeof(*ep));
+	if (ep == NULL)
+		return -ENOMEM;
+	ep->cfg = *cfg;
+	rc = sg_link_init(&ep->link, port, cfg->max_peers, &ep->st);
+	if (rc != 0)
+		goto err_free_ep;
+	rc = sg_map_init(&ep->assocs, 4 * cfg->max_peers);
+	if (rc != 0)
+		goto err_link;
+	rc = sg_evq_init(&ep->evq, cfg->event_queue);
+	if (rc != 0)
+		goto err_assocs;
+	rc = sg_rxpool_init(&ep->rx, cfg, ep);
+	if (rc != 0)
+		goto err_evq;
+	sg_stack_get();
+	ep->link.now_tsc = dp_tsc();
+	ep->so = usrsctp_socket(AF_CONN, SOCK_SEQPACKET, IPPROTO_SCTP, NULL,
+				NULL, 0, NULL);
+	if (ep->so == NULL) {
+		SDP_LOG(ERR, SCTP, "port %u: usrsctp_socket failed: %m",
+			cfg->port);
+		rc = -ENOMEM;
+		goto err_stack;
+	}
+	if (usrsctp_set_non_blocking(ep->so, 1) != 0 ||
+	    usrsctp_set_upcall(ep->so, upcall, ep) != 0) {
+		SDP_LOG(ERR, SCTP, "port %u: cannot make the socket "
+			"non-blocking: %m", cfg->port);
+		rc = -EIO;
+		goto err_close;
+	}
+	rc = configure_socket(ep);
+	if (rc != 0)
+		goto err_close;
+	memset(&sc, 0, sizeof(sc));
+	sc.sconn_family = AF_CONN;
+	sc.sconn_port = htons(cfg->port);
+	sc.sconn_addr = NULL; /* all addresses: every registered peer */
+	if (usrsctp_bind(ep->so, (struct sockaddr *)&sc, sizeof(sc)) != 0) {
+		rc = errno == EADDRINUSE ? -EADDRINUSE : -EIO;
+		SDP_LOG(ERR, SCTP, "cannot bind SCTP port %u: %m: pick another "
+			"port=", cfg->port);
+		goto err_close;
+	}
+	if (usrsctp_listen(ep->so, 1) != 0) {
+		SDP_LOG(ERR, SCTP, "port %u: usrsctp_listen failed: %m",
+			cfg->port);
+		rc = -EIO;
+		goto err_close;
+	}
+	SDP_LOG(INFO, SCTP, "endpoint on SCTP port %u: %u streams, path mtu "
+		"%u, rto %u/%u/%u ms, path_max_rxt %u, %u rx descriptors of "
+		"%u bytes", cfg->port, cfg->streams,
+		dp_port_mtu(port) - SG_L3_OVERHEAD - SG_SCTP_HDR,
+		cfg->rto_min_ms, cfg->rto_initial_ms, cfg->rto_max_ms,
+		cfg->path_max_rxt, cfg->rx_descs, cfg->rx_buf_bytes);
+	*ep_p = ep;
+	return 0;
+
+err_close:
+	usrsctp_close(ep->so);
+err_stack:
+	sg_stack_put();
+	sg_rxpool_fini(&ep->rx);
+err_evq:
+	sg_evq_fini(&ep->evq);
+err_assocs:
+	sg_map_free(&ep->assocs);
+err_link:
+	sg_link_fini(&ep->link);
+err_free_ep:
+	free(ep);
+	return rc;
+}
+
+void sg_ep_close(struct sg_ep *ep)
+{
+	struct linger lg = { 1, 0 };
+	uint64_t now;
+
+	if (ep == NULL) {
+		SDP_LOG(WARN, SCTP, "sg_ep_close(NULL)");
+		return;
+	}
+	now = dp_tsc();
+	ep->link.now_tsc = now;
+	/* Linger 0: abort every association now (ABORT chunks go out
+	 * through conn_output while the link still exists). */
+	usrsctp_setsockopt(ep->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	usrsctp_set_upcall(ep->so, NULL, NULL);
+	usrsctp_close(ep->so);
+	dp_port_flush(ep->link.port, now);
+	free(ep->big.bounce);
+	sg_rxpool_put_chain(ep->rx_head);
+	sg_stack_put();
+	sg_link_fini(&ep->link);
+	sg_rxpool_fini(&ep->rx);
+	sg_evq_fini(&ep->evq);
+	sg_map_free(&ep->assocs);
+	free(ep);
+}
+
+void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sg_assoc_info ai = { 0 };
+	struct sockaddr *addrs = NULL;
+	uint64_t v;
+	int n;
+
+	if (sg_map_get(&ep->assocs, assoc, &v))
+		sg_assoc_unpack(v, &ai);
+	n = usrsctp_getpaddrs(ep->so, (sctp_assoc_t)assoc, &addrs);
+	if (n > 0 && addrs->sa_family == AF_CONN) {
+		const struct sockaddr_conn *sc =
+			(const struct sockaddr_conn *)addrs;
+		const struct sg_peer *p = sc->sconn_addr;
+
+		if (p != NULL && p->magic == SG_PEER_MAGIC)
+			ai.peer_ip_be = p->ip_be;
+		ai.peer_port = ntohs(sc->sconn_port);
+	}
+	if (addrs != NULL)
+		usrsctp_freepaddrs(addrs);
+	ai.up = true;
+	if (sg_map_put(&ep->assocs, assoc, sg_assoc_pack(&ai)) != 0)
+		SDP_LOG(WARN, SCTP, "assoc %u: association table full (%u): "
+			"raise max_peers", assoc, ep->assocs.limit);
+}
+
+void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	sg_msg_send_abort(ep, assoc);
+	if (ep->rx_head != NULL && ep->rx_head->assoc == assoc) {
+		/* The rest of a partly read message will never come. */
+		sg_rxpool_put_chain(ep->rx_head);
+		ep->rx_head = ep->rx_tail = NULL;
+	}
+	sg_map_del(&ep->assocs, assoc);
+}
+
+bool sg_assoc_up(const struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sg_assoc_info ai;
+	uint64_t v;
+
+	if (!sg_map_get(&ep->assocs, assoc, &v))
+		return false;
+	sg_assoc_unpack(v, &ai);
+	return ai.up;
+}
+
+int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
+	       sg_assoc_t *assoc_p)
+{
+	struct sg_assoc_info ai = { peer_ip_be, peer_port, false };
+	struct sockaddr_conn sc;
+	struct sg_peer *peer;
+	sctp_assoc_t id;
+	int rc = 0;
+
+	peer = sg_link_peer(&ep->link, peer_ip_be);
+	if (peer == NULL) {
+		SDP_LOG(ERR, SCTP, "connect: %u peers already known: raise "
+			"max_peers", ep->link.max_peers);
+		return -ENOSPC;
+	}
+	memset(&sc, 0, sizeof(sc));
+	sc.sconn_family = AF_CONN;
+	sc.sconn_port = htons(peer_port);
+	sc.sconn_addr = peer;
+	ep->link.now_tsc = dp_tsc();
+	if (usrsctp_connect(ep->so, (struct sockaddr *)&sc, sizeof(sc)) != 0) {
+		if (errno != EALREADY && errno != EINPROGRESS) {
+			SDP_LOG(ERR, SCTP, "connect to port %u: usrsctp_connect "
+				"failed: %m", peer_port);
+			return -EIO;
+		}
+		if (errno == EALREADY)
+			rc = -EALREADY;
+	}
+	id = usrsctp_getassocid(ep->so, (struct sockaddr *)&sc);
+	if (id == 0) {
+		SDP_LOG(ERR, SCTP, "connect to port %u: no association id",
+			peer_port);
+		return -EIO;
+	}
+	if (rc == 0 && sg_map_put(&ep->assocs, (uint32_t)id,
+				  sg_assoc_pack(&ai)) != 0) {
+		SDP_LOG(WARN, SCTP, "assoc %u: association table full (%u): "
+			"raise max_peers", (uint32_t)id, ep->assocs.limit);
+	}
+	*assoc_p = (sg_assoc_t)id;
+	return rc;
+}
+
+int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sctp_sndinfo si = { 0 };
+
+	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
+		return -ENOTCONN;
+	si.snd_flags = SCTP_EOF;
+	si.snd_assoc_id = (sctp_assoc_t)assoc;
+	ep->link.now_tsc = dp_tsc();
+	if (usrsctp_sendv(ep->so, NULL, 0, NULL, 0, &si, sizeof(si),
+			  SCTP_SENDV_SNDINFO, 0) < 0 && errno != EINPROGRESS)
+		return -ENOTCONN;
+	return 0;
+}
+
+unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
+{
+	unsigned int work, n;
+
+	work = dp_port_poll(ep->link.port, now_tsc);
+	n = sg_link_input(&ep->link, now_tsc);
+	if (n != 0)
+		ep->readable = true;
+	n = sg_stack_timers(now_tsc);
+	ep->st.timer_runs += n;
+	work += n;
+	if (ep->big.active)
+		work += sg_msg_send_more(ep);
+	work += sg_msg_read(ep);
+	dp_port_flush(ep->link.port, now_tsc);
+	return work;
+}
+
+void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats)
+{
+	struct dp_stats ds;
+
+	*stats = ep->st;
+	dp_port_stats(ep->link.port, &ds);
+	stats->crc_drops = ds.drops[DP_DROP_SCTP_CRC];
+}
+
+void sg_stats_print(const struct sg_stats *s, FILE *f)
+{
+#define P(x) fprintf(f, #x " %" PRIu64 "\n", s->x)
+	P(msgs_out);
+	P(bytes_out);
+	P(msgs_in);
+	P(bytes_in);
+	P(pkts_in);
+	P(pkts_out);
+	P(rx_copies);
+	P(rx_backpressure);
+	P(tx_backpressure);
+	P(tx_drops);
+	P(rx_not_sctp);
+	P(rx_no_peer);
+	P(events_dropped);
+	P(timer_runs);
+	P(crc_drops);
+#undef P
+}
+
+struct dp_port *sg_ep_port(const struct sg_ep *ep)
+{
+	return ep->link.port;
+}

@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sg_internal.h - types shared by the sctp/ files and their unit test.
+ * Other components include sg.h only.
+ */
+#ifndef SG_INTERNAL_H
+#define SG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_ring.h>
+
+#include "sg.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SG_BURST 32
+#define SG_READ_BUDGET 256 /* usrsctp_recvv calls per sg_poll */
+#define SG_PEER_MAGIC 0x53475052u /* "SGPR" */
+/* Room for the IPv4 header and a possible UDP encapsulation header. */
+#define SG_L3_OVERHEAD (20 + 8)
+#define SG_SCTP_HDR 12
+
+/* ---- sg_map.c: open-addressing u32 -> u64 map, key 0 = empty ---- */
+
+struct sg_map {
+	uint32_t *keys;
+	uint64_t *vals;
+	uint32_t mask;	 /* slots - 1 (power of 2) */
+	uint32_t count;
+	uint32_t limit;	 /* max entries (<= half the slots) */
+};
+
+int sg_map_init(struct sg_map *map, uint32_t limit);
+void sg_map_free(struct sg_map *map);
+/* @return true and the value, or false. */
+bool sg_map_get(const struct sg_map *map, uint32_t key, uint64_t *val_p);
+/* @return 0; -ENOSPC at limit.  Replaces an existing key's value. */
+int sg_map_put(struct sg_map *map, uint32_t key, uint64_t val);
+/* @return true when the key was there. */
+bool sg_map_del(struct sg_map *map, uint32_t key);
+
+/* ---- sg_stack.c: usrsctp, once per process ---- */
+
+/* Take a reference; the first one initialises usrsctp. @return 0. */
+int sg_stack_get(void);
+/* Drop a reference; the last one shuts usrsctp down. */
+void sg_stack_put(void);
+/* Run usrsctp's timers for the ms elapsed since the last run.
+ * @return 1 when they ran, else 0. */
+unsigned int sg_stack_timers(uint64_t now_tsc);
+
+/* ---- sg_conn.c: AF_CONN link objects ---- */
+
+/*
+ * A peer as usrsctp sees it: the AF_CONN address (sconn_addr) of every
+ * association with that IPv4 address is a pointer to its sg_peer.  Packets
+ * from the peer enter with usrsctp_conninput(peer, ...), so the packet's
+ * source and destination address are both the peer object; the socket is
+ * bound to all addresses and each peer object is registered with
+ * usrsctp_register_address.  Peer objects live until the link is freed.
+ */
+struct sg_peer {
+	uint32_t magic;		/* SG_PEER_MAGIC while valid */
+	uint32_t ip_be;		/* peer IPv4 address */
+	struct sg_link *link;
+};
+
+struct sg_link {
+	struct dp_port *port;
+	uint64_t now_tsc;	/* clock of the current poll / send */
+	struct sg_peer *peers;	/* max_peers objects, stable addresses */
+	uint32_t nb_peers, max_peers;
+	struct sg_map peer_map; /* ip_be -> index in peers */
+	struct sg_peer *last;	/* last RX lookup */
+	struct sg_stats *st;
+};
+
+int sg_link_init(struct sg_link *link, struct dp_port *port,
+		 uint32_t max_peers, struct sg_stats *st);
+void sg_link_fini(struct sg_link *link);
+/* Find or create the peer for @ip_be. @return NULL when full. */
+struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be);
+/* Poll the port and feed received SCTP packets to usrsctp.
+ * @return packets fed. */
+unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc);
+/* usrsctp's conn_output callback (any link: addr is the peer). */
+int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
+		   uint8_t set_df);
+
+/* ---- sg_rxring.c: receive descriptors and the zero-copy rx ring ---- */
+
+struct sg_rxpool;
+
+struct sg_rxdesc {
+	struct sg_msg_desc pub;	  /* first: sg_msg_desc * == sg_rxdesc * */
+	struct sg_rxpool *pool;
+	uint32_t cap;		  /* data capacity in bytes */
+};
+
+struct sg_rxpool {
+	struct rte_ring *free;	  /* SP (consumer) / SC (poll thread) */
+	struct rte_ring *ready;	  /* SP (poll thread) / SC (consumer) */
+	uint8_t *mem;
+	uint32_t nb, stride, cap, headroom;
+};
+
+int sg_rxpool_init(struct sg_rxpool *pool, const struct sg_config *cfg,
+		   const void *owner);
+void sg_rxpool_fini(struct sg_rxpool *pool);
+/* A free descriptor (poll thread) or NULL. */
+struct sg_rxdesc *sg_rxpool_get(struct sg_rxpool *pool);
+void sg_rxpool_put_chain(struct sg_msg_desc *head);
+/* Publish a complete message; never fails (ring holds every desc). */
+void sg_rxpool_publish(struct sg_rxpool *pool, struct sg_msg_desc *head);
+
+/* ---- sg_notify.c: association events ---- */
+
+struct sg_evq {
+	struct sg_event *ev;
+	uint32_t size, head, tail; /* head: next read; tail: next write */
+};
+
+int sg_evq_init(struct sg_evq *q, uint32_t size);
+void sg_evq_fini(struct sg_evq *q);
+void sg_evq_push(struct sg_ep *ep, enum sg_event_type type,
+		 sg_assoc_t assoc, uint16_t error);
+/* Handle one usrsctp notification of @len bytes. */
+void sg_notify_handle(struct sg_ep *ep, const void *buf, size_t len);
+
+/* ---- sg_ep.c / sg_msg.c ---- */
+
+struct sg_assoc_info {
+	uint32_t peer_ip_be;
+	uint16_t peer_port;	/* host order */
+	bool up;
+};
+
+/* A large message being handed to usrsctp in pieces (SCTP_EXPLICIT_EOR). */
+struct sg_bigsend {
+	bool active;
+	sg_assoc_t assoc;
+	uint16_t stream;
+	uint32_t flags;
+	uint32_t ppid;
+	struct iovec iov[SG_IOV_MAX];
+	int iovcnt;
+	int cur;		/* current iov */
+	size_t off;		/* offset in iov[cur] */
+	uint8_t *bounce;	/* owned copy of the rest, or NULL */
+};
+
+struct sg_ep {
+	struct sg_config cfg;
+	struct socket *so;
+	struct sg_link link;
+	struct sg_rxpool rx;
+	struct sg_msg_desc *rx_head, *rx_tail; /* message being read */
+	bool readable;		 /* upcall said data/notification ready */
+	bool rx_stalled;	 /* no free descriptor at the last read */
+	struct sg_bigsend big;
+	struct sg_evq evq;
+	struct sg_map assocs;	 /* assoc id -> packed sg_assoc_info */
+	struct sg_stats st;
+};
+
+uint64_t sg_assoc_pack(const struct sg_assoc_info *ai);
+void sg_assoc_unpack(uint64_t v, struct sg_assoc_info *ai);
+/* Learn (or refresh) the peer of @assoc from usrsctp; marks it up. */
+void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc);
+void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc);
+
+/* Read ready messages and notifications. @return messages completed. */
+unsigned int sg_msg_read(struct sg_ep *ep);
+/* Continue a large send. @return 1 when bytes were taken. */
+unsigned int sg_msg_send_more(struct sg_ep *ep);
+/* Drop a large send to a vanished association. */
+void sg_msg_send_abort(struct sg_ep *ep, sg_assoc_t assoc);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SG_INTERNAL_H */

@@ -1,0 +1,356 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sg_msg.c - whole messages over the one-to-many socket.
+ *
+ * Send: the socket runs with SCTP_EXPLICIT_EOR, so a message may be handed
+ * to usrsctp in several usrsctp_sendv calls (one per iovec piece, the last
+ * with SCTP_EOR) without first copying it into one buffer.  A message that
+ * fits the free send buffer (SCTP_GET_SNDBUF_USE) goes in at once; one that
+ * can never fit (above the send buffer) is continued from sg_poll as the
+ * buffer drains ("big send", one per endpoint) while the caller keeps its
+ * buffers; one that does not fit now but could later gets -EAGAIN.
+ *
+ * Receive: usrsctp_recvv writes straight into a free descriptor's data
+ * area.  A read without MSG_EOR is a piece of a longer message (the
+ * descriptor was too small, or partial delivery started); pieces are
+ * chained until MSG_EOR and the chain is published whole.  With
+ * SCTP_FRAGMENT_INTERLEAVE 0 the next read after a piece always continues
+ * the same message.  No descriptor free -> stop reading (back-pressure).
+ *
+ *   readable -> get desc -(none)-> stall, rx_backpressure++
+ *            -> recvv -(EWOULDBLOCK)-> readable = false
+ *                     -(notification)-> sg_notify_handle, desc back
+ *                     -(data)-> chain -(EOR)-> rx ring
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <usrsctp.h>
+
+#include "sg_internal.h"
+
+/*
+ * usrsctp 0.9.5 implements this socket option (netinet/sctp.h,
+ * netinet/sctp_uio.h) but <usrsctp.h> does not export it.
+ */
+#ifndef SCTP_GET_SNDBUF_USE
+#define SCTP_GET_SNDBUF_USE 0x00001101
+struct sctp_sockstat {
+	sctp_assoc_t ss_assoc_id;
+	uint32_t ss_total_sndbuf;   /* bytes queued for sending */
+	uint32_t ss_total_recv_buf; /* bytes being reassembled */
+};
+#endif
+
+/* Hand @len bytes to usrsctp. @return bytes taken (0 = no room) or
+ * -errno. */
+static ssize_t push(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+		    uint32_t flags, uint32_t ppid, const void *buf,
+		    size_t len, bool eor)
+{
+	struct sctp_sndinfo si;
+	ssize_t n;
+
+	memset(&si, 0, sizeof(si));
+	si.snd_sid = stream;
+	si.snd_ppid = ppid;
+	si.snd_assoc_id = (sctp_assoc_t)assoc;
+	si.snd_flags = (uint16_t)(((flags & SG_SEND_UNORDERED) != 0
+					   ? SCTP_UNORDERED
+					   : 0) |
+				  (eor ? SCTP_EOR : 0));
+	n = usrsctp_sendv(ep->so, buf, len, NULL, 0, &si, sizeof(si),
+			  SCTP_SENDV_SNDINFO, 0);
+	if (n >= 0)
+		return n;
+	if (errno == EWOULDBLOCK || errno == EAGAIN)
+		return 0;
+	return -errno;
+}
+
+/* Free bytes in @assoc's share of the send buffer (an estimate that errs
+ * low: usrsctp's own count leaves out chunk overhead). */
+static size_t sndbuf_free(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sctp_sockstat ss;
+	socklen_t len = sizeof(ss);
+
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_assoc_id = (sctp_assoc_t)assoc;
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_GET_SNDBUF_USE, &ss,
+			       &len) != 0)
+		return 0;
+	if (ss.ss_total_sndbuf >= ep->cfg.sndbuf_bytes)
+		return 0;
+	return ep->cfg.sndbuf_bytes - ss.ss_total_sndbuf;
+}
+
+static size_t iov_left(const struct sg_bigsend *b)
+{
+	size_t left = 0;
+	int i;
+
+	for (i = b->cur; i < b->iovcnt; i++)
+		left += b->iov[i].iov_len;
+	return left - b->off;
+}
+
+/*
+ * Push as much of the big send as @budget allows.  @return -errno on a
+ * usrsctp error, else bytes taken.
+ */
+static ssize_t big_push(struct sg_ep *ep, size_t budget)
+{
+	struct sg_bigsend *b = &ep->big;
+	ssize_t taken = 0;
+
+	while (b->cur < b->iovcnt && budget > 0) {
+		const struct iovec *v = &b->iov[b->cur];
+		size_t len = v->iov_len - b->off;
+		bool last;
+		ssize_t n;
+
+		if (len > budget)
+			len = budget;
+		last = b->cur == b->iovcnt - 1 && b->off + len == v->iov_len;
+		n = push(ep, b->assoc, b->stream, b->flags, b->ppid,
+			 (const uint8_t *)v->iov_base + b->off, len, last);
+		if (n < 0)
+			return n;
+		if (n == 0)
+			break;
+		taken += n;
+		budget -= (size_t)n;
+		b->off += (size_t)n;
+		if (b->off == v->iov_len) {
+			b->cur++;
+			b->off = 0;
+		}
+		if ((size_t)n < len)
+			break;
+	}
+	return taken;
+}
+
+static void big_finish(struct sg_ep *ep, enum sg_event_type type)
+{
+	struct sg_bigsend *b = &ep->big;
+
+	if (type == SG_EV_SEND_DONE) {
+		ep->st.msgs_out++;
+		if (b->bounce == NULL) /* a bounce copy is internal */
+			sg_evq_push(ep, SG_EV_SEND_DONE, b->assoc, 0);
+	} else {
+		sg_evq_push(ep, type, b->assoc, 0);
+	}
+	free(b->bounce);
+	b->bounce = NULL;
+	b->active = false;
+}
+
+/* A whole-fitting message came back partly taken (the estimate was
+ * high): keep the rest in an owned copy and finish it from sg_poll. */
+static int bounce_rest(struct sg_ep *ep)
+{
+	struct sg_bigsend *b = &ep->big;
+	size_t left = iov_left(b), off = 0;
+	int i;
+
+	b->bounce = malloc(left);
+	if (b->bounce == NULL) {
+		SDP_LOG(ERR, SCTP, "assoc %u: no memory for %zu bytes of a "
+			"partly sent message", b->assoc, left);
+		return -ENOMEM;
+	}
+	for (i = b->cur; i < b->iovcnt; i++) {
+		size_t skip = i == b->cur ? b->off : 0;
+
+		memcpy(b->bounce + off,
+		       (const uint8_t *)b->iov[i].iov_base + skip,
+		       b->iov[i].iov_len - skip);
+		off += b->iov[i].iov_len - skip;
+	}
+	b->iov[0].iov_base = b->bounce;
+	b->iov[0].iov_len = left;
+	b->iovcnt = 1;
+	b->cur = 0;
+	b->off = 0;
+	return 0;
+}
+
+int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+	    uint32_t flags, uint32_t ppid, const struct iovec *iov,
+	    int iovcnt)
+{
+	struct sg_bigsend *b = &ep->big;
+	size_t total = 0, avail;
+	ssize_t n;
+	int i;
+
+	if (iovcnt < 1 || iovcnt > SG_IOV_MAX || stream >= ep->cfg.streams ||
+	    (flags & ~(uint32_t)SG_SEND_UNORDERED) != 0)
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	if (total == 0 || total > ep->cfg.max_msg_bytes)
+		return -EMSGSIZE;
+	if (!sg_assoc_up(ep, assoc))
+		return -ENOTCONN;
+	if (b->active) {
+		ep->st.tx_backpressure++;
+		return -EAGAIN;
+	}
+	avail = sndbuf_free(ep, assoc);
+	if (total > avail && total <= ep->cfg.sndbuf_bytes) {
+		ep->st.tx_backpressure++;
+		return -EAGAIN;
+	}
+	b->assoc = assoc;
+	b->stream = stream;
+	b->flags = flags;
+	b->ppid = ppid;
+	memcpy(b->iov, iov, (size_t)iovcnt * sizeof(*iov));
+	b->iovcnt = iovcnt;
+	b->cur = 0;
+	b->off = 0;
+	b->bounce = NULL;
+	ep->link.now_tsc = dp_tsc();
+	n = big_push(ep, avail);
+	if (n < 0) {
+		if (n == -ENOTCONN || n == -ENOENT || n == -ECONNRESET)
+			return -ENOTCONN;
+		SDP_LOG(ERR, SCTP, "assoc %u: usrsctp_sendv failed: %s", assoc,
+			strerror((int)-n));
+		return -EIO;
+	}
+	ep->st.bytes_out += (uint64_t)n;
+	if (b->cur == b->iovcnt) {
+		ep->st.msgs_out++;
+		return 0;
+	}
+	b->active = true;
+	if (total <= ep->cfg.sndbuf_bytes) {
+		/* Promised whole: copy the rest, the caller's buffers are
+		 * free on return. */
+		if (bounce_rest(ep) != 0) {
+			/* Cannot happen often; the message is cut short
+			 * and the association must go. */
+			b->active = false;
+			return -EIO;
+		}
+		return 0;
+	}
+	return -EINPROGRESS;
+}
+
+bool sg_send_busy(const struct sg_ep *ep)
+{
+	return ep->big.active;
+}
+
+unsigned int sg_msg_send_more(struct sg_ep *ep)
+{
+	struct sg_bigsend *b = &ep->big;
+	size_t avail = sndbuf_free(ep, b->assoc), left = iov_left(b);
+	ssize_t n;
+
+	/* Wait for a useful amount of room: small pieces cost a sendv each. */
+	if (avail < left && avail < ep->cfg.sndbuf_bytes / 4)
+		return 0;
+	n = big_push(ep, avail);
+	if (n < 0) {
+		big_finish(ep, SG_EV_SEND_FAILED);
+		return 1;
+	}
+	ep->st.bytes_out += (uint64_t)n;
+	if (b->cur == b->iovcnt)
+		big_finish(ep, SG_EV_SEND_DONE);
+	return n > 0;
+}
+
+void sg_msg_send_abort(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	if (ep->big.active && ep->big.assoc == assoc)
+		big_finish(ep, SG_EV_SEND_FAILED);
+}
+
+static void rx_publish(struct sg_ep *ep, uint16_t flags)
+{
+	struct sg_msg_desc *head = ep->rx_head;
+
+	head->flags |= flags;
+	ep->st.msgs_in++;
+	ep->st.bytes_in += head->msg_len;
+	sg_rxpool_publish(&ep->rx, head);
+	ep->rx_head = ep->rx_tail = NULL;
+}
+
+unsigned int sg_msg_read(struct sg_ep *ep)
+{
+	unsigned int budget = SG_READ_BUDGET, done = 0;
+
+	while (ep->readable && budget-- > 0) {
+		struct sg_rxdesc *d = sg_rxpool_get(&ep->rx);
+		struct sctp_rcvinfo ri;
+		struct sockaddr_conn from;
+		socklen_t ilen = sizeof(ri), flen = sizeof(from);
+		unsigned int itype = 0;
+		int mflags = 0;
+		ssize_t n;
+
+		if (d == NULL) {
+			if (!ep->rx_stalled)
+				ep->st.rx_backpressure++;
+			ep->rx_stalled = true;
+			break;
+		}
+		ep->rx_stalled = false;
+		memset(&ri, 0, sizeof(ri));
+		n = usrsctp_recvv(ep->so, d->pub.data, d->cap,
+				  (struct sockaddr *)&from, &flen, &ri, &ilen,
+				  &itype, &mflags);
+		if (n <= 0) {
+			sg_rxpool_put_chain(&d->pub);
+			if (n < 0 && errno != EWOULDBLOCK && errno != EAGAIN)
+				SDP_LOG(DEBUG, SCTP, "usrsctp_recvv: %m");
+			ep->readable = false;
+			break;
+		}
+		if (mflags & MSG_NOTIFICATION) {
+			sg_notify_handle(ep, d->pub.data, (size_t)n);
+			sg_rxpool_put_chain(&d->pub);
+			continue;
+		}
+		d->pub.len = (uint32_t)n;
+		d->pub.next = NULL;
+		if (ep->rx_head == NULL) {
+			struct sg_msg_desc *h = &d->pub;
+
+			h->msg_len = 0;
+			h->nb_segs = 0;
+			h->assoc = (sg_assoc_t)ri.rcv_assoc_id;
+			h->stream = ri.rcv_sid;
+			h->ppid = ri.rcv_ppid;
+			h->flags = (ri.rcv_flags & SCTP_UNORDERED) != 0
+					   ? SG_MSG_UNORDERED
+					   : 0;
+			ep->rx_head = h;
+		} else {
+			ep->rx_tail->next = &d->pub;
+		}
+		ep->rx_tail = &d->pub;
+		ep->rx_head->msg_len += (uint32_t)n;
+		ep->rx_head->nb_segs++;
+		if (mflags & MSG_EOR) {
+			rx_publish(ep, 0);
+			done++;
+		} else if (ep->rx_head->msg_len >= ep->cfg.max_msg_bytes) {
+			/* Above max_msg: hand over what we have rather than
+			 * hold every descriptor forever. */
+			rx_publish(ep, SG_MSG_PARTIAL);
+			done++;
+		}
+	}
+	return done;
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sg_stack.c - usrsctp itself: one instance per process, initialised by the
+ * first endpoint and shut down after the last.
+ *
+ * usrsctp_init_nothreads: no timer or receive threads (one iterator thread
+ * remains inside usrsctp); timers advance only when sg_stack_timers() calls
+ * usrsctp_handle_timers() with the milliseconds elapsed since the previous
+ * call, measured in TSC cycles and carried over so no time is lost to
+ * rounding.  The caller's poll loop is usrsctp's clock.
+ *
+ * CRC32c: usrsctp_enable_crc32c_offload() makes usrsctp neither compute nor
+ * verify the SCTP checksum.  The dataplane does both (dp_port_send fills it,
+ * dp_port_poll drops packets whose CRC is wrong before delivery), so every
+ * packet reaching usrsctp_conninput has already been checked once.
+ *
+ * Invariant: every usrsctp call of the process runs on one thread.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include <usrsctp.h>
+
+#include "sg_internal.h"
+
+static unsigned int stack_refs;
+static uint64_t tsc_per_ms;
+static uint64_t timer_last_tsc;
+
+/* usrsctp's debug printf (only with its SCTP_DEBUG build and debug_on). */
+static void debug_printf(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	SDP_LOG(DEBUG, SCTP, "usrsctp: %s", buf);
+}
+
+int sg_stack_get(void)
+{
+	if (stack_refs++ > 0)
+		return 0;
+	/* UDP port 0: usrsctp opens no kernel sockets; AF_CONN only. */
+	usrsctp_init_nothreads(0, sg_conn_output, debug_printf);
+	usrsctp_enable_crc32c_offload();
+	/* Explicit congestion notification needs the IP header's ECN bits,
+	 * which the dataplane does not carry up. */
+	usrsctp_sysctl_set_sctp_ecn_enable(0);
+	tsc_per_ms = dp_tsc_hz() / 1000;
+	if (tsc_per_ms == 0)
+		tsc_per_ms = 1;
+	timer_last_tsc = dp_tsc();
+	SDP_LOG(INFO, SCTP, "usrsctp up: threadless, timers from the poll "
+		"loop, crc32c by the dataplane");
+	return 0;
+}
+
+void sg_stack_put(void)
+{
+	int i;
+
+	if (stack_refs == 0) {
+		SDP_LOG(WARN, SCTP, "usrsctp reference dropped twice");
+		return;
+	}
+	if (--stack_refs > 0)
+		return;
+	/* Closed sockets are freed by usrsctp's timers: drive them until
+	 * usrsctp_finish succeeds (bounded: 2 s of usrsctp time). */
+	for (i = 0; i < 200; i++) {
+		if (usrsctp_finish() == 0) {
+			SDP_LOG(DEBUG, SCTP, "usrsctp down");
+			return;
+		}
+		usrsctp_handle_timers(10);
+	}
+	SDP_LOG(WARN, SCTP, "usrsctp_finish did not complete; usrsctp state "
+		"stays allocated until exit");
+}
+
+unsigned int sg_stack_timers(uint64_t now_tsc)
+{
+	uint64_t ms;
+
+	if (now_tsc - timer_last_tsc < tsc_per_ms)
+		return 0;
+	ms = (now_tsc - timer_last_tsc) / tsc_per_ms;
+	timer_last_tsc += ms * tsc_per_ms;
+	usrsctp_handle_timers(ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);
+	return 1;
+}
