@@ -267,7 +267,6 @@ void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
 	uint32_t sip, tip;
 	uint16_t op;
 
-	port->st.arp_rx++;
 	if (rte_pktmbuf_data_len(m) != rte_pktmbuf_pkt_len(m) ||
 	    dp_arp_parse(rte_pktmbuf_mtod(m, const uint8_t *),
 			 rte_pktmbuf_data_len(m), &op, &sha, &sip, &tip) != 0) {
@@ -276,6 +275,7 @@ void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
 		return;
 	}
 	rte_pktmbuf_free(m);
+	port->st.arp_rx++; /* valid ones; malformed count as drops */
 	if (tip != port->fctx.ip_be) {
 		/* Not about us.  Refresh an entry we already have (RFC 826
 		 * "merge"), but do not create one. */

@@ -170,6 +170,28 @@ static int choose_mtu(struct dp_port *port, const struct dp_config *cfg,
 	return -EINVAL;
 }
 
+/*
+ * A memif client cannot start before its server has created the socket.
+ * Retry until the link deadline, so the two processes of a pair may start
+ * in any order.
+ */
+static int start_port(uint16_t pid, const struct rte_eth_dev_info *info,
+		      uint32_t wait_ms)
+{
+	struct timespec ts = { 0, 50 * 1000 * 1000 };
+	uint32_t waited = 0;
+	int rc;
+
+	for (;;) {
+		rc = rte_eth_dev_start(pid);
+		if (rc == 0 || strcmp(info->driver_name, "net_memif") != 0 ||
+		    waited >= wait_ms)
+			return rc;
+		nanosleep(&ts, NULL);
+		waited += 50;
+	}
+}
+
 static int wait_link(struct dp_port *port, uint32_t wait_ms)
 {
 	struct rte_eth_link link;
@@ -296,7 +318,7 @@ int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p)
 			"failed: %s", pid, nb_rxd, nb_txd, rte_strerror(-rc));
 		goto err_free_ring;
 	}
-	rc = rte_eth_dev_start(pid);
+	rc = start_port(pid, &info, cfg->link_wait_ms);
 	if (rc != 0) {
 		SDP_LOG(ERR, DP, "port %u: start failed: %s", pid,
 			rte_strerror(-rc));

@@ -1,0 +1,200 @@
+# SPDX-License-Identifier: BSD-3-Clause
+"""sdp_launch - run both ends of a two-endpoint tool on a virtual testbed.
+
+Used by sdp-ping, sdp-perf and sdp-pace: bring up the testbed with
+apps/sdp-testbed (a memif pair, or namespaces on a bridge with af_packet
+ports), start the server endpoint, then the client, collect their JSON, and
+always tear everything down (also on errors and Ctrl-C).  Processes are
+ended only by the PIDs we started; every wait has a deadline.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTBED = os.path.join(ROOT, "apps", "sdp-testbed")
+MEMIF_NET = "10.77.1"  # memif links never touch the kernel: any net will do
+
+
+def bin_dir():
+    """Where the C endpoints are: $SDP_BIN_DIR, else <root>/build/apps."""
+    d = os.environ.get("SDP_BIN_DIR") or os.path.join(
+        os.environ.get("SDP_BUILD_DIR", os.path.join(ROOT, "build")), "apps")
+    return d
+
+
+def find_bin(name):
+    path = os.path.join(bin_dir(), name)
+    if not os.access(path, os.X_OK):
+        sys.exit(f"{name} not found in {bin_dir()}: build first "
+                 f"(scripts/setup.sh) or set SDP_BIN_DIR")
+    return path
+
+
+def default_job():
+    return "j%d" % (os.getpid() % 10000000)
+
+
+class Testbed:
+    """A memif pair or a bridge of namespaces; a context manager."""
+
+    def __init__(self, fabric, job=None, hosts=2, mtu=1500, netem=None,
+                 rate=None, kernel_ip=False, netem_hosts=None):
+        if fabric not in ("memif", "bridge"):
+            raise ValueError(f"--fabric {fabric!r}: use memif or bridge")
+        self.fabric = fabric
+        self.job = job or default_job()
+        self.hosts = 2 if fabric == "memif" else hosts
+        self.mtu = mtu
+        self.netem = netem
+        self.netem_hosts = netem_hosts or {}
+        self.rate = rate
+        self.kernel_ip = kernel_ip
+        self.env = {}
+        self.procs = []
+        # Which endpoint runs the server side of a tool.  On memif it is
+        # endpoint 0 (the memif server); either order works, this one
+        # avoids a retry.
+        self.server_idx = 0 if fabric == "memif" else 1
+        self.client_idx = 1 - self.server_idx
+
+    def _tb(self, *args, timeout=120):
+        r = subprocess.run([TESTBED] + list(args), capture_output=True,
+                           text=True, timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError(f"sdp-testbed {' '.join(args)} failed "
+                               f"({r.returncode}): {r.stderr.strip()}")
+        return r.stdout
+
+    def __enter__(self):
+        if self.fabric == "memif":
+            out = self._tb("memif", "up", "--job", self.job,
+                           "--mtu", str(self.mtu))
+        else:
+            args = ["bridge", "up", "--job", self.job, "--hosts",
+                    str(self.hosts), "--mtu", str(self.mtu)]
+            if self.kernel_ip:
+                args.append("--kernel-ip")
+            if self.netem:
+                args += ["--netem", self.netem]
+            for k, v in self.netem_hosts.items():
+                args += ["--netem-host", str(k), v]
+            if self.rate:
+                args += ["--rate", self.rate]
+            try:
+                out = self._tb(*args)
+            except Exception:
+                self._down()
+                raise
+        for line in out.splitlines():
+            if "=" in line:
+                k, v = line.split("=", 1)
+                self.env[k.strip()] = v.strip()
+        return self
+
+    def _down(self):
+        try:
+            self._tb("down", "--job", self.job, "--kill-procs")
+        except Exception as e:  # report, never mask the original error
+            print(f"sdp-launch: teardown: {e}", file=sys.stderr)
+
+    def __exit__(self, *exc):
+        for p in self.procs:
+            stop(p)
+        self._down()
+        return False
+
+    def ip(self, i):
+        if self.fabric == "memif":
+            return f"{MEMIF_NET}.{i + 1}"
+        return self.env[f"SDP_DP_IP_{i}"]
+
+    def kernel_ip_of(self, i):
+        return self.env.get(f"SDP_KERNEL_IP_{i}")
+
+    def dp_config(self, i, extra=""):
+        """The dataplane config string for endpoint i."""
+        ncpu = os.cpu_count() or 1
+        if self.fabric == "memif":
+            dev = self.env[f"SDP_VDEV_{i}"]
+            prefix = self.env.get(f"SDP_FILE_PREFIX_{i}",
+                                  f"sdp-{self.job}-r{i}")
+        else:
+            dev = self.env[f"SDP_VDEV_{i}"]
+            prefix = self.env.get(f"SDP_FILE_PREFIX_{i}",
+                                  f"sdp-{self.job}-h{i}")
+        cfg = (f"dev={dev} ip={self.ip(i)}/24 prefix={prefix} "
+               f"mtu={self.mtu} lcore={i % ncpu}")
+        return (cfg + " " + extra).strip()
+
+    def wrap(self, i, argv):
+        """Command line that runs argv as endpoint i."""
+        if self.fabric == "bridge":
+            return ["ip", "netns", "exec", self.env[f"SDP_NS_{i}"]] + argv
+        return argv
+
+    def start(self, i, argv, **kw):
+        p = subprocess.Popen(self.wrap(i, argv), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             start_new_session=True, **kw)
+        self.procs.append(p)
+        return p
+
+
+def stop(p, grace=5.0):
+    """End a process we started, by PID, with a deadline."""
+    if p.poll() is not None:
+        return
+    try:
+        os.killpg(p.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        p.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait(timeout=grace)
+
+
+def finish(p, timeout):
+    """Wait for p with a deadline; return (rc, stdout, stderr)."""
+    try:
+        out, err = p.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        stop(p)
+        out, err = p.communicate()
+        return 124, out, err + f"\n[sdp-launch: killed after {timeout} s]"
+    return p.returncode, out, err
+
+
+def last_json(text):
+    """The last line of text that parses as a JSON object."""
+    for line in reversed(text.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                return json.loads(line)
+            except ValueError:
+                continue
+    return None
+
+
+def install_signal_handlers():
+    """Turn SIGTERM into KeyboardInterrupt so `with Testbed` cleans up."""
+    def handler(sig, frame):
+        raise KeyboardInterrupt()
+    signal.signal(signal.SIGTERM, handler)
+
+
+def run_pair(tb, server_argv, client_argv, timeout, server_grace=30):
+    """Start the server endpoint, then the client; wait for both."""
+    srv = tb.start(tb.server_idx, server_argv)
+    time.sleep(0.2)
+    cli = tb.start(tb.client_idx, client_argv)
+    crc, cout, cerr = finish(cli, timeout)
+    src, sout, serr = finish(srv, server_grace)
+    return (crc, cout, cerr), (src, sout, serr)
