@@ -19,7 +19,7 @@ PACKAGES=(
   # build
   build-essential pkg-config meson ninja-build libgtest-dev python3
   # dataplane: DPDK 22.11 (libraries + PMD plugins + dpdk-testpmd)
-  libdpdk-dev dpdk
+  libdpdk-dev dpdk dpdk-dev
   # CRC32c (crc32_iscsi)
   libisal-dev
   # SCTP stack
