@@ -58,6 +58,7 @@ struct opts {
 	uint32_t window;
 	uint32_t timeout_ms;
 	uint32_t idle_exit_ms;
+	bool reflector;
 };
 
 static volatile sig_atomic_t stop;
@@ -82,6 +83,12 @@ static void usage(FILE *f)
 		"  --timeout-ms T    a probe is lost after T ms (default 1000)\n"
 		"  --idle-exit-ms T  server: exit after T ms without probes "
 		"(default 60000)\n"
+		"  --reflector       client: the peer is a plain reflector that "
+		"swaps addresses\n"
+		"                    but keeps the probe type (e.g. dpdk-testpmd "
+		"--forward-mode=5tswap):\n"
+		"                    accept echoed PINGs as PONGs and an echoed "
+		"FIN as FIN_ACK\n"
 		"  --json            machine-readable result\n"
 		"dataplane keys (--dp):\n%s",
 		MAX_WINDOW, dp_config_help());
@@ -342,7 +349,9 @@ static int run_client(struct dp_port *port, const struct opts *o,
 				continue;
 			}
 			dp_pkt_free(pkts[i]);
-			if (h.type != T_PONG || h.seq >= o->count) {
+			if ((h.type != T_PONG &&
+			     !(o->reflector && h.type == T_PING)) ||
+			    h.seq >= o->count) {
 				dup++; /* late ARP probe or stray */
 				continue;
 			}
@@ -388,7 +397,9 @@ static int run_client(struct dp_port *port, const struct opts *o,
 				n--;
 				memcpy(&h, rte_pktmbuf_mtod(pkts[n], void *),
 				       sizeof(h));
-				if (h.magic == MAGIC && h.type == T_FIN_ACK)
+				if (h.magic == MAGIC &&
+				    (h.type == T_FIN_ACK ||
+				     (o->reflector && h.type == T_FIN)))
 					fin_acked = true;
 				dp_pkt_free(pkts[n]);
 			}
@@ -454,6 +465,7 @@ int main(int argc, char **argv)
 		{ "timeout-ms", required_argument, NULL, 't' },
 		{ "idle-exit-ms", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "reflector", no_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -502,6 +514,9 @@ int main(int argc, char **argv)
 			break;
 		case 'j':
 			o.json = true;
+			break;
+		case 'r':
+			o.reflector = true;
 			break;
 		case 'h':
 			usage(stdout);
