@@ -52,16 +52,22 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 	return 0;
 }
 
-void sg_link_fini(struct sg_link *link)
+void sg_link_release(struct sg_link *link)
 {
 	uint32_t i;
 
-	if (link->peers == NULL)
-		return;
 	for (i = 0; i < link->nb_peers; i++) {
+		if (link->peers[i].magic != SG_PEER_MAGIC)
+			continue;
 		usrsctp_deregister_address(&link->peers[i]);
 		link->peers[i].magic = 0;
 	}
+}
+
+void sg_link_fini(struct sg_link *link)
+{
+	if (link->peers == NULL)
+		return;
 	sg_map_free(&link->peer_map);
 	free(link->peers);
 	link->peers = NULL;

@@ -217,6 +217,7 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 err_close:
 	usrsctp_close(ep->so);
 err_stack:
+	sg_link_release(&ep->link);
 	sg_stack_put();
 	sg_rxpool_fini(&ep->rx);
 err_evq:
@@ -249,6 +250,9 @@ void sg_ep_close(struct sg_ep *ep)
 	dp_port_flush(ep->link.port, now);
 	free(ep->big.bounce);
 	sg_rxpool_put_chain(ep->rx_head);
+	/* Addresses go before usrsctp does; peer memory after it, as its
+	 * last timers may still name a peer. */
+	sg_link_release(&ep->link);
 	sg_stack_put();
 	sg_link_fini(&ep->link);
 	sg_rxpool_fini(&ep->rx);
@@ -359,9 +363,12 @@ int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc)
 	si.snd_flags = SCTP_EOF;
 	si.snd_assoc_id = (sctp_assoc_t)assoc;
 	ep->link.now_tsc = dp_tsc();
-	if (usrsctp_sendv(ep->so, NULL, 0, NULL, 0, &si, sizeof(si),
-			  SCTP_SENDV_SNDINFO, 0) < 0 && errno != EINPROGRESS)
+	/* usrsctp_sendv insists on a data pointer even for 0 bytes. */
+	if (usrsctp_sendv(ep->so, &si, 0, NULL, 0, &si, sizeof(si),
+			  SCTP_SENDV_SNDINFO, 0) < 0 && errno != EINPROGRESS) {
+		SDP_LOG(WARN, SCTP, "assoc %u: shutdown failed: %m", assoc);
 		return -ENOTCONN;
+	}
 	return 0;
 }
 
@@ -376,6 +383,10 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 	n = sg_stack_timers(now_tsc);
 	ep->st.timer_runs += n;
 	work += n;
+	/* Timer-driven notifications (COMM_LOST after retransmissions)
+	 * do not always raise the upcall: ask the socket. */
+	if (n != 0 && (usrsctp_get_events(ep->so) & SCTP_EVENT_READ))
+		ep->readable = true;
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);

@@ -81,6 +81,10 @@ struct sg_link {
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
 		 uint32_t max_peers, struct sg_stats *st);
+/* Deregister every peer address from usrsctp (while usrsctp is up);
+ * conn_output drops packets to released peers from then on. */
+void sg_link_release(struct sg_link *link);
+/* Free the peer objects (after usrsctp is down or no longer uses them). */
 void sg_link_fini(struct sg_link *link);
 /* Find or create the peer for @ip_be. @return NULL when full. */
 struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be);

@@ -1,0 +1,816 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_sg.cc - tests of the SCTP layer (sctp/, prefix sg_).
+ *
+ * Configuration: every field has a negative test (copy a valid config,
+ * break one field, expect -EINVAL).
+ *
+ * Two endpoints: usrsctp state is process-wide, so each endpoint runs in
+ * its own forked child (fork happens before any EAL init; each child brings
+ * up its own EAL with a unique --file-prefix) and the two talk over a memif
+ * pair.  The gtest process only orchestrates: it waits for the children
+ * with a deadline, reads their progress lines from a pipe, kills them by
+ * PID on failure and removes the memif socket directory and the DPDK
+ * runtime directories in every path.
+ */
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sg_internal.h"
+
+#include <usrsctp.h>
+
+namespace {
+
+/* ---------------------------------------------------------------------- */
+/* configuration                                                           */
+
+TEST(SgConfig, DefaultsAreValid)
+{
+	sg_config c;
+
+	ASSERT_EQ(0, sg_config_parse(nullptr, &c));
+	EXPECT_EQ(10, c.streams);
+	EXPECT_EQ(0, sg_config_check(&c));
+	ASSERT_EQ(0, sg_config_parse("streams=65535 port=7 rto_min_ms=10 "
+				     "rto_initial_ms=20 rto_max_ms=30 "
+				     "sndbuf=1M rx_buf=4K rx_descs=1024 "
+				     "max_msg=4M",
+				     &c));
+	EXPECT_EQ(65535, c.streams);
+	EXPECT_EQ(7, c.port);
+	EXPECT_EQ(1u << 20, c.sndbuf_bytes);
+	EXPECT_EQ(4096u, c.rx_buf_bytes);
+	EXPECT_NE(nullptr, strstr(sg_config_help(), "streams="));
+}
+
+TEST(SgConfig, EachBadTokenIsRejected)
+{
+	const char *bad[] = {
+		"streams=0", "streams=65536", "streams=x", "streams=10k",
+		"port=0", "port=65536", "rto_initial_ms=0",
+		"rto_min_ms=0", "rto_max_ms=600001", "hb_interval_ms=3600001",
+		"path_max_rxt=0", "path_max_rxt=101", "nodelay=2",
+		"sndbuf=1000", "rcvbuf=2G", "rx_descs=8", "rx_buf=512",
+		"rx_headroom=4097", "max_msg=0", "max_peers=0",
+		"event_queue=8", "bogus=1", "streams", "=5",
+		/* relations between fields */
+		"rto_min_ms=500 rto_initial_ms=400",
+		"rto_initial_ms=5000 rto_max_ms=4000",
+		"rx_descs=16 rx_buf=1K max_msg=17K",
+	};
+	sg_config c;
+
+	for (const char *b : bad)
+		EXPECT_EQ(-EINVAL, sg_config_parse(b, &c)) << b;
+}
+
+TEST(SgConfig, CheckRejectsEachBadField)
+{
+	sg_config good;
+	sg_config_defaults(&good);
+	std::vector<std::function<void(sg_config &)>> breakers = {
+		[](sg_config &c) { c.streams = 0; },
+		[](sg_config &c) { c.port = 0; },
+		[](sg_config &c) { c.rto_min_ms = 0; },
+		[](sg_config &c) { c.rto_initial_ms = 0; },
+		[](sg_config &c) { c.rto_max_ms = 700000; },
+		[](sg_config &c) { c.hb_interval_ms = 4000000; },
+		[](sg_config &c) { c.path_max_rxt = 0; },
+		[](sg_config &c) { c.sndbuf_bytes = 1; },
+		[](sg_config &c) { c.rcvbuf_bytes = 1; },
+		[](sg_config &c) { c.rx_descs = 1; },
+		[](sg_config &c) { c.rx_buf_bytes = 1; },
+		[](sg_config &c) { c.rx_headroom_bytes = 5000; },
+		[](sg_config &c) { c.max_msg_bytes = 0; },
+		[](sg_config &c) { c.max_peers = 0; },
+		[](sg_config &c) { c.event_queue = 1; },
+		[](sg_config &c) { c.rto_min_ms = c.rto_initial_ms + 1; },
+		[](sg_config &c) { c.rto_max_ms = c.rto_initial_ms - 1; },
+		[](sg_config &c) {
+			c.max_msg_bytes = c.rx_descs * c.rx_buf_bytes + 1;
+		},
+	};
+	for (size_t i = 0; i < breakers.size(); i++) {
+		sg_config c = good;
+
+		breakers[i](c);
+		EXPECT_EQ(-EINVAL, sg_config_check(&c)) << "breaker " << i;
+	}
+}
+
+TEST(SgMap, PutGetDelWithCollisions)
+{
+	sg_map m;
+	std::map<uint32_t, uint64_t> ref;
+	std::mt19937 rng(7);
+
+	ASSERT_EQ(0, sg_map_init(&m, 64));
+	for (int round = 0; round < 20000; round++) {
+		uint32_t k = 1 + rng() % 200;
+		uint64_t v;
+
+		if (rng() % 3 == 0) {
+			EXPECT_EQ(ref.erase(k) == 1, sg_map_del(&m, k));
+		} else if (ref.size() < 64 || ref.count(k)) {
+			ASSERT_EQ(0, sg_map_put(&m, k, round));
+			ref[k] = round;
+		} else {
+			EXPECT_EQ(-ENOSPC, sg_map_put(&m, k, round));
+		}
+		for (uint32_t q = 1; q <= 200; q += 13) {
+			bool in = ref.count(q) != 0;
+			ASSERT_EQ(in, sg_map_get(&m, q, &v)) << q;
+			if (in) {
+				ASSERT_EQ(ref[q], v);
+			}
+		}
+	}
+	sg_map_free(&m);
+}
+
+/* ---------------------------------------------------------------------- */
+/* two endpoints in two processes over memif                              */
+
+#define CHILD_CHECK(cond)                                                     \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			fprintf(stderr, "child %d: check failed at %s:%d: "   \
+				"%s\n", (int)getpid(), __FILE__, __LINE__,    \
+				#cond);                                       \
+			_exit(2);                                             \
+		}                                                             \
+	} while (0)
+
+constexpr uint16_t kSctpPort = 5000;
+constexpr uint32_t kMagic = 0x53474d31; /* "SGM1" */
+enum : uint32_t {
+	PPID_DATA = 1,
+	PPID_END = 2,
+	PPID_OK = 3,
+	PPID_BIG = 4,
+	PPID_BULK = 5,
+};
+
+struct MsgHdr {
+	uint32_t magic;
+	uint16_t stream;
+	uint16_t unordered;
+	uint32_t seq;
+	uint32_t len;
+	uint32_t crc; /* dp_crc32c of the bytes after the header */
+};
+
+std::string g_job;	/* unique per test */
+std::string g_sockdir;	/* /run/sdp/<job> */
+
+uint32_t ip_of(int host)
+{
+	uint32_t ip = 0;
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "10.77.1.%d", host);
+	dp_parse_ip(buf, &ip);
+	return ip;
+}
+
+double now_s()
+{
+	return std::chrono::duration<double>(
+		       std::chrono::steady_clock::now().time_since_epoch())
+		.count();
+}
+
+/* One endpoint inside a child process. */
+struct Node {
+	dp_port *port = nullptr;
+	sg_ep *ep = nullptr;
+	dp_idle idle{};
+	std::vector<sg_event> events;
+	int report_fd = -1;
+
+	void report(const char *line)
+	{
+		std::string s = std::string(line) + "\n";
+
+		if (write(report_fd, s.data(), s.size()) < 0)
+			_exit(3);
+	}
+
+	void up(bool server, const std::string &name, const char *sg_extra)
+	{
+		char dpc[1024];
+		dp_config dcfg;
+		sg_config scfg;
+
+		snprintf(dpc, sizeof(dpc),
+			 "dev=net_memif0,role=%s,id=0,socket=%s/memif0.sock,"
+			 "socket-abstract=no ip=10.77.1.%d/24 "
+			 "prefix=sdp-%s-%s mem=256 idle_sleep_us=20 "
+			 "link_wait_ms=15000",
+			 server ? "server" : "client", g_sockdir.c_str(),
+			 server ? 1 : 2, g_job.c_str(), name.c_str());
+		CHILD_CHECK(dp_config_parse(dpc, &dcfg) == 0);
+		CHILD_CHECK(dp_eal_init(&dcfg) == 0);
+		CHILD_CHECK(dp_port_open(&dcfg, &port) == 0);
+		CHILD_CHECK(sg_config_parse(sg_extra, &scfg) == 0);
+		CHILD_CHECK(sg_ep_open(port, &scfg, &ep) == 0);
+		dp_idle_init(&idle, dcfg.idle_polls, dcfg.idle_sleep_us);
+	}
+
+	void down()
+	{
+		sg_ep_close(ep);
+		dp_port_close(port);
+		dp_eal_fini();
+	}
+
+	void poll_once()
+	{
+		sg_event ev;
+		unsigned int w = sg_poll(ep, dp_tsc());
+
+		while (sg_next_event(ep, &ev) == 0) {
+			events.push_back(ev);
+			w++;
+		}
+		dp_idle_update(&idle, w);
+	}
+
+	/* Poll until @cond holds or @sec pass. */
+	bool wait(const std::function<bool()> &cond, double sec)
+	{
+		double end = now_s() + sec;
+
+		while (!cond()) {
+			if (now_s() > end)
+				return false;
+			poll_once();
+		}
+		return true;
+	}
+
+	/* Wait for an event of @type (consumed). */
+	bool wait_event(sg_event_type type, sg_event *out, double sec)
+	{
+		return wait(
+			[&] {
+				for (size_t i = 0; i < events.size(); i++)
+					if (events[i].type == type) {
+						if (out != nullptr)
+							*out = events[i];
+						events.erase(events.begin() +
+							     (long)i);
+						return true;
+					}
+				return false;
+			},
+			sec);
+	}
+
+	/* Send one message, polling through back-pressure. */
+	void send(sg_assoc_t a, uint16_t stream, uint32_t flags, uint32_t ppid,
+		  const void *buf, size_t len)
+	{
+		iovec iov = { const_cast<void *>(buf), len };
+		double end = now_s() + 60;
+		int rc;
+
+		while ((rc = sg_send(ep, a, stream, flags, ppid, &iov, 1)) ==
+		       -EAGAIN) {
+			CHILD_CHECK(now_s() < end);
+			poll_once();
+		}
+		if (rc == -EINPROGRESS) {
+			sg_event ev;
+
+			CHILD_CHECK(wait_event(SG_EV_SEND_DONE, &ev, 120));
+			CHILD_CHECK(ev.assoc == a);
+			return;
+		}
+		if (rc != 0)
+			fprintf(stderr, "sg_send: %d\n", rc);
+		CHILD_CHECK(rc == 0);
+	}
+
+	/* Receive one message into @out (a test-side copy). */
+	bool recv(std::vector<uint8_t> &out, sg_msg_desc &meta, double sec)
+	{
+		sg_msg_desc *m = nullptr;
+
+		if (!wait([&] { return sg_recv(ep, &m, 1) == 1; }, sec))
+			return false;
+		meta = *m;
+		out.clear();
+		for (sg_msg_desc *s = m; s != nullptr; s = s->next)
+			out.insert(out.end(), s->data, s->data + s->len);
+		CHILD_CHECK(out.size() == m->msg_len);
+		sg_msg_release(m);
+		return true;
+	}
+};
+
+std::vector<uint8_t> make_msg(uint16_t stream, uint32_t seq, uint32_t len,
+			      bool unordered)
+{
+	std::vector<uint8_t> b(std::max<uint32_t>(len, sizeof(MsgHdr)));
+	MsgHdr h = { kMagic, stream, (uint16_t)unordered, seq,
+		     (uint32_t)b.size(), 0 };
+
+	for (size_t i = sizeof(h); i < b.size(); i++)
+		b[i] = (uint8_t)(seq * 31 + stream * 7 + i);
+	h.crc = dp_crc32c(DP_CRC_ISAL, b.data() + sizeof(h),
+			  b.size() - sizeof(h));
+	memcpy(b.data(), &h, sizeof(h));
+	return b;
+}
+
+bool check_msg(const std::vector<uint8_t> &b, MsgHdr &h)
+{
+	if (b.size() < sizeof(h))
+		return false;
+	memcpy(&h, b.data(), sizeof(h));
+	return h.magic == kMagic && h.len == b.size() &&
+	       h.crc == dp_crc32c(DP_CRC_ISAL, b.data() + sizeof(h),
+				  b.size() - sizeof(h));
+}
+
+/* ---- the parent side: children, deadlines, cleanup ---- */
+
+struct Child {
+	pid_t pid = -1;
+	int fd = -1; /* read end of its report pipe */
+	std::string buf;
+};
+
+Child spawn(const std::function<void(Node &)> &body)
+{
+	int p[2];
+	Child c;
+
+	if (pipe(p) != 0)
+		return c;
+	fflush(nullptr);
+	c.pid = fork();
+	if (c.pid == 0) {
+		Node n;
+
+		close(p[0]);
+		n.report_fd = p[1];
+		body(n);
+		_exit(0);
+	}
+	close(p[1]);
+	c.fd = p[0];
+	fcntl(c.fd, F_SETFL, O_NONBLOCK);
+	return c;
+}
+
+/* Wait for a line starting with @what from @c. */
+bool expect_line(Child &c, const std::string &what, double sec,
+		 std::string *line = nullptr)
+{
+	double end = now_s() + sec;
+
+	for (;;) {
+		size_t nl;
+
+		while ((nl = c.buf.find('\n')) != std::string::npos) {
+			std::string l = c.buf.substr(0, nl);
+
+			c.buf.erase(0, nl + 1);
+			if (l.rfind(what, 0) == 0) {
+				if (line != nullptr)
+					*line = l;
+				return true;
+			}
+		}
+		double left = end - now_s();
+		if (left <= 0)
+			return false;
+		pollfd pfd = { c.fd, POLLIN, 0 };
+		if (poll(&pfd, 1, (int)(left * 1000) + 1) > 0) {
+			char tmp[256];
+			ssize_t n = read(c.fd, tmp, sizeof(tmp));
+
+			if (n > 0)
+				c.buf.append(tmp, (size_t)n);
+			else if (n == 0)
+				return false; /* child exited */
+		}
+	}
+}
+
+/*
+ * Wait until the memif server child has created its socket: a memif client
+ * started first may not retry in time.
+ */
+bool wait_server_socket(double sec)
+{
+	std::string path = g_sockdir + "/memif0.sock";
+	double end = now_s() + sec;
+	struct stat st;
+
+	while (stat(path.c_str(), &st) != 0) {
+		if (now_s() > end)
+			return false;
+		usleep(10000);
+	}
+	return true;
+}
+
+/* Wait for the child's exit; kill it at the deadline. @return status. */
+int reap(Child &c, double sec)
+{
+	double end = now_s() + sec;
+	int st = 0;
+
+	if (c.pid <= 0)
+		return -1;
+	for (;;) {
+		pid_t r = waitpid(c.pid, &st, WNOHANG);
+
+		if (r == c.pid)
+			break;
+		if (now_s() > end) {
+			kill(c.pid, SIGKILL);
+			waitpid(c.pid, &st, 0);
+			st = -1;
+			break;
+		}
+		usleep(10000);
+	}
+	c.pid = -1;
+	if (c.fd >= 0)
+		close(c.fd);
+	c.fd = -1;
+	return st == -1 ? -1
+		       : (WIFEXITED(st) ? WEXITSTATUS(st)
+					: 128 + WTERMSIG(st));
+}
+
+class SgTwoNodes : public ::testing::Test {
+      protected:
+	std::vector<Child *> kids;
+
+	void SetUp() override
+	{
+		static int counter;
+
+		if (geteuid() != 0)
+			GTEST_SKIP() << "needs root (memif, /run/sdp)";
+		g_job = "sg" + std::to_string(getpid()) + "-" +
+			std::to_string(counter++);
+		g_sockdir = "/run/sdp/" + g_job;
+		mkdir("/run/sdp", 0700);
+		ASSERT_EQ(0, mkdir(g_sockdir.c_str(), 0700)) << g_sockdir;
+	}
+
+	void TearDown() override
+	{
+		for (Child *c : kids)
+			if (c->pid > 0) {
+				kill(c->pid, SIGKILL);
+				reap(*c, 5);
+			}
+		if (g_sockdir.empty())
+			return;
+		std::string cmd = "rm -rf '" + g_sockdir +
+				  "' /var/run/dpdk/sdp-" + g_job + "-*";
+		EXPECT_EQ(0, system(cmd.c_str()));
+		g_sockdir.clear();
+	}
+};
+
+const char *kFastFail = "rto_initial_ms=200 rto_min_ms=50 rto_max_ms=200 "
+			"hb_interval_ms=100 path_max_rxt=3";
+
+/*
+ * Association setup, 10 streams of interleaved messages with per-stream
+ * order, unordered messages, a 16 MiB message, back-pressure with a stalled
+ * consumer, then a graceful shutdown seen on both sides.
+ */
+TEST_F(SgTwoNodes, StreamsOrderBigMessageAndShutdown)
+{
+	constexpr uint32_t kStreams = 10, kMsgs = 3000, kUnord = 300;
+	constexpr uint32_t kBig = 16u << 20, kStall = 2000;
+
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		CHILD_CHECK(ev.peer_ip_be == ip_of(2));
+		CHILD_CHECK(ev.peer_port == kSctpPort);
+		n.report("UP");
+		sg_assoc_t a = ev.assoc;
+
+		/* Phase 1: ordered per stream + unordered. */
+		std::vector<uint32_t> next(kStreams, 0);
+		uint32_t got = 0, unord = 0;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		while (got < kMsgs + kUnord) {
+			MsgHdr h;
+
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(meta.ppid == PPID_DATA);
+			CHILD_CHECK(check_msg(b, h));
+			CHILD_CHECK(h.stream == meta.stream);
+			if (h.unordered) {
+				CHILD_CHECK(meta.flags & SG_MSG_UNORDERED);
+				unord++;
+			} else {
+				CHILD_CHECK(!(meta.flags & SG_MSG_UNORDERED));
+				CHILD_CHECK(h.seq == next[h.stream]);
+				next[h.stream]++;
+			}
+			got++;
+		}
+		CHILD_CHECK(unord == kUnord);
+		n.send(a, 0, 0, PPID_OK, "ok1", 3);
+
+		/* Phase 2: one 16 MiB message, CRC in the first 4 bytes. */
+		CHILD_CHECK(n.recv(b, meta, 120));
+		CHILD_CHECK(meta.ppid == PPID_BIG);
+		CHILD_CHECK(b.size() == kBig);
+		CHILD_CHECK(meta.nb_segs > 1);
+		uint32_t crc;
+		memcpy(&crc, b.data(), 4);
+		CHILD_CHECK(crc == dp_crc32c(DP_CRC_ISAL, b.data() + 4,
+					     b.size() - 4));
+		n.send(a, 0, 0, PPID_OK, "ok2", 3);
+
+		/* Phase 3: stop consuming; the sender must be held back,
+		 * nothing may be lost. */
+		double t_end = now_s() + 1.5;
+		n.wait([&] { return now_s() > t_end; }, 5);
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		CHILD_CHECK(st.rx_backpressure > 0);
+		for (uint32_t i = 0; i < kStall; i++) {
+			MsgHdr h;
+
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(check_msg(b, h));
+			CHILD_CHECK(h.seq == i);
+		}
+		n.send(a, 0, 0, PPID_OK, "ok3", 3);
+
+		CHILD_CHECK(n.wait_event(SG_EV_SHUTDOWN, &ev, 30));
+		CHILD_CHECK(ev.assoc == a);
+		sg_ep_stats(n.ep, &st);
+		sg_stats_print(&st, stderr);
+		CHILD_CHECK(st.rx_copies == 0);
+		CHILD_CHECK(st.crc_drops == 0);
+		/* Path MTU right: no packet refused by the dataplane. */
+		CHILD_CHECK(st.tx_drops == 0);
+		/* CRC32c left to the dataplane: usrsctp computed none. */
+		struct sctpstat us;
+		usrsctp_get_stat(&us);
+		CHILD_CHECK(us.sctps_sendswcrc == 0 && us.sctps_recvswcrc == 0);
+		CHILD_CHECK(us.sctps_sendhwcrc > 0);
+		n.report("SHUTDOWN");
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", "");
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		CHILD_CHECK(ev.assoc == a);
+		CHILD_CHECK(sg_assoc_up(n.ep, a));
+		n.report("UP");
+
+		/* Invalid sends. */
+		iovec iov = { (void *)"x", 1 };
+		CHILD_CHECK(sg_send(n.ep, a, 10, 0, 1, &iov, 1) == -EINVAL);
+		CHILD_CHECK(sg_send(n.ep, a + 1000, 0, 0, 1, &iov, 1) ==
+			    -ENOTCONN);
+		iovec big = { (void *)"x", (16u << 20) + 1 };
+		CHILD_CHECK(sg_send(n.ep, a, 0, 0, 1, &big, 1) == -EMSGSIZE);
+
+		std::mt19937 rng(42);
+		std::vector<uint32_t> seq(kStreams, 0);
+		uint32_t unord_left = kUnord;
+		for (uint32_t i = 0; i < kMsgs + kUnord; i++) {
+			bool u = unord_left > 0 && rng() % 11 == 0;
+			uint16_t s = (uint16_t)(rng() % kStreams);
+			uint32_t len = 24 + rng() % 3000;
+
+			if (i % 101 == 0)
+				len = 100000 + rng() % 100000; /* > 1 desc */
+			if (!u && kMsgs + kUnord - i == unord_left)
+				u = true; /* finish the unordered quota */
+			if (u)
+				unord_left--;
+			auto m = make_msg(s, u ? 0 : seq[s]++, len, u);
+			n.send(a, s, u ? SG_SEND_UNORDERED : 0, PPID_DATA,
+			       m.data(), m.size());
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+
+		std::vector<uint8_t> m(kBig);
+		for (size_t i = 4; i < m.size(); i++)
+			m[i] = (uint8_t)(i * 2654435761u >> 13);
+		uint32_t crc = dp_crc32c(DP_CRC_ISAL, m.data() + 4,
+					 m.size() - 4);
+		memcpy(m.data(), &crc, 4);
+		n.send(a, 2, 0, PPID_BIG, m.data(), m.size());
+		CHILD_CHECK(n.recv(b, meta, 120));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+
+		for (uint32_t i = 0; i < kStall; i++) {
+			auto mm = make_msg(3, i, 8000, false);
+			n.send(a, 3, 0, PPID_DATA, mm.data(), mm.size());
+		}
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		CHILD_CHECK(st.tx_backpressure > 0);
+
+		CHILD_CHECK(sg_disconnect(n.ep, a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_SHUTDOWN, &ev, 30));
+		CHILD_CHECK(!sg_assoc_up(n.ep, a));
+		n.report("SHUTDOWN");
+		n.down();
+	});
+	kids.push_back(&cli);
+
+	EXPECT_TRUE(expect_line(srv, "UP", 40));
+	EXPECT_TRUE(expect_line(cli, "UP", 40));
+	EXPECT_TRUE(expect_line(cli, "SHUTDOWN", 240));
+	EXPECT_TRUE(expect_line(srv, "SHUTDOWN", 30));
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/* 100 MiB in 64 KiB messages must take seconds, not minutes. */
+TEST_F(SgTwoNodes, BulkTransferIsFast)
+{
+	constexpr uint32_t kMsg = 64u << 10, kCount = 1600;
+
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		uint64_t bytes = 0;
+		for (uint32_t i = 0; i < kCount; i++) {
+			sg_msg_desc *m = nullptr;
+
+			CHILD_CHECK(n.wait(
+				[&] { return sg_recv(n.ep, &m, 1) == 1; }, 60));
+			CHILD_CHECK(m->msg_len == kMsg && m->ppid == PPID_BULK);
+			bytes += m->msg_len;
+			sg_msg_release(m);
+		}
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		CHILD_CHECK(st.rx_copies == 0);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", "");
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::vector<uint8_t> m(kMsg, 0x5a);
+		double t0 = now_s();
+		for (uint32_t i = 0; i < kCount; i++)
+			n.send(a, (uint16_t)(i % 10), 0, PPID_BULK, m.data(),
+			       m.size());
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 120));
+		double dt = now_s() - t0;
+		char line[128];
+		snprintf(line, sizeof(line), "RATE %.2f Gbit/s in %.2f s",
+			 (double)kMsg * kCount * 8 / dt / 1e9, dt);
+		n.report(line);
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+
+	std::string rate;
+	EXPECT_TRUE(expect_line(cli, "RATE", 120, &rate));
+	fprintf(stderr, "100 MiB over memif: %s\n", rate.c_str());
+	double secs = 1e9;
+	sscanf(rate.c_str(), "RATE %*f Gbit/s in %lf s", &secs);
+	EXPECT_LT(secs, 60.0) << rate;
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/*
+ * SIGKILL the client: the server reports the association lost within its
+ * configured timeout and keeps running; a restarted client reconnects.
+ */
+TEST_F(SgTwoNodes, PeerKilledIsLostThenReconnects)
+{
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", kFastFail);
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		n.report("UP");
+		double t0 = 0;
+		/* Keep data flowing so the loss is noticed by T3 as well. */
+		CHILD_CHECK(n.wait(
+			[&] {
+				if (n.events.size() && t0 == 0)
+					t0 = now_s();
+				for (auto &e : n.events)
+					if (e.type == SG_EV_LOST)
+						return true;
+				return false;
+			},
+			30));
+		char line[64];
+		snprintf(line, sizeof(line), "LOST");
+		n.report(line);
+		n.events.clear();
+		CHILD_CHECK(!sg_assoc_up(n.ep, ev.assoc));
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 40));
+		CHILD_CHECK(ev.peer_ip_be == ip_of(2));
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 30));
+		CHILD_CHECK(b.size() == 5 && memcmp(b.data(), "hello", 5) == 0);
+		n.send(ev.assoc, 1, 0, PPID_OK, "ok", 2);
+		n.report("UP2");
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	auto client = [&](Node &n, bool second) {
+		n.up(false, second ? "client2" : "client", kFastFail);
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.report("UP");
+		if (!second) {
+			/* Wait to be killed. */
+			n.wait([] { return false; }, 60);
+			_exit(4);
+		}
+		n.send(a, 1, 0, PPID_DATA, "hello", 5);
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 30));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	};
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) { client(n, false); });
+	kids.push_back(&cli);
+
+	ASSERT_TRUE(expect_line(srv, "UP", 40));
+	ASSERT_TRUE(expect_line(cli, "UP", 40));
+	double t_kill = now_s();
+	kill(cli.pid, SIGKILL);
+	reap(cli, 5);
+	std::string cmd = "rm -rf /var/run/dpdk/sdp-" + g_job + "-client";
+	EXPECT_EQ(0, system(cmd.c_str()));
+	/* hb 100 ms + (path_max_rxt + 1) * rto_max 200 ms, plus slack. */
+	ASSERT_TRUE(expect_line(srv, "LOST", 10));
+	double lost_s = now_s() - t_kill;
+	fprintf(stderr, "association lost %.2f s after SIGKILL\n", lost_s);
+	EXPECT_LT(lost_s, 5.0);
+
+	Child cli2 = spawn([&](Node &n) { client(n, true); });
+	kids.push_back(&cli2);
+	EXPECT_TRUE(expect_line(cli2, "UP", 40));
+	EXPECT_TRUE(expect_line(srv, "UP2", 40));
+	EXPECT_EQ(0, reap(cli2, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+} // namespace
