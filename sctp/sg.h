@@ -127,10 +127,11 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc);
 /**
  * Start an association to @peer_ip_be:@peer_port (non-blocking).  The
  * outcome arrives as SG_EV_UP or SG_EV_CANT_START with the same handle.
+ * A peer off the port's subnet is refused by the dataplane on every send
+ * (counted in tx_drops) and ends in SG_EV_CANT_START.
  * @return 0 and the handle in @assoc_p; -EALREADY an association to that
  *         peer exists or is starting (its handle is still stored);
- *         -EHOSTUNREACH peer off the port's subnet; -ENOSPC max_peers
- *         reached; -EIO usrsctp refused (logged).
+ *         -ENOSPC max_peers reached; -EIO usrsctp refused (logged).
  */
 int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	       sg_assoc_t *assoc_p);
