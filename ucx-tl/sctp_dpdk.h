@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sctp_dpdk.h - internal header of the UCT transport `sctp_dpdk`: the
- * component, its memory domain, and the interface, shared by the ucx-tl .c
- * files and the unit test (like UCX src/uct/tcp/tcp.h).
+ * component, its memory domain, the process-wide context, the interface and
+ * the endpoint, shared by the ucx-tl .c files and the unit tests (like UCX
+ * src/uct/tcp/tcp.h).
  *
  * The component is not one of the modules libuct loads by name (Debian's
  * build has uct_MODULES ":ib:rdmacm:cma"); it registers itself from an ELF
@@ -15,12 +16,34 @@
  * whose layout depends on UCX's config.h (ENABLE_STATS, ...).  This file
  * must therefore be compiled against the UCX 1.13.1 source tree configured
  * with Debian's flags (scripts/setup-ucx-src.sh), with HAVE_CONFIG_H.
+ *
+ * Object model (see README.md, "Design"):
+ *
+ *   process:  one uct_sctp_dpdk_ctx_t = EAL + dp_port + sg_ep, refcounted by
+ *             the ifaces, kept until exit (the EAL cannot come back)
+ *   iface:    one per UCX worker, a 16-bit id unique in the process; its own
+ *             RX queue, filled by whichever thread polls the sg_ep and
+ *             drained by the iface's own progress (AM handlers run in the
+ *             iface's thread)
+ *   peer:     one SCTP association per remote process (IPv4 + SCTP port),
+ *             shared by every ep of every iface to that process
+ *   ep:       one SCTP stream (1..streams-1; 0 is reserved), so the AMs of
+ *             one ep stay ordered and independent eps do not block each
+ *             other
  */
 #ifndef UCT_SCTP_DPDK_H
 #define UCT_SCTP_DPDK_H
 
 #include <uct/base/uct_iface.h>
 #include <uct/base/uct_md.h>
+#include <ucs/datastruct/list.h>
+#include <ucs/datastruct/mpool.h>
+#include <ucs/datastruct/queue.h>
+#include <ucs/type/spinlock.h>
+
+#include <rte_byteorder.h>
+
+#include "sg.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,16 +55,26 @@ extern "C" {
 
 /* Environment prefix after "UCX_": UCX_SCTP_DPDK_DEVARGS, ... */
 #define UCT_SCTP_DPDK_CONFIG_PREFIX "SCTP_DPDK_"
+#define UCT_SCTP_DPDK_ENV "UCX_" UCT_SCTP_DPDK_CONFIG_PREFIX
 
 /* The single device: one DPDK port per process (see DESIGN.md). */
 #define UCT_SCTP_DPDK_DEV_NAME "sdp0"
 
-/* Placeholder performance figures until the data path measures its own. */
-#define UCT_SCTP_DPDK_LATENCY_S 10e-6         /* one-way, seconds */
-#define UCT_SCTP_DPDK_BANDWIDTH_BPS 1.25e9     /* bytes per second */
-#define UCT_SCTP_DPDK_OVERHEAD_S 1e-6         /* per message, seconds */
-#define UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES 1024 /* < one SCTP DATA chunk */
-#define UCT_SCTP_DPDK_AM_MAX_BCOPY_BYTES 8192
+/* Performance model reported by iface_query (see README.md). */
+#define UCT_SCTP_DPDK_LATENCY_S 10e-6   /* one-way, seconds */
+#define UCT_SCTP_DPDK_OVERHEAD_S 2e-6   /* per message, seconds */
+/* Goodput of usrsctp over a virtual device, where the link speed the PMD
+ * reports means nothing (memif says 10G): measured am_bw, bytes/s. */
+#define UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS 400e6
+
+#define UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES 2048 /* incl. the 8-byte header */
+#define UCT_SCTP_DPDK_AM_MAX_HDR_BYTES 128    /* am_zcopy user header */
+#define UCT_SCTP_DPDK_AM_MAX_IOV (SG_IOV_MAX - 1) /* one for our header */
+#define UCT_SCTP_DPDK_MAX_IFACES 1024	      /* open at once per process */
+#define UCT_SCTP_DPDK_RX_BURST 32	      /* messages per progress */
+/* Bytes in front of every sg receive buffer: our rx descriptor, the
+ * uct_recv_desc_t pointer and the worker's rx_headroom (ucp: ~72). */
+#define UCT_SCTP_DPDK_SG_HEADROOM_BYTES 256
 
 extern uct_component_t uct_sctp_dpdk_component;
 
@@ -53,22 +86,261 @@ typedef struct uct_sctp_dpdk_md {
 	uct_md_t super;
 } uct_sctp_dpdk_md_t;
 
+/*
+ * Wire format.  Every SCTP message is one AM: this header, then the AM
+ * payload (am_short: the 64-bit header then the payload).  Ids are the
+ * 16-bit iface ids of sender and receiver; the receiver dispatches on
+ * dst_iface_id.
+ */
+typedef struct __attribute__((packed)) uct_sctp_dpdk_am_hdr {
+	uint8_t am_id;
+	uint8_t flags;		  /* 0; reserved */
+	rte_be16_t dst_iface_id;
+	rte_be16_t src_iface_id;
+	rte_be16_t reserved;	  /* 0 */
+} uct_sctp_dpdk_am_hdr_t;
+
+/* UCT device address: where the process's SCTP endpoint listens. */
+typedef struct __attribute__((packed)) uct_sctp_dpdk_dev_addr {
+	rte_be32_t ip;
+	rte_be16_t sctp_port;
+} uct_sctp_dpdk_dev_addr_t;
+
+/* UCT iface address: which iface of that process. */
+typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
+	rte_be16_t iface_id;
+} uct_sctp_dpdk_iface_addr_t;
+
 /* Parsed from the environment by UCX; released after iface_open returns. */
 typedef struct uct_sctp_dpdk_iface_config {
 	uct_iface_config_t super;
-	char *devargs; /* DPDK device string of the port; "" = unset */
+	char *devargs;		/* DPDK device string; "" = no port */
+	char *ip;		/* "A.B.C.D/N" */
+	unsigned mtu;		/* IP MTU, bytes */
+	char *prefix;		/* EAL file prefix; "" = sdp-<pid> */
+	int lcore;		/* EAL lcore; -1 = first allowed CPU */
+	unsigned mem_mb;	/* EAL memory */
+	unsigned idle_sleep_us; /* idle back-off per empty progress */
+	char *rate;		/* pacing rate, bit/s, k/M/G suffixes */
+	unsigned streams;	/* SCTP streams each way */
+	unsigned sctp_port;	/* local SCTP port */
+	unsigned rx_descs;	/* sg receive descriptors */
+	size_t seg_size;	/* largest SCTP message = AM + header */
+	char *dp_extra;		/* extra dataplane key=value tokens */
+	char *sg_extra;		/* extra sctp key=value tokens */
 } uct_sctp_dpdk_iface_config_t;
+
+/* Association state of a peer process. */
+typedef enum uct_sctp_dpdk_peer_state {
+	UCT_SCTP_DPDK_PEER_IDLE = 0,   /* no association (none yet, or shut) */
+	UCT_SCTP_DPDK_PEER_CONNECTING, /* sg_connect issued, no event yet */
+	UCT_SCTP_DPDK_PEER_UP,	       /* established */
+} uct_sctp_dpdk_peer_state_t;
+
+/*
+ * A remote process.  Created on demand, never freed before the context
+ * (eps keep pointers).  Written by the polling thread under ctx->lock;
+ * read without it on the send fast path (a stale read only costs one
+ * NO_RESOURCE or a late error report).
+ */
+typedef struct uct_sctp_dpdk_peer {
+	ucs_list_link_t list;	     /* in ctx->peers */
+	uint32_t ip_be;		     /* network order */
+	uint16_t sctp_port;	     /* host order */
+	volatile int state;	     /* uct_sctp_dpdk_peer_state_t */
+	sg_assoc_t assoc;	     /* valid unless IDLE */
+	volatile uint32_t fail_gen;  /* +1 per lost/failed/restarted assoc */
+	uint64_t blocked_poll;	     /* ctx->poll_count at the last EAGAIN */
+} uct_sctp_dpdk_peer_t;
+
+struct uct_sctp_dpdk_iface;
+
+/*
+ * The process-wide context: one dataplane port and one SCTP endpoint for
+ * every iface.  ctx->lock serialises every sg_ and dp_ call (usrsctp state
+ * is process-wide), the iface table and the peer list.
+ */
+typedef struct uct_sctp_dpdk_ctx {
+	ucs_recursive_spinlock_t lock;
+	unsigned refs;		      /* open ifaces */
+	char *config_text;	      /* dp + sg config, to compare */
+	struct dp_config dp_cfg;
+	struct sg_config sg_cfg;
+	struct dp_port *port;
+	struct sg_ep *sg;
+	uint32_t ip_be, mask_be;      /* our address and on-link mask */
+	uint16_t sctp_port;	      /* host order */
+	uint16_t streams;
+	uint32_t seg_bytes;	      /* largest message incl. our header */
+	double bandwidth_bps;	      /* bytes/s for iface_query */
+	uint64_t poll_count;	      /* sg_poll calls */
+	volatile uint32_t ev_gen;     /* +1 per peer state change */
+	uint16_t next_iface_id;
+	struct uct_sctp_dpdk_iface *ifaces[UCT_SCTP_DPDK_MAX_IFACES];
+	ucs_list_link_t peers;
+	/* Counters (under lock) */
+	uint64_t rx_msgs;	      /* messages taken from sg_recv */
+	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
+	int64_t sg_descs_held;	      /* sg descriptors not yet released */
+} uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
 	uct_base_iface_t super;
+	uct_sctp_dpdk_ctx_t *ctx;	 /* NULL: no port configured */
+	uint16_t id;			 /* unique in the process */
+	uint32_t ev_gen;		 /* ctx->ev_gen last handled */
+	uint32_t ep_seq;		 /* eps created, picks streams */
+	unsigned rx_headroom;		 /* bytes the user wants in front */
+	uct_recv_desc_t release_desc;	 /* our uct_iface_release_desc cb */
+	/* RX queue: filled by the polling thread (ctx->lock held) or a local
+	 * sender, drained by this iface's progress. */
+	ucs_spinlock_t rx_lock;
+	ucs_queue_head_t rx_q;		 /* uct_sctp_dpdk_rx_desc_t */
+	volatile unsigned rx_count;	 /* entries in rx_q */
+	ucs_mpool_t local_mp;		 /* local (same-process) descriptors */
+	ucs_list_link_t eps;		 /* all eps of this iface */
+	ucs_list_link_t pending_eps;	 /* eps with pending requests */
+	struct dp_idle idle;		 /* back-off of this worker's thread */
+	void *bounce;			 /* am_bcopy pack buffer, seg_bytes */
 	struct {
-		char *devargs; /* owned copy of the config value */
+		unsigned idle_sleep_us;
 	} config;
 } uct_sctp_dpdk_iface_t;
+
+#define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
+#define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */
+#define UCT_SCTP_DPDK_EP_FLAG_PENDING 0x4  /* on iface->pending_eps */
+
+typedef struct uct_sctp_dpdk_ep {
+	uct_base_ep_t super;
+	uct_sctp_dpdk_peer_t *peer;	 /* NULL for local eps */
+	uint32_t fail_gen;		 /* peer->fail_gen at creation */
+	uint16_t dst_iface_id;
+	uint16_t stream;		 /* 1..streams-1 */
+	unsigned flags;			 /* UCT_SCTP_DPDK_EP_FLAG_* */
+	ucs_queue_head_t pending_q;
+	ucs_list_link_t list;		 /* in iface->eps */
+	ucs_list_link_t pending_list;	 /* in iface->pending_eps */
+} uct_sctp_dpdk_ep_t;
+
+/*
+ * A received AM waiting in an iface's RX queue.  Lives in the bytes in
+ * front of the data: an sg receive buffer's headroom, or a local
+ * descriptor.  Layout, growing addresses:
+ *
+ *   [rx_desc, 8-aligned][pad][uct_recv_desc_t *][rx_headroom][am hdr][data]
+ *                                               ^ desc given to UCX
+ *                                                                    ^ data
+ * For a local descriptor the am hdr slot is unused.
+ */
+typedef struct uct_sctp_dpdk_rx_desc {
+	ucs_queue_elem_t queue;	   /* in iface->rx_q */
+	struct sg_msg_desc *msg;   /* NULL: local, from iface->local_mp */
+	void *mp_elem;		   /* local: the mpool element */
+	void *data;		   /* AM payload */
+	uint32_t length;	   /* AM payload bytes */
+	uint8_t am_id;
+} uct_sctp_dpdk_rx_desc_t;
+
+/* Bytes needed in front of an AM payload for @rx_headroom. */
+#define UCT_SCTP_DPDK_RX_OVERHEAD(_rx_headroom)                              \
+	((_rx_headroom) + sizeof(uct_recv_desc_t *) +                         \
+	 sizeof(uct_sctp_dpdk_rx_desc_t) + 7)
+
+static inline uct_sctp_dpdk_rx_desc_t *
+uct_sctp_dpdk_rx_desc_of(void *ucx_desc)
+{
+	uintptr_t p = (uintptr_t)ucx_desc - sizeof(uct_recv_desc_t *) -
+		      sizeof(uct_sctp_dpdk_rx_desc_t);
+
+	return (uct_sctp_dpdk_rx_desc_t *)(p & ~(uintptr_t)7);
+}
 
 ucs_status_t uct_sctp_dpdk_query_devices(uct_md_h md,
 					 uct_tl_device_resource_t **devices_p,
 					 unsigned *num_devices_p);
+
+/* ---- sctp_dpdk_ctx.c: the process-wide context ---- */
+
+/* Convert a negative errno of dp_/sg_ into a status (the only place). */
+ucs_status_t sdp_status_from_errno(int err);
+
+/* Take a reference, creating the context from @config on first use.
+ * Logs errors naming the UCX_SCTP_DPDK_ variable. */
+ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
+				   uct_sctp_dpdk_ctx_t **ctx_p);
+/* Drop a reference; the context itself stays up until process exit. */
+void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx);
+/* Give @iface an id and enter it in the table (lock taken inside). */
+ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,
+					 uct_sctp_dpdk_iface_t *iface);
+void uct_sctp_dpdk_ctx_remove_iface(uct_sctp_dpdk_ctx_t *ctx,
+				    uct_sctp_dpdk_iface_t *iface);
+/* Find or create the peer for ip:port and start its association if it has
+ * none (lock taken inside).  @return UCS_ERR_UNREACHABLE when sg refuses. */
+ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
+					uint32_t ip_be, uint16_t sctp_port,
+					uct_sctp_dpdk_peer_t **peer_p);
+/* Restart the association of an IDLE peer (lock held by caller). */
+void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
+				    uct_sctp_dpdk_peer_t *peer);
+/* One round of the shared poll loop: sg_poll, events, sg_recv -> iface
+ * RX queues.  Caller holds ctx->lock.  @return work done. */
+unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx);
+/* Return an sg descriptor (lock taken inside). */
+void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
+				   struct sg_msg_desc *msg);
+
+/* ---- sctp_dpdk_iface.c ---- */
+
+/* Queue a received AM on @iface (caller holds ctx->lock or is local). */
+void uct_sctp_dpdk_iface_rx_enqueue(uct_sctp_dpdk_iface_t *iface,
+				    uct_sctp_dpdk_rx_desc_t *rx);
+/* Place an rx descriptor in front of @data for @iface's rx_headroom. */
+uct_sctp_dpdk_rx_desc_t *
+uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data);
+/* Copy an AM to another iface of this process.  @return UCS_OK or
+ * UCS_ERR_UNREACHABLE (iface gone) / UCS_ERR_NO_MEMORY. */
+ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
+					       uint16_t dst_iface_id,
+					       uint8_t am_id,
+					       const struct iovec *iov,
+					       int iovcnt);
+
+/* ---- sctp_dpdk_ep.c ---- */
+
+UCS_CLASS_DECLARE_NEW_FUNC(uct_sctp_dpdk_ep_t, uct_ep_t, const uct_ep_params_t *);
+UCS_CLASS_DECLARE_DELETE_FUNC(uct_sctp_dpdk_ep_t, uct_ep_t);
+
+ucs_status_t uct_sctp_dpdk_ep_am_short(uct_ep_h tl_ep, uint8_t id,
+				       uint64_t header, const void *payload,
+				       unsigned length);
+ucs_status_t uct_sctp_dpdk_ep_am_short_iov(uct_ep_h tl_ep, uint8_t id,
+					   const uct_iov_t *iov,
+					   size_t iovcnt);
+ssize_t uct_sctp_dpdk_ep_am_bcopy(uct_ep_h tl_ep, uint8_t id,
+				  uct_pack_callback_t pack_cb, void *arg,
+				  unsigned flags);
+ucs_status_t uct_sctp_dpdk_ep_am_zcopy(uct_ep_h tl_ep, uint8_t id,
+				       const void *header,
+				       unsigned header_length,
+				       const uct_iov_t *iov, size_t iovcnt,
+				       unsigned flags,
+				       uct_completion_t *comp);
+ucs_status_t uct_sctp_dpdk_ep_pending_add(uct_ep_h tl_ep,
+					  uct_pending_req_t *req,
+					  unsigned flags);
+void uct_sctp_dpdk_ep_pending_purge(uct_ep_h tl_ep,
+				    uct_pending_purge_callback_t cb,
+				    void *arg);
+ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
+				    uct_completion_t *comp);
+ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags);
+/* True when the ep's association failed after the ep was created. */
+int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep);
+/* Dispatch pending requests of every ep of @iface that can send now.
+ * @return requests completed. */
+unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface);
 
 #ifdef __cplusplus
 }
