@@ -213,6 +213,9 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
  */
 bool dp_port_tx_pending(const struct dp_port *port);
 
+/** Frames waiting in the port (pacer fifo + TX buffer). */
+unsigned int dp_port_tx_queued(const struct dp_port *port);
+
 /** Push buffered frames to the NIC now (the pacer still applies). */
 void dp_port_flush(struct dp_port *port, uint64_t now_tsc);
 
@@ -257,7 +260,8 @@ struct dp_stats {
 	uint64_t tx_pkts, tx_bytes;	/* frames handed to the NIC */
 	uint64_t delivered;		/* packets enqueued on the rx ring */
 	uint64_t arp_rx, arp_tx;	/* ARP frames in/out */
-	uint64_t gap_frames;		/* pacer gap frames sent */
+	uint64_t gap_frames;		/* pacer gap frames the NIC took */
+	uint64_t gap_drops;		/* gap frames the NIC had no room for */
 	uint64_t pace_clamps;		/* pacer gaps clamped */
 	uint64_t pace_late;		/* late polls, catch-up limited */
 	uint64_t pace_rate_changes;	/* rates applied */

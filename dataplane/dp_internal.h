@@ -191,6 +191,7 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);
 void dp_pace_release(struct dp_port *port);
 void dp_pace_stats(const struct dp_port *port, struct dp_stats *st);
 void dp_tx_burst_now(struct dp_port *port);
+bool dp_tx_room(struct dp_port *port, uint16_t n);
 int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps);
 /* dp_arp.c: port-level ARP (send requests, release held packets) */
 void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,

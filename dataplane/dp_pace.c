@@ -157,21 +157,26 @@ static void send_gap(struct dp_port *port, struct dp_pacer *p,
 	do {
 		n = pace_gap_plan(&p->q, sizes, GAP_PLAN_MAX);
 		for (i = 0; i < n; i++) {
-			struct rte_mbuf *g = rte_pktmbuf_alloc(p->gap_pool);
+			struct rte_mbuf *g;
 
-			if (g == NULL) {
-				port->st.drops[DP_DROP_NO_MBUF]++;
+			if (!dp_tx_room(port, 1) ||
+			    (g = rte_pktmbuf_alloc(p->gap_pool)) == NULL) {
+				port->st.gap_drops++;
 				continue;
 			}
 			rte_pktmbuf_attach(g, p->gap_frame);
 			g->data_len = sizes[i];
 			g->pkt_len = sizes[i];
-			port->st.gap_frames++;
 			dp_tx_push(port, g, now_tsc);
 		}
 	} while (n == GAP_PLAN_MAX);
 }
 
+/*
+ * Release the frames whose time has come.  A frame leaves the fifo only
+ * when the TX buffer has room for it: a full NIC queue holds paced frames
+ * back instead of dropping them.
+ */
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 {
 	struct dp_pacer *p = port->pacer;
@@ -184,7 +189,8 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 		if (m == NULL &&
 		    rte_ring_sc_dequeue(p->fifo, (void **)&m) != 0)
 			break;
-		if (p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc)) {
+		if ((p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc)) ||
+		    !dp_tx_room(port, 1)) {
 			p->next = m;
 			break;
 		}
@@ -253,4 +259,14 @@ bool dp_port_tx_pending(const struct dp_port *port)
 
 	return port->nb_tx != 0 ||
 	       (p != NULL && (p->next != NULL || !rte_ring_empty(p->fifo)));
+}
+
+unsigned int dp_port_tx_queued(const struct dp_port *port)
+{
+	const struct dp_pacer *p = port->pacer;
+	unsigned int n = port->nb_tx;
+
+	if (p != NULL)
+		n += rte_ring_count(p->fifo) + (p->next != NULL);
+	return n;
 }

@@ -27,10 +27,21 @@
 
 #define TX_RETRIES 4
 
+/*
+ * Hand the TX buffer to the NIC.  What the NIC does not take after
+ * TX_RETRIES stays in the buffer, in order, for the next attempt: data is
+ * never dropped here.  Gap frames (indirect mbufs on the pacer's PAUSE
+ * frame) that did not fit are dropped instead and counted: a missing gap
+ * frame only makes the next departure early.
+ */
 void dp_tx_burst_now(struct dp_port *port)
 {
-	uint16_t sent = 0, n = port->nb_tx;
+	uint16_t sent = 0, n = port->nb_tx, kept = 0, clones = 0, i;
 	unsigned int tries = 0;
+
+	/* before the PMD frees them: mbufs are not ours after tx_burst */
+	for (i = 0; i < n; i++)
+		clones += !!RTE_MBUF_CLONED(port->tx_buf[i]);
 
 	while (sent < n && tries++ < TX_RETRIES)
 		sent = (uint16_t)(sent +
@@ -39,17 +50,39 @@ void dp_tx_burst_now(struct dp_port *port)
 						   port->tx_buf + sent,
 						   (uint16_t)(n - sent)));
 	port->st.tx_pkts += sent;
-	if (unlikely(sent < n)) {
-		port->st.drops[DP_DROP_TX_FULL] += (uint64_t)(n - sent);
-		rte_pktmbuf_free_bulk(port->tx_buf + sent, n - sent);
+	for (i = sent; i < n; i++) {
+		struct rte_mbuf *m = port->tx_buf[i];
+
+		if (RTE_MBUF_CLONED(m)) {
+			clones--;
+			port->st.gap_drops++;
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		port->tx_buf[kept++] = m;
 	}
-	port->nb_tx = 0;
+	port->st.gap_frames += clones;
+	port->nb_tx = kept;
+}
+
+/* Room for @n more frames in the TX buffer (after trying the NIC). */
+bool dp_tx_room(struct dp_port *port, uint16_t n)
+{
+	if (port->nb_tx + n > DP_BURST)
+		dp_tx_burst_now(port);
+	return port->nb_tx + n <= DP_BURST;
 }
 
 /* Put a fully framed frame in the TX buffer (bypassing the pacer). */
 static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
 			     uint64_t now_tsc)
 {
+	if (unlikely(!dp_tx_room(port, 1))) {
+		/* the NIC has taken nothing for a whole burst */
+		port->st.drops[DP_DROP_TX_FULL]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
 	if (port->nb_tx == 0)
 		port->tx_deadline_tsc = now_tsc + port->tx_drain_tsc;
 	port->st.tx_bytes += rte_pktmbuf_pkt_len(m);

@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Dataplane integration: two processes exchange IPv4 frames with sdp-ping
 over memif and over af_packet in namespaces; every payload is verified byte

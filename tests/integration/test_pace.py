@@ -1,0 +1,79 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""Pacer integration: frames leave a memif port spaced by the pacer.
+
+These are functional checks that hold on a shared, noisy machine: CPU
+contention can only make a paced sender late (slower), never early, so the
+asserts are one-sided where timing is involved; the accuracy figures
+themselves are benchmarks (docs/BENCHMARKS.md).  The unpaced control run
+shows that the checks fail when pacing does not happen."""
+
+import harness
+from harness import check, run, tool
+
+
+def paced(rate, count=6000, mode="deadline"):
+    return tool("sdp-pace", "--fabric", "memif", "--rate", rate,
+                "--mode", mode, "--count", str(count))
+
+
+def test_paced_never_faster_and_evenly_spaced():
+    for rate, bps in (("200M", 200e6), ("1G", 1e9)):
+        r = paced(rate)
+        check(r["received"] == 6000 and r["lost"] == 0,
+              f"{rate}: received {r['received']} lost {r['lost']}")
+        # never faster than the target (1% tolerance for TSC rounding)
+        check(r["rate_bps"] <= bps * 1.01,
+              f"{rate}: {r['rate_bps']:.0f} bit/s above target")
+        # the median departure gap is the ideal one (stalls move the tail)
+        check(abs(r["gap_ns_p50"] - r["ideal_gap_ns"]) <=
+              0.02 * r["ideal_gap_ns"] + 500,
+              f"{rate}: median gap {r['gap_ns_p50']} vs ideal "
+              f"{r['ideal_gap_ns']}")
+        # bounded catch-up: no burst of more than 2 frames after a stall
+        check(r["max_burst"] <= 2, f"{rate}: burst of {r['max_burst']}")
+        print(f"    {rate}: {r['rate_bps'] / 1e6:.1f} Mbit/s "
+              f"({r['rate_error_pct']:+.2f}%), gap err p99 "
+              f"{r['gap_err_ns_p99'] / 1e3:.2f} us, late polls "
+              f"{r['tx']['pace_late']}")
+
+
+def test_unpaced_control_fails_the_same_checks():
+    r = tool("sdp-pace", "--fabric", "memif", "--rate", "200M",
+             "--limiter", "none", "--count", "6000")
+    check(r["rate_bps"] > 200e6 * 1.5,
+          f"unpaced sender only reached {r['rate_bps']:.0f} bit/s")
+    check(r["max_burst"] > 2, "unpaced traffic shows no bursts")
+
+
+def test_token_bucket_bursts():
+    r = tool("sdp-pace", "--fabric", "memif", "--rate", "200M",
+             "--limiter", "tb", "--count", "6000")
+    check(r["max_burst"] >= 5,
+          f"1 kHz token bucket burst only {r['max_burst']} frames")
+
+
+def test_gap_mode_sends_pause_frames_receiver_drops_them():
+    r = tool("sdp-pace", "--fabric", "memif", "--rate", "500M", "--link",
+             "1G", "--mode", "gap", "--count", "3000")
+    check(r["tx"]["gap_frames"] > 0, "no gap frames sent in gap mode")
+    # one gap frame per data frame at half the link rate; the receiver
+    # stops at the first of the sender's 10 FIN frames, whose gap frames
+    # it then no longer sees
+    sent = r["tx"]["gap_frames"]
+    check(sent >= 3000, f"only {sent} gap frames for 3000 frames")
+    check(sent - 10 <= r["gap_frames_dropped"] <= sent,
+          f"receiver dropped {r['gap_frames_dropped']} gap frames of "
+          f"{sent} sent")
+    check(r["received"] == 3000, f"received {r['received']}")
+
+
+if __name__ == "__main__":
+    harness.require_root()
+    run("paced: never faster than target, median gap ideal, no bursts",
+        test_paced_never_faster_and_evenly_spaced)
+    run("unpaced control run bursts", test_unpaced_control_fails_the_same_checks)
+    run("token bucket on a 1 kHz tick bursts", test_token_bucket_bursts)
+    run("gap mode: PAUSE frames sent and dropped at the receiver",
+        test_gap_mode_sends_pause_frames_receiver_drops_them)
+    harness.done()
