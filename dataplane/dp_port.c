@@ -325,10 +325,18 @@ int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_free_ring;
 	}
 	rte_eth_macaddr_get(pid, &port->fctx.mac);
-	if (rte_is_zero_ether_addr(&port->fctx.mac)) {
-		/* Some vdevs (net_ring, net_null) have no address; ARP
-		 * needs one.  A random locally administered one will do. */
-		rte_eth_random_addr(port->fctx.mac.addr_bytes);
+	if (rte_is_zero_ether_addr(&port->fctx.mac) ||
+	    (strcmp(info.driver_name, "net_memif") == 0 &&
+	     strstr(cfg->devargs, "mac=") == NULL)) {
+		/* Some vdevs have no address (net_ring, net_null) or a
+		 * random one that two processes can draw alike (memif).  A
+		 * locally administered address made from our IPv4 address
+		 * is unique on the subnet and stable across restarts. */
+		uint8_t *a = port->fctx.mac.addr_bytes;
+
+		a[0] = 0x02;
+		a[1] = 0x5d;
+		memcpy(a + 2, &cfg->ip_be, 4);
 		rte_eth_dev_default_mac_addr_set(pid, &port->fctx.mac);
 	}
 	port->fctx.ip_cksum_checked = false; /* flags checked per packet */
