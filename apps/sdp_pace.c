@@ -181,8 +181,10 @@ static int run_tx(struct dp_port *port, const struct opts *o)
 			.ebs = 0,
 		};
 
-		if (prm.cbs < wire)
-			prm.cbs = wire;
+		/* like Linux TBF, the bucket must hold a couple of frames or
+		 * it throws tokens away between ticks */
+		if (prm.cbs < 2 * wire)
+			prm.cbs = 2 * wire;
 		if (rte_meter_srtcm_profile_config(&prof, &prm) != 0 ||
 		    rte_meter_srtcm_config(&meter, &prof) != 0) {
 			fprintf(stderr, "sdp-pace: token bucket config "

@@ -37,6 +37,7 @@ struct dp_pacer {
 	struct rte_ring *fifo;		/* frames waiting for departure */
 	struct rte_mbuf *next;		/* dequeued, not yet due */
 	struct rte_mbuf *gap_frame;	/* max-size PAUSE frame, direct */
+	bool backlogged;		/* a frame waited when the last left */
 	struct rte_mempool *gap_pool;	/* indirect mbufs for gap frames */
 };
 
@@ -195,8 +196,15 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 			break;
 		}
 		p->next = NULL;
-		if (p->q.rate_bps != 0)
-			pace_frame_sent(&p->q, rte_pktmbuf_pkt_len(m), now_tsc);
+		if (p->q.rate_bps != 0) {
+			if (p->backlogged)
+				pace_frame_sent_backlogged(
+					&p->q, rte_pktmbuf_pkt_len(m), now_tsc);
+			else
+				pace_frame_sent(&p->q, rte_pktmbuf_pkt_len(m),
+						now_tsc);
+		}
+		p->backlogged = !rte_ring_empty(p->fifo);
 		dp_tx_push(port, m, now_tsc);
 		pushed++;
 		if (p->prof.mode == PACE_MODE_GAP && p->q.rate_bps != 0)

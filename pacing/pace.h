@@ -128,6 +128,7 @@ struct pace_stats {
 	uint64_t clamps;	 /* gaps cut to the configured maximum */
 	uint64_t late_polls;	 /* sends whose catch-up was limited */
 	uint64_t rate_changes;	 /* published rates applied by sync */
+	uint64_t catchups;	 /* gaps shortened to pay back lost time */
 };
 
 /*
@@ -163,6 +164,7 @@ struct pace_queue {
 	uint32_t gap_wire_max_bytes; /* copy of profile->gap_wire_max_bytes */
 	enum pace_mode mode;	   /* copy of profile->mode */
 	const struct pace_profile *profile; /* caller-owned, outlives queue */
+	uint64_t debt_tsc;	   /* backlogged time lost to late polls, TSC */
 
 	/* Third cache line: counters, written by the owning lcore. */
 	struct pace_stats stats __attribute__((aligned(64)));
@@ -287,6 +289,19 @@ static inline uint64_t pace_queue_next_tsc(const struct pace_queue *q)
  */
 void pace_frame_sent(struct pace_queue *q, uint32_t frame_bytes,
 		     uint64_t now_tsc);
+
+/**
+ * As pace_frame_sent(), for a frame that was already waiting in the queue
+ * when the previous one left (the queue is backlogged).  Then lateness
+ * beyond the half-gap credit is not idle time but time the sender lost
+ * (preempted, late poll): it is recorded as debt and paid back by making
+ * the following gaps up to a quarter shorter (at most 4/3 of the rate, no
+ * two frames closer than 3/4 of the gap), so the long-run rate stays on
+ * target without a burst.  The debt is capped at the maximum gap.  After
+ * the queue ran empty, use pace_frame_sent(): idle time is never paid back.
+ */
+void pace_frame_sent_backlogged(struct pace_queue *q, uint32_t frame_bytes,
+				uint64_t now_tsc);
 
 /** Copy q's counters into stats_p (approximate if q is in use). */
 void pace_queue_stats_get(const struct pace_queue *q,

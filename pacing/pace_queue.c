@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -108,6 +109,7 @@ int pace_queue_sync(struct pace_queue *q)
 	if (rate_bps == PACE_RATE_NONE)
 		return 0;
 	queue_apply_rate(q, rate_bps);
+	q->debt_tsc = 0; /* owed at the old rate: void */
 	q->stats.rate_changes++;
 	return 1;
 }
@@ -116,12 +118,15 @@ int pace_queue_sync(struct pace_queue *q)
  * DEADLINE mode, after fq_dequeue: a frame sent on time (or early) moves the
  * deadline by exactly its interval, so the schedule is the exact rational
  * one.  A late frame restarts from now, minus at most half an interval of
- * credit: a late poll neither loses rate for good nor bursts to catch up.
+ * credit: a late poll does not burst to catch up.  When the queue was
+ * backlogged (pace_frame_sent_backlogged) the lateness beyond the credit is
+ * debt, paid back by gaps up to a quarter shorter while on time: the
+ * long-run rate stays on target, the instantaneous one within 4/3 of it.
  */
 static void deadline_frame_sent(struct pace_queue *q, uint32_t wire_bytes,
-				uint64_t now_tsc)
+				uint64_t now_tsc, bool backlogged)
 {
-	uint64_t interval_tsc, credit_tsc;
+	uint64_t interval_tsc, credit_tsc, pay_tsc;
 	int64_t late_tsc;
 
 	interval_tsc = pace_fp_mul(wire_bytes, q->tsc_per_byte,
@@ -132,14 +137,28 @@ static void deadline_frame_sent(struct pace_queue *q, uint32_t wire_bytes,
 	}
 	late_tsc = (int64_t)(now_tsc - q->next_tsc);
 	if (late_tsc <= 0) {
-		q->next_tsc += interval_tsc;
+		/* on time: pay back debt, at most a quarter of a gap */
+		pay_tsc = interval_tsc >> 2;
+		if (pay_tsc > q->debt_tsc)
+			pay_tsc = q->debt_tsc;
+		if (pay_tsc != 0) {
+			q->debt_tsc -= pay_tsc;
+			q->stats.catchups++;
+		}
+		q->next_tsc += interval_tsc - pay_tsc;
 		return;
 	}
 	credit_tsc = interval_tsc >> 1;
-	if ((uint64_t)late_tsc > credit_tsc)
+	if ((uint64_t)late_tsc > credit_tsc) {
 		q->stats.late_polls++;
-	else
+		if (backlogged) {
+			q->debt_tsc += (uint64_t)late_tsc - credit_tsc;
+			if (q->debt_tsc > q->max_gap_tsc)
+				q->debt_tsc = q->max_gap_tsc;
+		}
+	} else {
 		credit_tsc = (uint64_t)late_tsc;
+	}
 	q->next_tsc = now_tsc + interval_tsc - credit_tsc;
 }
 
@@ -159,8 +178,8 @@ static void gap_frame_sent(struct pace_queue *q, uint32_t wire_bytes,
 	q->next_tsc = now_tsc;
 }
 
-void pace_frame_sent(struct pace_queue *q, uint32_t frame_bytes,
-		     uint64_t now_tsc)
+static void frame_sent(struct pace_queue *q, uint32_t frame_bytes,
+		       uint64_t now_tsc, bool backlogged)
 {
 	uint32_t wire_bytes;
 
@@ -173,7 +192,21 @@ void pace_frame_sent(struct pace_queue *q, uint32_t frame_bytes,
 	else if (q->mode == PACE_MODE_GAP)
 		gap_frame_sent(q, wire_bytes, now_tsc);
 	else
-		deadline_frame_sent(q, wire_bytes, now_tsc);
+		deadline_frame_sent(q, wire_bytes, now_tsc, backlogged);
+}
+
+void pace_frame_sent(struct pace_queue *q, uint32_t frame_bytes,
+		     uint64_t now_tsc)
+{
+	frame_sent(q, frame_bytes, now_tsc, false);
+	/* the queue was idle: lost time is not owed any more */
+	q->debt_tsc = 0;
+}
+
+void pace_frame_sent_backlogged(struct pace_queue *q, uint32_t frame_bytes,
+				uint64_t now_tsc)
+{
+	frame_sent(q, frame_bytes, now_tsc, true);
 }
 
 void pace_queue_stats_get(const struct pace_queue *q,

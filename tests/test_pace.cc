@@ -470,6 +470,68 @@ TEST(PaceDeadline, LateCatchUpBoundedToHalfGap)
 	EXPECT_EQ(1u, p.stats().late_polls);
 }
 
+TEST(PaceDeadline, BacklogDebtPaidBackByShorterGapsNotBursts)
+{
+	/* tsc_hz 1 GHz: 1538 wire bytes at 500 Mbit/s = 24608 cycles. */
+	Paced p(make_config(kGbps, kGbps, 500 * kMbps, PACE_MODE_DEADLINE), 0);
+	const uint64_t gap = 24608;
+
+	pace_frame_sent(&p.q, kFrame1500, 0);
+	/* backlogged, 100000 cycles late: credit gap/2, debt the rest */
+	pace_frame_sent_backlogged(&p.q, kFrame1500, gap + 100000);
+	uint64_t debt = 100000 - gap / 2;
+	EXPECT_EQ(debt, p.q.debt_tsc);
+	EXPECT_EQ(gap + 100000 + gap / 2, pace_queue_next_tsc(&p.q));
+
+	/* on time from now on: each gap is 3/4, never shorter */
+	uint64_t now = pace_queue_next_tsc(&p.q), paid = 0;
+	for (int i = 0; i < 100 && p.q.debt_tsc > 0; i++) {
+		uint64_t before = p.q.debt_tsc;
+
+		pace_frame_sent_backlogged(&p.q, kFrame1500, now);
+		uint64_t step = pace_queue_next_tsc(&p.q) - now;
+		EXPECT_GE(step, gap - gap / 4) << i;
+		paid += before - p.q.debt_tsc;
+		now = pace_queue_next_tsc(&p.q);
+	}
+	EXPECT_EQ(debt, paid);
+	EXPECT_EQ(0u, p.q.debt_tsc);
+	EXPECT_GT(p.stats().catchups, 0u);
+	/* debt paid: back to the exact gap */
+	pace_frame_sent_backlogged(&p.q, kFrame1500, now);
+	EXPECT_EQ(now + gap, pace_queue_next_tsc(&p.q));
+}
+
+TEST(PaceDeadline, IdleLatenessIsNeverOwed)
+{
+	Paced p(make_config(kGbps, kGbps, 500 * kMbps, PACE_MODE_DEADLINE), 0);
+
+	pace_frame_sent(&p.q, kFrame1500, 0);
+	pace_frame_sent_backlogged(&p.q, kFrame1500, 200000);
+	EXPECT_GT(p.q.debt_tsc, 0u);
+	/* the queue ran empty: a plain send voids the debt */
+	pace_frame_sent(&p.q, kFrame1500, 10000000);
+	EXPECT_EQ(0u, p.q.debt_tsc);
+	/* a rate change voids it too */
+	pace_frame_sent_backlogged(&p.q, kFrame1500, 20000000);
+	EXPECT_GT(p.q.debt_tsc, 0u);
+	ASSERT_EQ(0, pace_queue_set_rate_bps(&p.q, 250 * kMbps));
+	ASSERT_EQ(1, pace_queue_sync(&p.q));
+	EXPECT_EQ(0u, p.q.debt_tsc);
+}
+
+TEST(PaceDeadline, BacklogDebtCappedAtMaxGap)
+{
+	pace_config cfg = make_config(kGbps, kGbps, 500 * kMbps,
+				      PACE_MODE_DEADLINE);
+	cfg.max_gap_ns = 1000000; /* 1 ms = 1e6 cycles at 1 GHz */
+	Paced p(cfg, 0);
+
+	pace_frame_sent(&p.q, kFrame1500, 0);
+	pace_frame_sent_backlogged(&p.q, kFrame1500, 5000000000ull);
+	EXPECT_EQ(1000000u, p.q.debt_tsc);
+}
+
 TEST(PaceDeadline, GapAboveMaximumClampedAndCounted)
 {
 	pace_config cfg = make_config(kGbps, kGbps, 1000, PACE_MODE_DEADLINE);
