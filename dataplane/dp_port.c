@@ -192,25 +192,53 @@ static int start_port(uint16_t pid, const struct rte_eth_dev_info *info,
 	}
 }
 
-static int wait_link(struct dp_port *port, uint32_t wait_ms)
+/*
+ * A memif server creates its socket when the EAL probes it but accepts a
+ * client's id only once the port is started: a client that connects in
+ * between is told "ID not found" and disconnected, and DPDK's memif never
+ * retries.  So a memif client whose link is still down after
+ * MEMIF_RECONNECT_MS restarts the port (which connects again).
+ */
+#define MEMIF_RECONNECT_MS 500
+
+static bool is_memif_client(const struct dp_port *port,
+			    const struct rte_eth_dev_info *info)
+{
+	return strcmp(info->driver_name, "net_memif") == 0 &&
+	       strstr(port->cfg.devargs, "role=client") != NULL;
+}
+
+static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
+		     uint32_t wait_ms)
 {
 	struct rte_eth_link link;
 	struct timespec ts = { 0, 10 * 1000 * 1000 };
-	uint32_t waited = 0;
+	uint32_t waited = 0, since_start = 0, restarts = 0;
 
 	for (;;) {
 		memset(&link, 0, sizeof(link));
 		rte_eth_link_get_nowait(port->port_id, &link);
 		if (link.link_status == RTE_ETH_LINK_UP) {
 			SDP_LOG(INFO, DP, "port %u: link up, %u Mbit/s after "
-				"%u ms", port->port_id, link.link_speed,
-				waited);
+				"%u ms%s", port->port_id, link.link_speed,
+				waited, restarts != 0 ? " (memif reconnected)"
+						      : "");
 			return (int)link.link_speed;
 		}
 		if (waited >= wait_ms)
 			break;
+		if (since_start >= MEMIF_RECONNECT_MS &&
+		    is_memif_client(port, info)) {
+			rte_eth_dev_stop(port->port_id);
+			if (start_port(port->port_id, info,
+				       wait_ms - waited) != 0)
+				break;
+			since_start = 0;
+			restarts++;
+		}
 		nanosleep(&ts, NULL);
 		waited += 10;
+		since_start += 10;
 	}
 	SDP_LOG(ERR, DP, "port %u: link still down after %u ms: check that "
 		"the peer is running (memif: same socket path, one server and "
@@ -353,7 +381,7 @@ int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	if (port->tx_drain_tsc == 0)
 		port->tx_drain_tsc = 1;
 
-	speed = wait_link(port, cfg->link_wait_ms);
+	speed = wait_link(port, &info, cfg->link_wait_ms);
 	if (speed < 0) {
 		rc = speed;
 		goto err_stop;
