@@ -43,7 +43,8 @@ class Testbed:
     """A memif pair or a bridge of namespaces; a context manager."""
 
     def __init__(self, fabric, job=None, hosts=2, mtu=1500, netem=None,
-                 rate=None, kernel_ip=False, netem_hosts=None):
+                 rate=None, kernel_ip=False, netem_hosts=None,
+                 attach=False):
         if fabric not in ("memif", "bridge"):
             raise ValueError(f"--fabric {fabric!r}: use memif or bridge")
         self.fabric = fabric
@@ -54,6 +55,9 @@ class Testbed:
         self.netem_hosts = netem_hosts or {}
         self.rate = rate
         self.kernel_ip = kernel_ip
+        # bridge: run endpoints in the host's namespace and open their
+        # ports inside the host namespaces (dataplane key netns=)
+        self.attach = attach
         self.env = {}
         self.procs = []
         # Which endpoint runs the server side of a tool.  On memif it is
@@ -129,11 +133,13 @@ class Testbed:
                                   f"sdp-{self.job}-h{i}")
         cfg = (f"dev={dev} ip={self.ip(i)}/24 prefix={prefix} "
                f"mtu={self.mtu} lcore={i % ncpu}")
+        if self.fabric == "bridge" and self.attach:
+            cfg += f" netns={self.env[f'SDP_NS_{i}']}"
         return (cfg + " " + extra).strip()
 
     def wrap(self, i, argv):
         """Command line that runs argv as endpoint i."""
-        if self.fabric == "bridge":
+        if self.fabric == "bridge" and not self.attach:
             return ["ip", "netns", "exec", self.env[f"SDP_NS_{i}"]] + argv
         return argv
 

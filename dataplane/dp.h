@@ -85,6 +85,8 @@ struct dp_config {
 	int lcore;		/* -l; default: first CPU of our affinity */
 	/* Port */
 	char devargs[512];	/* vdev devargs or PCI address */
+	char netns[64];		/* network namespace of the port's kernel
+				 * interface (af_packet/af_xdp), "" = ours */
 	bool is_pci;		/* devargs name a PCI device */
 	uint32_t ip_be;		/* our IPv4 address, network order */
 	uint8_t prefix_len;	/* on-link prefix; default 24 */

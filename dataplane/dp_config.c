@@ -21,6 +21,8 @@ static const char help_text[] =
 	"dataplane configuration: whitespace-separated key=value tokens\n"
 	"  dev=DEVARGS        vdev devargs (net_memif0,..., net_af_packet0,"
 	"iface=eth0, ...) or PCI address (required)\n"
+	"  netns=NAME         open the port inside network namespace NAME "
+	"(/var/run/netns/NAME); the process stays in its own\n"
 	"  ip=A.B.C.D[/N]     our IPv4 address and on-link prefix (required;"
 	" default /24)\n"
 	"  mtu=N              IP MTU, 576..9000 (default 1500)\n"
@@ -309,6 +311,14 @@ static int apply(struct dp_config *cfg, const char *key, const char *val)
 		}
 		return copy_str(key, val, cfg->file_prefix,
 				sizeof(cfg->file_prefix));
+	}
+	if (strcmp(key, "netns") == 0) {
+		if (strchr(val, '/') != NULL) {
+			CFG_ERR("netns='%s' contains '/': give the name of a "
+				"namespace in /var/run/netns", val);
+			return -EINVAL;
+		}
+		return copy_str(key, val, cfg->netns, sizeof(cfg->netns));
 	}
 	if (strcmp(key, "eal") == 0)
 		return copy_str(key, val, cfg->eal_extra,

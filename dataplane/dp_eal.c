@@ -89,7 +89,7 @@ int dp_eal_init(const struct dp_config *cfg)
 {
 	char *argv[EAL_MAX_ARGS];
 	char lcore[16], mem[16], prefix[80], extra[256];
-	int argc = 0, rc;
+	int argc = 0, rc, ns_fd;
 
 	if (eal_state == EAL_UP) {
 		if (strcmp(cfg->file_prefix, eal_prefix) != 0)
@@ -135,7 +135,12 @@ int dp_eal_init(const struct dp_config *cfg)
 		return argc;
 	argv[argc] = NULL;
 
+	/* vdevs are probed inside rte_eal_init: in the port's namespace */
+	rc = dp_netns_enter(cfg->netns, &ns_fd);
+	if (rc != 0)
+		return rc;
 	rc = rte_eal_init(argc, argv);
+	dp_netns_leave(ns_fd);
 	if (rc < 0) {
 		int err = rte_errno;
 

@@ -200,6 +200,9 @@ void dp_arp_port_tick(struct dp_port *port, uint64_t now_tsc);
 void dp_arp_port_request(struct dp_port *port, uint32_t ip_be,
 			 uint64_t now_tsc);
 void dp_arp_port_release(struct dp_port *port);
+/* dp_netns.c: enter the port's namespace around control operations */
+int dp_netns_enter(const char *name, int *saved_fd_p);
+void dp_netns_leave(int saved_fd);
 /* dp_eal.c */
 uint64_t dp_ms_to_tsc(uint64_t ms);
 

@@ -246,7 +246,7 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 	return -ETIMEDOUT;
 }
 
-int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p)
+static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 {
 	struct rte_eth_conf conf;
 	struct rte_eth_dev_info info;
@@ -417,7 +417,7 @@ err_free_port:
 	return rc;
 }
 
-void dp_port_close(struct dp_port *port)
+static void port_close(struct dp_port *port)
 {
 	struct rte_mbuf *m;
 
@@ -439,12 +439,41 @@ void dp_port_close(struct dp_port *port)
 	rte_free(port);
 }
 
+int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p)
+{
+	int ns_fd, rc;
+
+	rc = dp_netns_enter(cfg->netns, &ns_fd);
+	if (rc != 0)
+		return rc;
+	rc = port_open(cfg, port_p);
+	dp_netns_leave(ns_fd);
+	return rc;
+}
+
+void dp_port_close(struct dp_port *port)
+{
+	int ns_fd;
+
+	if (port == NULL)
+		return;
+	if (dp_netns_enter(port->cfg.netns, &ns_fd) != 0)
+		SDP_LOG(WARN, DP, "port %u: closing outside its namespace %s",
+			port->port_id, port->cfg.netns);
+	port_close(port);
+	dp_netns_leave(ns_fd);
+}
+
 bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p)
 {
 	struct rte_eth_link link;
+	int ns_fd;
 
 	memset(&link, 0, sizeof(link));
+	if (dp_netns_enter(port->cfg.netns, &ns_fd) != 0)
+		return false;
 	rte_eth_link_get_nowait(port->port_id, &link);
+	dp_netns_leave(ns_fd);
 	if (speed_mbps_p != NULL)
 		*speed_mbps_p = link.link_speed;
 	return link.link_status == RTE_ETH_LINK_UP;

@@ -395,7 +395,7 @@ TEST(DpConfig, EveryBadFieldIsRejected)
 		"ip=10.0.0",	   "ip=10.0.0.1/33", "prefix=a/b",
 		"huge=2",	   "nokey",	    "=1",
 		"bogus=1",	   "rate=2G link=1G", "lcore=-1",
-		"mbufs=99999999",
+		"mbufs=99999999", "netns=a/b",
 	};
 
 	for (const char *b : bad) {

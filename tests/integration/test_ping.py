@@ -46,6 +46,16 @@ def test_bridge():
     clean_run("bridge")
 
 
+def test_bridge_attach_from_host_namespace():
+    """Processes in the host's namespace, ports opened in theirs."""
+    r = tool("sdp-ping", "--fabric", "bridge", "--attach", "--count",
+             "20000", "--window", "16")
+    c = r["client"]
+    check(c["verified"] == 20000 and c["lost"] == 0,
+          f"verified {c['verified']} lost {c['lost']}")
+    accounted("client", c["stats"])
+
+
 def test_bridge_loss_and_corruption():
     n = 5000
     r = tool("sdp-ping", "--fabric", "bridge", "--count", str(n), "--size",
@@ -73,5 +83,7 @@ if __name__ == "__main__":
     harness.require_root()
     run("memif: 100k frames verified", test_memif)
     run("af_packet bridge: 100k frames verified", test_bridge)
+    run("af_packet bridge, ports attached from the host namespace",
+        test_bridge_attach_from_host_namespace)
     run("af_packet bridge: 2% loss + 1% corruption", test_bridge_loss_and_corruption)
     harness.done()

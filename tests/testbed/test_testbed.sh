@@ -111,23 +111,23 @@ for i in 0 1 2; do
     "$(kv "$TMP/b.env" "SDP_NS_$i")" = "sdp-$JB-h$i" -a \
     "$(kv "$TMP/b.env" "SDP_DP_IP_$i")" = "10.$oct.1.$((i + 1))" -a \
     "$(kv "$TMP/b.env" "SDP_KERNEL_IP_$i")" = "10.$oct.0.$((i + 1))" -a \
-    "$(kv "$TMP/b.env" "SDP_VDEV_$i")" = "net_af_packet0,iface=eth0" -a \
-    "$(kv "$TMP/b.env" "SDP_VDEV_XDP_$i")" = "net_af_xdp0,iface=eth0,start_queue=0,queue_count=1"
-  check "host $i: SDP_MAC matches eth0" test "$(kv "$TMP/b.env" "SDP_MAC_$i")" = \
-    "$(ip netns exec "sdp-$JB-h$i" cat /sys/class/net/eth0/address)"
-  check "host $i: MTU 1400 on eth0 and h$i" test "$(mtu_of "sdp-$JB-h$i" eth0)" = 1400 -a "$(mtu_of "sdp-$JB-sw" "h$i")" = 1400
-  check "host $i: kernel address on eth0, DPDK address not" bash -c \
-    'a=$(ip -n "$1" -o -4 addr show dev eth0); grep -q "$2/24" <<<"$a" && ! grep -q "$3" <<<"$a"' _ \
+    "$(kv "$TMP/b.env" "SDP_VDEV_$i")" = "net_af_packet0,iface=sdpnet0" -a \
+    "$(kv "$TMP/b.env" "SDP_VDEV_XDP_$i")" = "net_af_xdp0,iface=sdpnet0,start_queue=0,queue_count=1"
+  check "host $i: SDP_MAC matches sdpnet0" test "$(kv "$TMP/b.env" "SDP_MAC_$i")" = \
+    "$(ip netns exec "sdp-$JB-h$i" cat /sys/class/net/sdpnet0/address)"
+  check "host $i: MTU 1400 on sdpnet0 and h$i" test "$(mtu_of "sdp-$JB-h$i" sdpnet0)" = 1400 -a "$(mtu_of "sdp-$JB-sw" "h$i")" = 1400
+  check "host $i: kernel address on sdpnet0, DPDK address not" bash -c \
+    'a=$(ip -n "$1" -o -4 addr show dev sdpnet0); grep -q "$2/24" <<<"$a" && ! grep -q "$3" <<<"$a"' _ \
     "sdp-$JB-h$i" "10.$oct.0.$((i + 1))" "10.$oct.1."
 done
 check "br0 MTU 1400" test "$(mtu_of "sdp-$JB-sw" br0)" = 1400
 if [[ -d /proc/sys/net/ipv6 ]]; then
-  check "IPv6 disabled on eth0" test "$(ip netns exec "sdp-$JB-h0" sysctl -n net.ipv6.conf.eth0.disable_ipv6)" = 1
+  check "IPv6 disabled on sdpnet0" test "$(ip netns exec "sdp-$JB-h0" sysctl -n net.ipv6.conf.sdpnet0.disable_ipv6)" = 1
 fi
 check "ping h0 -> h1" ping_ok "sdp-$JB-h0" "10.$oct.0.2"
 check "ping h0 -> h2" ping_ok "sdp-$JB-h0" "10.$oct.0.3"
 check "ping h2 -> h1" ping_ok "sdp-$JB-h2" "10.$oct.0.2"
-out=$(tb bridge exec --job "$JB" --host 1 -- ip -o -4 addr show dev eth0)
+out=$(tb bridge exec --job "$JB" --host 1 -- ip -o -4 addr show dev sdpnet0)
 check "bridge exec runs inside host 1" grep -q "10.$oct.0.2/24" <<<"$out"
 tb status --job "$JB" >"$TMP/status" 2>&1; rc=$?
 check "status of a running job returns 0" test "$rc" -eq 0
