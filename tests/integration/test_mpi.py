@@ -1,0 +1,73 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""MPI end to end over UCX_TLS=sctp_dpdk: unmodified Open MPI and MPICH
+programs launched by apps/sdp-mpirun on the virtual testbed.
+
+tests/mpi/mpi_check.c verifies data in every check (ping-pong 0 B..16 MiB,
+Barrier, Bcast, Allreduce, Alltoall(v), ANY_SOURCE/ANY_TAG, non-overtaking
+order, thousands of outstanding Isend/Irecv) and prints "N passed, M
+failed" from rank 0."""
+
+import os
+import re
+import subprocess
+
+import harness
+from harness import check, run
+
+APPS = harness.APPS
+BIN = os.environ.get("SDP_MPI_TEST_DIR", "")
+
+
+def mpirun(impl, np, *args, netem=None, timeout=600, fabric=None):
+    exe = os.path.join(BIN, f"mpi_check_{impl}")
+    check(os.access(exe, os.X_OK), f"{exe} missing (SDP_MPI_TEST_DIR)")
+    cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "-np", str(np),
+           "--timeout", str(timeout)]
+    if fabric:
+        cmd += ["--fabric", fabric]
+    if netem:
+        cmd += ["--netem", netem]
+    r = subprocess.run(cmd + [exe] + list(args), capture_output=True,
+                       text=True, timeout=timeout + 120)
+    m = re.search(r"^(\d+) passed, (\d+) failed$", r.stdout, re.M)
+    if r.returncode != 0 or m is None or m.group(2) != "0":
+        raise AssertionError(f"{impl} -np {np} {' '.join(args)}: rc "
+                             f"{r.returncode}\n{r.stdout[-3000:]}\n"
+                             f"{r.stderr[-3000:]}")
+    # every rank brought the transport up (no silent fallback)
+    eps = len(re.findall(r"sdp\.sctp: endpoint on SCTP port", r.stdout +
+                         r.stderr))
+    check(eps >= np, f"only {eps} of {np} ranks opened an sctp_dpdk "
+          "endpoint")
+    print("    " + " | ".join(l for l in r.stdout.splitlines()
+                              if l.startswith(("ok", "FAIL"))))
+    return int(m.group(1))
+
+
+def test_two_ranks_memif(impl):
+    n = mpirun(impl, 2, "--max-size", str(16 << 20))
+    check(n == 5, f"{n} checks ran, expected 5")
+
+
+def test_four_ranks_bridge(impl):
+    n = mpirun(impl, 4, "--max-size", str(4 << 20), "--iters", "2")
+    check(n == 5, f"{n} checks ran, expected 5")
+
+
+def test_pingpong_under_loss_and_delay(impl):
+    mpirun(impl, 2, "--only", "pingpong", "--max-size", str(16 << 20),
+           "--iters", "1", fabric="bridge", netem="delay 5ms loss 1%")
+
+
+if __name__ == "__main__":
+    harness.require_root()
+    impls = os.environ.get("SDP_MPI_IMPLS", "openmpi mpich").split()
+    for impl in impls:
+        run(f"{impl}: 2 ranks over memif, all checks, 0 B..16 MiB",
+            lambda: test_two_ranks_memif(impl))
+        run(f"{impl}: 4 ranks over the af_packet bridge, all checks",
+            lambda: test_four_ranks_bridge(impl))
+        run(f"{impl}: ping-pong 0 B..16 MiB under 1% loss, 5 ms delay",
+            lambda: test_pingpong_under_loss_and_delay(impl))
+    harness.done()
