@@ -269,6 +269,8 @@ ucs_status_t sdp_status_from_errno(int err);
  * Logs errors naming the UCX_SCTP_DPDK_ variable. */
 ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 				   uct_sctp_dpdk_ctx_t **ctx_p);
+/* The process's context or NULL (for tests and tools). */
+uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek(void);
 /* Drop a reference; the context itself stays up until process exit. */
 void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx);
 /* Give @iface an id and enter it in the table (lock taken inside). */

@@ -39,7 +39,8 @@
 #include <string.h>
 #include <time.h>
 
-#define UCT_SCTP_DPDK_EXIT_WAIT_MS 1000 /* graceful shutdown at exit */
+#define UCT_SCTP_DPDK_EXIT_WAIT_MS 1000  /* graceful shutdown at exit */
+#define UCT_SCTP_DPDK_MEMIF_WAIT_MS 3000 /* memif server: client leaves */
 #define UCT_SCTP_DPDK_CONFIG_TEXT_MAX 4096
 
 static pthread_mutex_t uct_sctp_dpdk_ctx_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -373,6 +374,16 @@ err_free:
 	return status;
 }
 
+uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek(void)
+{
+	uct_sctp_dpdk_ctx_t *ctx;
+
+	pthread_mutex_lock(&uct_sctp_dpdk_ctx_mutex);
+	ctx = uct_sctp_dpdk_ctx_global;
+	pthread_mutex_unlock(&uct_sctp_dpdk_ctx_mutex);
+	return ctx;
+}
+
 ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 				   uct_sctp_dpdk_ctx_t **ctx_p)
 {
@@ -435,6 +446,12 @@ static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
 	return 0;
 }
 
+static int uct_sctp_dpdk_is_memif_server(const char *devargs)
+{
+	return strncmp(devargs, "net_memif", 9) == 0 &&
+	       strstr(devargs, "role=client") == NULL;
+}
+
 /* Caller holds the global mutex; nobody else uses the ctx any more. */
 static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 {
@@ -443,6 +460,8 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 	uint64_t deadline;
 
 	ucs_recursive_spin_lock(&ctx->lock);
+	/* Learn about associations the peers closed already. */
+	uct_sctp_dpdk_ctx_poll(ctx);
 	/* SHUTDOWN after the queued data, so peers neither lose the last
 	 * messages nor see a failure. */
 	ucs_list_for_each(peer, &ctx->peers, list) {
@@ -461,6 +480,18 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 			 "released at exit", ctx->sg_descs_held);
 	ucs_recursive_spin_unlock(&ctx->lock);
 	sg_ep_close(ctx->sg);
+	if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {
+		/* DPDK 22.11's memif tears a connection down from its
+		 * interrupt thread when the client leaves, without a lock
+		 * against dev_close on the main thread: closing while the
+		 * client closes frees twice (seen as "EAL: Error: Invalid
+		 * memory" and a crash at exit).  Let the client go first. */
+		deadline = dp_tsc() + dp_tsc_hz() *
+					      UCT_SCTP_DPDK_MEMIF_WAIT_MS / 1000;
+		while (dp_port_link_up(ctx->port, NULL) && dp_tsc() < deadline)
+			nanosleep(&ts, NULL);
+		nanosleep(&ts, NULL);
+	}
 	dp_port_close(ctx->port);
 	ucs_list_for_each_safe(peer, tmp, &ctx->peers, list) {
 		ucs_list_del(&peer->list);

@@ -1,0 +1,673 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_uct_sctp_dpdk_api.c - the `sctp_dpdk` transport through the UCT API
+ * in one or two processes (the component is linked in, so no LD_PRELOAD).
+ *
+ *   local   two ifaces of one process exchange AMs (short, short_iov,
+ *           bcopy, zcopy) with the payload checked; no frame leaves the
+ *           port (dp tx_pkts unchanged).  Port: net_null, no peer needed.
+ *   cycles  an iface is opened and closed 50 times; each cycle sends AMs
+ *           over a memif pair to a forked peer process, which echoes them,
+ *           and waits for the echoes.  Afterwards no mbuf (port mempool in
+ *           use), receive descriptor or file descriptor has leaked.
+ *
+ * Every wait has a deadline; the peer is killed by PID and the memif dir
+ * and EAL runtime dirs are removed on every exit path.
+ * Exit: 0 pass, 1 fail, 77 skip (not root).
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <ucs/sys/math.h>
+#include <ucs/async/async.h>
+
+#include <rte_mempool.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define AM_ID 7
+#define CYCLES 50
+#define MSGS_PER_CYCLE 24
+#define DEADLINE_S 20
+
+static int failures;
+static char memif_dir[128];
+static char job[64];
+
+#define CHECK(cond, ...)                                                      \
+	do {                                                                  \
+		if (!(cond)) {                                                \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__,         \
+				__LINE__, #cond);                             \
+			fprintf(stderr, __VA_ARGS__);                         \
+			fprintf(stderr, "\n");                                \
+			failures++;                                           \
+		}                                                             \
+	} while (0)
+
+#define CHECK_OK(st, what)                                                    \
+	do {                                                                  \
+		ucs_status_t _s = (st);                                       \
+		if (_s != UCS_OK) {                                           \
+			fprintf(stderr, "FAIL %s:%d: %s: %s\n", __FILE__,     \
+				__LINE__, what, ucs_status_string(_s));       \
+			exit(1);                                              \
+		}                                                             \
+	} while (0)
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the DIR's own fd */
+}
+
+/* One UCT context: component, md, worker, and (opened later) ifaces. */
+typedef struct {
+	ucs_async_context_t *async;
+	uct_worker_h worker;
+	uct_component_h comp;
+	uct_md_h md;
+	uct_iface_config_t *config;
+} env_t;
+
+static void env_open(env_t *e)
+{
+	uct_component_h *comps;
+	unsigned n, i;
+	uct_md_config_t *md_config;
+	uct_component_attr_t ca;
+
+	CHECK_OK(ucs_async_context_create(UCS_ASYNC_MODE_THREAD_SPINLOCK,
+					  &e->async), "async");
+	CHECK_OK(uct_worker_create(e->async, UCS_THREAD_MODE_SINGLE,
+				   &e->worker), "worker");
+	CHECK_OK(uct_query_components(&comps, &n), "components");
+	e->comp = NULL;
+	for (i = 0; i < n; i++) {
+		ca.field_mask = UCT_COMPONENT_ATTR_FIELD_NAME;
+		uct_component_query(comps[i], &ca);
+		if (strcmp(ca.name, UCT_SCTP_DPDK_NAME) == 0)
+			e->comp = comps[i];
+	}
+	if (e->comp == NULL) {
+		fprintf(stderr, "FAIL: component %s not registered\n",
+			UCT_SCTP_DPDK_NAME);
+		exit(1);
+	}
+	CHECK_OK(uct_md_config_read(e->comp, NULL, NULL, &md_config),
+		 "md config");
+	CHECK_OK(uct_md_open(e->comp, UCT_SCTP_DPDK_NAME, md_config, &e->md),
+		 "md open");
+	uct_config_release(md_config);
+	uct_release_component_list(comps);
+	/* Read after the test set UCX_SCTP_DPDK_* in the environment. */
+	CHECK_OK(uct_md_iface_config_read(e->md, UCT_SCTP_DPDK_NAME, NULL,
+					  NULL, &e->config),
+		 "iface config");
+}
+
+static void env_close(env_t *e)
+{
+	uct_config_release(e->config);
+	uct_md_close(e->md);
+	uct_worker_destroy(e->worker);
+	ucs_async_context_destroy(e->async);
+}
+
+#define KEEP_MAX 64
+#define ECHO_MAX 512
+
+typedef struct {
+	uint16_t from;
+	uint16_t len;
+	uint8_t data[1024];
+} echo_t;
+
+typedef struct {
+	uct_iface_h iface;
+	uint8_t dev_addr[64];
+	uint8_t iface_addr[64];
+	unsigned rx_count;
+	size_t rx_bytes;
+	unsigned rx_bad;
+	env_t *env;
+	/* Descriptors kept by the handler (UCS_INPROGRESS), released later
+	 * through uct_iface_release_desc. */
+	void *kept[KEEP_MAX];
+	unsigned nkept;
+	size_t rx_headroom;
+	/* Peer mode: AMs to send back, from the main loop. */
+	int echo;
+	echo_t *echo_q;
+	unsigned echo_head, echo_tail;
+	uct_ep_h echo_eps[UCT_SCTP_DPDK_MAX_IFACES];
+} iface_t;
+
+static uint8_t peer_dev_addr[64]; /* the other process (peer mode) */
+
+/* Payload: [u16 sender iface id][u16 seq][bytes: (seq + i) & 0xff]. */
+static void fill(uint8_t *buf, size_t len, uint16_t from, uint16_t seq)
+{
+	size_t i;
+
+	memcpy(buf, &from, 2);
+	memcpy(buf + 2, &seq, 2);
+	for (i = 4; i < len; i++)
+		buf[i] = (uint8_t)(seq + i);
+}
+
+static int verify(const uint8_t *buf, size_t len)
+{
+	uint16_t seq;
+	size_t i;
+
+	if (len < 4)
+		return 0;
+	memcpy(&seq, buf + 2, 2);
+	for (i = 4; i < len; i++)
+		if (buf[i] != (uint8_t)(seq + i))
+			return 0;
+	return 1;
+}
+
+static ucs_status_t am_cb(void *arg, void *data, size_t length,
+			  unsigned flags)
+{
+	iface_t *t = arg;
+
+	if (!verify(data, length))
+		t->rx_bad++;
+	t->rx_count++;
+	t->rx_bytes += length;
+	if (t->echo && length >= 4 && t->echo_tail - t->echo_head < ECHO_MAX) {
+		echo_t *q = &t->echo_q[t->echo_tail++ % ECHO_MAX];
+
+		memcpy(&q->from, data, 2);
+		q->len = (uint16_t)ucs_min(length, sizeof(q->data));
+		memcpy(q->data, data, q->len);
+	}
+	/* Keep every other descriptor, to exercise release_desc. */
+	if ((flags & UCT_CB_PARAM_FLAG_DESC) && (t->rx_count % 2) == 0 &&
+	    t->nkept < KEEP_MAX) {
+		/* UCT convention: the descriptor starts rx_headroom bytes
+		 * before the data. */
+		t->kept[t->nkept++] = (char *)data - t->rx_headroom;
+		return UCS_INPROGRESS;
+	}
+	return UCS_OK;
+}
+
+static void release_kept(iface_t *t)
+{
+	while (t->nkept > 0)
+		uct_iface_release_desc(t->kept[--t->nkept]);
+}
+
+/* Peer mode: send queued echoes back (AMs cannot be sent from inside a
+ * handler that would have to progress on back-pressure). */
+static void echo_drain(iface_t *t)
+{
+	while (t->echo_head != t->echo_tail) {
+		echo_t *q = &t->echo_q[t->echo_head % ECHO_MAX];
+		uct_ep_h *ep = &t->echo_eps[q->from % UCT_SCTP_DPDK_MAX_IFACES];
+		uint16_t id_be = rte_cpu_to_be_16(q->from);
+		uint64_t hdr;
+
+		if (*ep == NULL) {
+			uct_ep_params_t p = {0};
+
+			p.field_mask = UCT_EP_PARAM_FIELD_IFACE |
+				       UCT_EP_PARAM_FIELD_DEV_ADDR |
+				       UCT_EP_PARAM_FIELD_IFACE_ADDR;
+			p.iface = t->iface;
+			p.dev_addr = (uct_device_addr_t *)peer_dev_addr;
+			p.iface_addr = (uct_iface_addr_t *)&id_be;
+			if (uct_ep_create(&p, ep) != UCS_OK)
+				exit(3);
+		}
+		memcpy(&hdr, q->data, 8);
+		if (uct_ep_am_short(*ep, AM_ID, hdr, q->data + 8,
+				    q->len - 8) != UCS_OK)
+			return;
+		t->echo_head++;
+	}
+}
+
+static unsigned err_calls;
+static ucs_status_t err_seen;
+
+static ucs_status_t err_handler(void *arg, uct_ep_h ep, ucs_status_t status)
+{
+	err_calls++;
+	err_seen = status;
+	return UCS_OK;
+}
+
+static void iface_open(env_t *e, iface_t *t, size_t rx_headroom)
+{
+	uct_iface_params_t p = {0};
+	uct_iface_attr_t attr;
+
+	memset(t, 0, sizeof(*t));
+	t->env = e;
+	t->rx_headroom = rx_headroom;
+	p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
+		       UCT_IFACE_PARAM_FIELD_DEVICE |
+		       UCT_IFACE_PARAM_FIELD_RX_HEADROOM |
+		       UCT_IFACE_PARAM_FIELD_ERR_HANDLER;
+	p.err_handler = err_handler;
+	p.err_handler_arg = t;
+	p.open_mode = UCT_IFACE_OPEN_MODE_DEVICE;
+	p.mode.device.tl_name = UCT_SCTP_DPDK_NAME;
+	p.mode.device.dev_name = UCT_SCTP_DPDK_DEV_NAME;
+	p.rx_headroom = rx_headroom;
+	CHECK_OK(uct_iface_open(e->md, e->worker, &p, e->config, &t->iface),
+		 "iface open");
+	CHECK_OK(uct_iface_query(t->iface, &attr), "query");
+	CHECK(attr.cap.flags & UCT_IFACE_FLAG_AM_ZCOPY, "no zcopy cap");
+	CHECK_OK(uct_iface_get_device_address(t->iface,
+					      (uct_device_addr_t *)t->dev_addr),
+		 "dev addr");
+	CHECK_OK(uct_iface_get_address(t->iface,
+				       (uct_iface_addr_t *)t->iface_addr),
+		 "iface addr");
+	CHECK_OK(uct_iface_set_am_handler(t->iface, AM_ID, am_cb, t, 0),
+		 "am handler");
+	uct_iface_progress_enable(t->iface,
+				  UCT_PROGRESS_SEND | UCT_PROGRESS_RECV);
+}
+
+static uct_ep_h ep_to(iface_t *from, const uint8_t *dev_addr,
+		      const uint8_t *iface_addr)
+{
+	uct_ep_params_t p = {0};
+	uct_ep_h ep;
+
+	p.field_mask = UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR |
+		       UCT_EP_PARAM_FIELD_IFACE_ADDR;
+	p.iface = from->iface;
+	p.dev_addr = (const uct_device_addr_t *)dev_addr;
+	p.iface_addr = (const uct_iface_addr_t *)iface_addr;
+	CHECK(uct_iface_is_reachable(from->iface, p.dev_addr, p.iface_addr),
+	      "peer not reachable");
+	CHECK_OK(uct_ep_create(&p, &ep), "ep create");
+	return ep;
+}
+
+typedef struct {
+	uint8_t *buf;
+	size_t len;
+} pack_arg_t;
+
+static size_t pack_cb(void *dest, void *arg)
+{
+	pack_arg_t *a = arg;
+
+	memcpy(dest, a->buf, a->len);
+	return a->len;
+}
+
+/* Send one AM of @len bytes with method @m (0 short, 1 short_iov,
+ * 2 bcopy, 3 zcopy), progressing on back-pressure until the deadline. */
+static void send_am(env_t *e, uct_ep_h ep, int m, uint16_t from,
+		    uint16_t seq, size_t len)
+{
+	static uint8_t buf[65536];
+	double deadline = now_s() + DEADLINE_S;
+	ucs_status_t st;
+	uct_iov_t iov[3];
+	pack_arg_t pa;
+	uint64_t hdr;
+
+	fill(buf, len, from, seq);
+	for (;;) {
+		switch (m) {
+		case 0:
+			memcpy(&hdr, buf, 8);
+			st = uct_ep_am_short(ep, AM_ID, hdr, buf + 8,
+					     (unsigned)(len - 8));
+			break;
+		case 1:
+			iov[0].buffer = buf;
+			iov[0].length = 5;
+			iov[1].buffer = buf + 5;
+			iov[1].length = len - 5;
+			iov[0].count = iov[1].count = 1;
+			st = uct_ep_am_short_iov(ep, AM_ID, iov, 2);
+			break;
+		case 2:
+			pa.buf = buf;
+			pa.len = len;
+			st = uct_ep_am_bcopy(ep, AM_ID, pack_cb, &pa, 0) ==
+					     (ssize_t)len ?
+				     UCS_OK :
+				     UCS_ERR_NO_RESOURCE;
+			break;
+		default:
+			iov[0].buffer = buf + 16;
+			iov[0].length = len / 2 - 16;
+			iov[1].buffer = buf + len / 2;
+			iov[1].length = len - len / 2;
+			iov[0].count = iov[1].count = 1;
+			iov[0].memh = iov[1].memh = UCT_MEM_HANDLE_NULL;
+			iov[0].stride = iov[1].stride = 0;
+			st = uct_ep_am_zcopy(ep, AM_ID, buf, 16, iov, 2, 0,
+					     NULL);
+			break;
+		}
+		if (st == UCS_OK)
+			return;
+		if (st != UCS_ERR_NO_RESOURCE || now_s() > deadline) {
+			fprintf(stderr, "FAIL: send method %d len %zu: %s\n",
+				m, len, ucs_status_string(st));
+			failures++;
+			return;
+		}
+		uct_worker_progress(e->worker);
+	}
+}
+
+static int wait_count(env_t *e, iface_t *t, unsigned want)
+{
+	double deadline = now_s() + DEADLINE_S;
+
+	while (t->rx_count < want && now_s() < deadline) {
+		uct_worker_progress(e->worker);
+		release_kept(t);
+	}
+	release_kept(t);
+	return t->rx_count >= want;
+}
+
+static void set_common_env(const char *devargs, const char *ip,
+			   const char *prefix)
+{
+	setenv("UCX_SCTP_DPDK_DEVARGS", devargs, 1);
+	setenv("UCX_SCTP_DPDK_IP", ip, 1);
+	setenv("UCX_SCTP_DPDK_PREFIX", prefix, 1);
+	setenv("UCX_SCTP_DPDK_IDLE_SLEEP_US", "20", 1);
+}
+
+/* ---- local: two ifaces of one process ---- */
+
+static int test_local(void)
+{
+	static const size_t sizes[] = {8, 100, 2040};
+	uct_sctp_dpdk_ctx_t *ctx;
+	struct dp_stats before, after;
+	iface_t a, b;
+	env_t e;
+	uct_ep_h ep;
+	unsigned sent = 0;
+	size_t i;
+	int m;
+	char prefix[96];
+
+	snprintf(prefix, sizeof(prefix), "sdp-%s-local", job);
+	set_common_env("net_null0", "10.77.9.1/24", prefix);
+	env_open(&e);
+	iface_open(&e, &a, 0);
+	iface_open(&e, &b, 72); /* a ucp-like headroom on one side */
+	ctx = uct_sctp_dpdk_ctx_peek();
+	CHECK(ctx != NULL, "no context");
+	dp_port_stats(ctx->port, &before);
+	ep = ep_to(&a, b.dev_addr, b.iface_addr);
+	for (m = 0; m < 4; m++) {
+		for (i = 0; i < SDP_ARRAY_SIZE(sizes); i++) {
+			size_t len = m >= 2 ? sizes[i] * 20 : sizes[i];
+
+			send_am(&e, ep, m, 1, (uint16_t)sent, len);
+			sent++;
+		}
+	}
+	CHECK(wait_count(&e, &b, sent), "b got %u of %u AMs", b.rx_count,
+	      sent);
+	CHECK(b.rx_bad == 0, "%u AMs corrupted", b.rx_bad);
+	CHECK(a.rx_count == 0, "a got %u AMs meant for b", a.rx_count);
+	CHECK(uct_ep_flush(ep, 0, NULL) == UCS_OK, "flush");
+	dp_port_stats(ctx->port, &after);
+	CHECK(after.tx_pkts == before.tx_pkts,
+	      "local AMs left the port: tx_pkts %" PRIu64 " -> %" PRIu64,
+	      before.tx_pkts, after.tx_pkts);
+	uct_ep_destroy(ep);
+	uct_iface_close(a.iface);
+	uct_iface_close(b.iface);
+	env_close(&e);
+	printf("local: %u AMs between two ifaces, tx_pkts %" PRIu64
+	       " unchanged: %s\n", sent, after.tx_pkts,
+	       failures ? "FAIL" : "ok");
+	return failures ? 1 : 0;
+}
+
+/* ---- cycles: open/close 50 times against an echoing peer ---- */
+
+static void peer_main(int addr_fd)
+{
+	char prefix[96], dev[256];
+	iface_t t;
+	env_t e;
+	double deadline = now_s() + 120;
+
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+	snprintf(dev, sizeof(dev), "net_memif0,role=server,id=0,socket=%s/"
+		 "memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(dev, "10.77.8.1/24", prefix);
+	env_open(&e);
+	iface_open(&e, &t, 0);
+	t.echo = 1;
+	t.echo_q = calloc(ECHO_MAX, sizeof(*t.echo_q));
+	if (write(addr_fd, t.dev_addr, sizeof(t.dev_addr)) < 0 ||
+	    write(addr_fd, t.iface_addr, sizeof(t.iface_addr)) < 0)
+		exit(1);
+	if (read(addr_fd, peer_dev_addr, sizeof(peer_dev_addr)) !=
+	    (ssize_t)sizeof(peer_dev_addr))
+		exit(1);
+	while (now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		release_kept(&t);
+		echo_drain(&t);
+	}
+	exit(0);
+}
+
+static pid_t peer_pid;
+
+static void cleanup(void)
+{
+	char cmd[512];
+
+	if (peer_pid > 0) {
+		kill(peer_pid, SIGKILL);
+		waitpid(peer_pid, NULL, 0);
+		peer_pid = 0;
+	}
+	if (memif_dir[0] != '\0') {
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s' /var/run/dpdk/sdp-%s-*",
+			 memif_dir, job);
+		if (system(cmd) != 0)
+			fprintf(stderr, "cleanup: %s failed\n", cmd);
+	}
+}
+
+static int test_cycles(void)
+{
+	uint8_t dev[64], ifa[64];
+	int sv[2], fds_before = -1, fds_after;
+	unsigned in_use_before = 0, in_use_after, c, k, sent_total = 0;
+	int64_t held;
+	char prefix[96], devargs[256], pool[32];
+	struct rte_mempool *mp = NULL;
+	uct_sctp_dpdk_ctx_t *ctx;
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		peer_main(sv[1]);
+	}
+	close(sv[1]);
+
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	/* Fast failure detection for the peer-failure part. */
+	setenv("UCX_SCTP_DPDK_SG", "rto_min_ms=50 rto_initial_ms=100 "
+	       "rto_max_ms=200 path_max_rxt=3 hb_interval_ms=100", 1);
+	env_open(&e);
+	for (c = 0; c < CYCLES; c++) {
+		iface_t t;
+		uct_ep_h ep;
+
+		iface_open(&e, &t, c % 2 ? 72 : 0);
+		if (c == 0) {
+			if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+			    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
+			    write(sv[0], t.dev_addr, sizeof(t.dev_addr)) !=
+				    sizeof(t.dev_addr)) {
+				fprintf(stderr, "FAIL: peer did not start\n");
+				return 1;
+			}
+		}
+		ep = ep_to(&t, dev, ifa);
+		for (k = 0; k < MSGS_PER_CYCLE; k++) {
+			uint16_t id;
+
+			memcpy(&id, t.iface_addr, 2);
+			send_am(&e, ep, k % 4, rte_be_to_cpu_16(id),
+				(uint16_t)k,
+				k % 4 >= 2 ? 4000 + 997 * k : 16 + 40 * k);
+		}
+		sent_total += MSGS_PER_CYCLE;
+		CHECK(wait_count(&e, &t, MSGS_PER_CYCLE),
+		      "cycle %u: %u of %u echoes", c, t.rx_count,
+		      MSGS_PER_CYCLE);
+		CHECK(t.rx_bad == 0, "cycle %u: %u bad echoes", c, t.rx_bad);
+		while (uct_ep_flush(ep, 0, NULL) != UCS_OK)
+			uct_worker_progress(e.worker);
+		uct_ep_destroy(ep);
+		uct_iface_close(t.iface);
+		if (failures)
+			break;
+		if (c == 0) {
+			/* Baseline after the first cycle: port, EAL and
+			 * association exist from here on. */
+			ctx = uct_sctp_dpdk_ctx_peek();
+			snprintf(pool, sizeof(pool), "dp_pool_%u",
+				 dp_port_id(ctx->port));
+			mp = rte_mempool_lookup(pool);
+			CHECK(mp != NULL, "no mempool %s", pool);
+			fds_before = count_fds();
+			in_use_before = mp ? rte_mempool_in_use_count(mp) : 0;
+		}
+	}
+	ctx = uct_sctp_dpdk_ctx_peek();
+	fds_after = count_fds();
+	in_use_after = mp ? rte_mempool_in_use_count(mp) : 0;
+	held = ctx->sg_descs_held;
+
+	/* Peer failure: kill the peer; the ep's error handler must run
+	 * (UCS_ERR_ENDPOINT_TIMEOUT) and sends fail, within the deadline. */
+	if (failures == 0) {
+		iface_t t;
+		uct_ep_h ep;
+		double t0, deadline;
+		ucs_status_t st = UCS_OK;
+		uint64_t hdr = 0;
+
+		iface_open(&e, &t, 0);
+		ep = ep_to(&t, dev, ifa);
+		send_am(&e, ep, 0, 0, 0, 64);
+		kill(peer_pid, SIGKILL);
+		waitpid(peer_pid, NULL, 0);
+		peer_pid = 0;
+		t0 = now_s();
+		deadline = t0 + DEADLINE_S;
+		while (err_calls == 0 && now_s() < deadline) {
+			st = uct_ep_am_short(ep, AM_ID, hdr, &hdr, 8);
+			uct_worker_progress(e.worker);
+		}
+		CHECK(err_calls == 1, "error handler called %u times",
+		      err_calls);
+		CHECK(err_seen == UCS_ERR_ENDPOINT_TIMEOUT, "error %s",
+		      ucs_status_string(err_seen));
+		st = uct_ep_am_short(ep, AM_ID, hdr, &hdr, 8);
+		CHECK(st == UCS_ERR_ENDPOINT_TIMEOUT, "send after failure: %s",
+		      ucs_status_string(st));
+		printf("peer-failure: error handler after %.1f s (%s), send "
+		       "returns %s: %s\n", now_s() - t0,
+		       ucs_status_string(err_seen), ucs_status_string(st),
+		       failures ? "FAIL" : "ok");
+		uct_ep_destroy(ep);
+		uct_iface_close(t.iface);
+	}
+	CHECK(fds_after == fds_before, "fds %d -> %d", fds_before, fds_after);
+	CHECK(in_use_after == in_use_before,
+	      "mbufs in use %u -> %u", in_use_before, in_use_after);
+	CHECK(held == 0, "%" PRId64 " receive descriptors not released", held);
+	CHECK(ctx->refs == 0, "ctx refs %u", ctx->refs);
+	printf("cycles: %u open/close cycles, %u AMs echoed; fds %d -> %d, "
+	       "mbufs in use %u -> %u, descriptors held %" PRId64 ": %s\n",
+	       c, sent_total, fds_before, fds_after, in_use_before,
+	       in_use_after, held, failures ? "FAIL" : "ok");
+	env_close(&e);
+	return failures ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	int rc;
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: needs root (DPDK vdevs)\n");
+		return 77;
+	}
+	snprintf(job, sizeof(job), "uctt%d", (int)getpid());
+	atexit(cleanup);
+	if (argc > 1 && strcmp(argv[1], "local") == 0)
+		rc = test_local();
+	else if (argc > 1 && strcmp(argv[1], "cycles") == 0)
+		rc = test_cycles();
+	else {
+		fprintf(stderr, "usage: %s local|cycles\n", argv[0]);
+		return 2;
+	}
+	return rc;
+}
