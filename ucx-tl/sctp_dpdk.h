@@ -265,6 +265,11 @@ ucs_status_t uct_sctp_dpdk_query_devices(uct_md_h md,
 /* Convert a negative errno of dp_/sg_ into a status (the only place). */
 ucs_status_t sdp_status_from_errno(int err);
 
+/* Turn the UCX config into validated dp and sg configs (and their joined
+ * text in @text); logs errors naming the UCX_SCTP_DPDK_ variable. */
+ucs_status_t uct_sctp_dpdk_config_build(
+	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
+	struct sg_config *sg_cfg, char *text, size_t len);
 /* Take a reference, creating the context from @config on first use.
  * Logs errors naming the UCX_SCTP_DPDK_ variable. */
 ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,

@@ -152,7 +152,7 @@ static void uct_sctp_dpdk_append(char *buf, size_t size, const char *token)
 }
 
 /* Validate each token alone, so an error names its variable, then join. */
-static ucs_status_t uct_sctp_dpdk_config_build(
+ucs_status_t uct_sctp_dpdk_config_build(
 	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
 	struct sg_config *sg_cfg, char *text, size_t len)
 {
@@ -162,6 +162,7 @@ static ucs_status_t uct_sctp_dpdk_config_build(
 	char sg_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
 	struct dp_config dp_scratch;
 	struct sg_config sg_scratch;
+	char one[sizeof(sg[0].text) + 16];
 	ucs_status_t status = UCS_OK;
 	int i;
 
@@ -198,7 +199,10 @@ static ucs_status_t uct_sctp_dpdk_config_build(
 	for (i = 0; i < UCT_SCTP_DPDK_SG_TOKENS; i++) {
 		if (sg[i].text[0] == '\0')
 			continue;
-		if (sg_config_parse(sg[i].text, &sg_scratch) != 0) {
+		/* Alone, with a max_msg every buffer size satisfies, so only
+		 * this variable's own values are judged here. */
+		snprintf(one, sizeof(one), "max_msg=1 %s", sg[i].text);
+		if (sg_config_parse(one, &sg_scratch) != 0) {
 			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
 				  "%s ('%s'; see the sctp message above)",
 				  sg[i].var, sg[i].text);

@@ -6,6 +6,8 @@
  *   local   two ifaces of one process exchange AMs (short, short_iov,
  *           bcopy, zcopy) with the payload checked; no frame leaves the
  *           port (dp tx_pkts unchanged).  Port: net_null, no peer needed.
+ *   config  every bad UCX_SCTP_DPDK_* value (one at a time, the rest
+ *           valid) fails the iface open with UCS_ERR_INVALID_PARAM.
  *   cycles  an iface is opened and closed 50 times; each cycle sends AMs
  *           over a memif pair to a forked peer process, which echoes them,
  *           and waits for the echoes.  Afterwards no mbuf (port mempool in
@@ -651,6 +653,87 @@ static int test_cycles(void)
 	return failures ? 1 : 0;
 }
 
+/* ---- config: each bad UCX_SCTP_DPDK_* value fails the iface open ---- */
+
+static int test_config(void)
+{
+	static const struct {
+		const char *var, *value;
+	} bad[] = {
+		{"UCX_SCTP_DPDK_IP", ""},
+		{"UCX_SCTP_DPDK_IP", "10.77.9.300/24"},
+		{"UCX_SCTP_DPDK_MTU", "99999"},
+		{"UCX_SCTP_DPDK_STREAMS", "1"},
+		{"UCX_SCTP_DPDK_SEG_SIZE", "512"},
+		{"UCX_SCTP_DPDK_RX_DESCS", "3"},
+		{"UCX_SCTP_DPDK_RATE", "fast"},
+		{"UCX_SCTP_DPDK_DP", "bogus=1"},
+		{"UCX_SCTP_DPDK_SG", "rto_min_ms=0"},
+		{"UCX_SCTP_DPDK_SG", "streams=1"},
+		{"UCX_SCTP_DPDK_IDLE_SLEEP_US", "200000"},
+	};
+	char prefix[96];
+	size_t i;
+
+	snprintf(prefix, sizeof(prefix), "sdp-%s-cfg", job);
+	for (i = 0; i < SDP_ARRAY_SIZE(bad); i++) {
+		uct_iface_params_t p = {0};
+		uct_iface_h iface;
+		ucs_status_t st;
+		env_t e;
+
+		/* A valid configuration with one field broken. */
+		set_common_env("net_null0", "10.77.9.1/24", prefix);
+		unsetenv("UCX_SCTP_DPDK_MTU");
+		unsetenv("UCX_SCTP_DPDK_STREAMS");
+		unsetenv("UCX_SCTP_DPDK_SEG_SIZE");
+		unsetenv("UCX_SCTP_DPDK_RX_DESCS");
+		unsetenv("UCX_SCTP_DPDK_RATE");
+		unsetenv("UCX_SCTP_DPDK_DP");
+		unsetenv("UCX_SCTP_DPDK_SG");
+		setenv(bad[i].var, bad[i].value, 1);
+		env_open(&e);
+		p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
+			       UCT_IFACE_PARAM_FIELD_DEVICE;
+		p.open_mode = UCT_IFACE_OPEN_MODE_DEVICE;
+		p.mode.device.tl_name = UCT_SCTP_DPDK_NAME;
+		p.mode.device.dev_name = UCT_SCTP_DPDK_DEV_NAME;
+		st = uct_iface_open(e.md, e.worker, &p, e.config, &iface);
+		CHECK(st == UCS_ERR_INVALID_PARAM, "%s=%s: iface open %s",
+		      bad[i].var, bad[i].value, ucs_status_string(st));
+		if (st == UCS_OK)
+			uct_iface_close(iface);
+		env_close(&e);
+	}
+	/* Valid values alone must not trip the cross-field checks. */
+	{
+		static char text[16384];
+		struct dp_config dp;
+		struct sg_config sg;
+		ucs_status_t st;
+		env_t e;
+
+		set_common_env("net_null0", "10.77.9.1/24", prefix);
+		setenv("UCX_SCTP_DPDK_SEG_SIZE", "1k", 1);
+		setenv("UCX_SCTP_DPDK_RX_DESCS", "16", 1);
+		setenv("UCX_SCTP_DPDK_SG", "rto_min_ms=2000 rto_initial_ms=3000 "
+		       "rto_max_ms=4000", 1);
+		env_open(&e);
+		st = uct_sctp_dpdk_config_build(
+			ucs_derived_of(e.config, uct_sctp_dpdk_iface_config_t),
+			&dp, &sg, text, sizeof(text));
+		CHECK(st == UCS_OK && sg.rx_buf_bytes == 1024 &&
+			      sg.rx_descs == 16 && sg.rto_min_ms == 2000,
+		      "valid config rejected: %s", ucs_status_string(st));
+		env_close(&e);
+	}
+	/* The EAL was never started by a rejected config. */
+	CHECK(uct_sctp_dpdk_ctx_peek() == NULL, "a context was created");
+	printf("config: %zu bad values rejected: %s\n", SDP_ARRAY_SIZE(bad),
+	       failures ? "FAIL" : "ok");
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rc;
@@ -663,10 +746,12 @@ int main(int argc, char **argv)
 	atexit(cleanup);
 	if (argc > 1 && strcmp(argv[1], "local") == 0)
 		rc = test_local();
+	else if (argc > 1 && strcmp(argv[1], "config") == 0)
+		rc = test_config();
 	else if (argc > 1 && strcmp(argv[1], "cycles") == 0)
 		rc = test_cycles();
 	else {
-		fprintf(stderr, "usage: %s local|cycles\n", argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|config\n", argv[0]);
 		return 2;
 	}
 	return rc;
