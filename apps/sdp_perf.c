@@ -498,6 +498,8 @@ static uint64_t verify_missing(const struct perf *p)
 {
 	uint64_t got = 0, i;
 
+	if (p->v.seen == NULL) /* no test was started */
+		return p->count;
 	for (i = 0; i < p->count; i++)
 		got += (p->v.seen[i / 8] >> (i % 8)) & 1;
 	return p->count - got;
