@@ -1,26 +1,26 @@
 #!/bin/bash
 # demo.sh - the main job: install and build everything (scripts/setup.sh),
-# then run the demo on a virtual two-host testbed.
-#
-# Today the demo is the dataplane: sdp-ping between two DPDK processes over
-# a memif pair and over af_packet ports in two network namespaces joined by
-# a bridge, every payload verified.  It becomes the MPI latency/bandwidth
-# sweep over UCX_TLS=sctp_dpdk once the transport lands (issue 5).
+# then run an MPI latency/bandwidth sweep between two ranks on a virtual
+# two-host testbed (two network namespaces on a Linux bridge), over
+# UCX_TLS=sctp_dpdk (af_packet ports, usrsctp over DPDK, no kernel stack in
+# the data path) and over UCX's tcp transport on the same veths, side by
+# side; then the same MPI checks over a memif pair with Open MPI.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export SDP_BUILD_DIR=${SDP_BUILD_DIR:-$ROOT/build}
 "$ROOT/scripts/setup.sh"
-export SDP_BIN_DIR=$SDP_BUILD_DIR/apps
 
 echo
-echo "== sdp-ping: ping-pong latency, memif pair (two DPDK processes)"
-"$ROOT/apps/sdp-ping" --fabric memif --count 20000 --size 64
+echo "== MPI (MPICH, 2 ranks, two namespaces on a bridge): sctp_dpdk vs UCX tcp"
+"$ROOT/apps/sdp-mpirun" --help >/dev/null
+"$ROOT/apps/sdp-mpi-compare" --mpi mpich --max-size 4194304
+
 echo
-echo "== sdp-ping: 32 probes in flight, memif pair"
-"$ROOT/apps/sdp-ping" --fabric memif --count 200000 --size 64 --window 32
+echo "== Open MPI over sctp_dpdk on a memif pair: data-verified checks"
+"$ROOT/apps/sdp-mpirun" --mpi openmpi --fabric memif -np 2 \
+  "$SDP_BUILD_DIR/tests/mpi_check_openmpi" --max-size 4194304 2>&1 |
+  grep -E '^(ok|FAIL)|passed'
+
 echo
-echo "== sdp-ping: ping-pong latency, two namespaces on a bridge (af_packet)"
-"$ROOT/apps/sdp-ping" --fabric bridge --count 20000 --size 64
-echo
-echo "== sdp-ping: paced at 200 Mbit/s, 1000-byte probes, memif pair"
-"$ROOT/apps/sdp-ping" --fabric memif --count 20000 --size 1000 --window 64 --rate 200M
+echo "== dataplane: sdp-ping over a memif pair (32 probes in flight)"
+"$ROOT/apps/sdp-ping" --fabric memif --count 200000 --window 32
