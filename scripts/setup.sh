@@ -28,8 +28,9 @@ PACKAGES=(
   # UCX's internal headers is configured by setup-ucx-src.sh
   "libucx-dev=$UCX_VERSION" "ucx-utils=$UCX_VERSION" "libucx0=$UCX_VERSION"
   dpkg-dev autoconf automake libtool libibverbs-dev librdmacm-dev libnuma-dev
-  # MPI: both implementations use UCX (pml ucx / ch4:ucx)
-  openmpi-bin libopenmpi-dev mpich libmpich-dev
+  # MPI: both implementations use UCX (pml ucx / ch4:ucx); mpi4py and pip
+  # for the mpi4py test suite (its upstream sdist, see setup-mpi4py-tests.sh)
+  openmpi-bin libopenmpi-dev mpich libmpich-dev python3-mpi4py python3-pip
   # virtual testbed: namespaces, veth, bridge, netem; ping for its self-test
   iproute2 iputils-ping procps
   # benchmark plots
@@ -73,7 +74,9 @@ fi
 UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$ROOT/.deps/ucx" | tail -n 1)
 [[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
 
-opts=(-Ducx_src="$UCX_SRC")
+MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$ROOT/.deps/mpi4py" | tail -n 1)
+
+opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
 if [[ -f $BUILD/build.ninja ]]; then
   meson configure "$BUILD" "${opts[@]}" >/dev/null
