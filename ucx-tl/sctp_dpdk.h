@@ -128,6 +128,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	size_t seg_size;	/* largest SCTP message = AM + header */
 	char *dp_extra;		/* extra dataplane key=value tokens */
 	char *sg_extra;		/* extra sctp key=value tokens */
+	int stats;		/* print counters at exit (JSON, stderr) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -174,6 +175,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint32_t seg_bytes;	      /* largest message incl. our header */
 	double bandwidth_bps;	      /* bytes/s for iface_query */
 	uint64_t poll_count;	      /* sg_poll calls */
+	int stats_at_exit;	      /* UCX_SCTP_DPDK_STATS */
 	volatile uint32_t ev_gen;     /* +1 per peer state change */
 	uint16_t next_iface_id;
 	struct uct_sctp_dpdk_iface *ifaces[UCT_SCTP_DPDK_MAX_IFACES];

@@ -32,7 +32,10 @@
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/string.h>
 
+#include <usrsctp.h> /* usrsctp_get_stat: counters for STATS=y */
+
 #include <errno.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -259,6 +262,39 @@ static int uct_sctp_dpdk_eal_init(const struct dp_config *dp_cfg)
 
 static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx);
 
+/* UCX_SCTP_DPDK_STATS=y: one JSON line on stderr at exit, after the
+ * graceful shutdown, so benchmarks can count losses and retransmissions
+ * per process.  usrsctp's counters are process-wide, as is the ctx. */
+static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
+{
+	struct dp_stats dp;
+	struct sctpstat us;
+	char ip[16];
+	int i;
+
+	dp_port_stats(ctx->port, &dp);
+	memset(&us, 0, sizeof(us));
+	usrsctp_get_stat(&us);
+	fprintf(stderr, "sctp_dpdk stats: {\"ip\": \"%s\", \"dp\": "
+		"{\"rx_pkts\": %" PRIu64 ", \"tx_pkts\": %" PRIu64
+		", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
+		", \"pace_rate_changes\": %" PRIu64 ", \"pace_clamps\": %"
+		PRIu64 ", \"pace_late\": %" PRIu64 ", \"drops\": {",
+		dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp.rx_pkts, dp.tx_pkts,
+		dp.rx_bytes, dp.tx_bytes, dp.pace_rate_changes, dp.pace_clamps,
+		dp.pace_late);
+	for (i = 0; i < DP_DROP_MAX; i++)
+		fprintf(stderr, "%s\"%s\": %" PRIu64, i ? ", " : "",
+			dp_drop_name((enum dp_drop)i), dp.drops[i]);
+	fprintf(stderr, "}}, \"usrsctp\": {\"data_chunks_out\": %u, "
+		"\"data_chunks_in\": %u, \"retrans_chunks\": %u, "
+		"\"fast_retrans_chunks\": %u, \"t3_timeouts\": %u, "
+		"\"dup_chunks_in\": %u, \"sacks_out\": %u, \"sacks_in\": %u}}\n",
+		us.sctps_senddata, us.sctps_recvdata, us.sctps_sendretransdata,
+		us.sctps_sendfastretrans, us.sctps_timodata,
+		us.sctps_recvdupdata, us.sctps_sendsacks, us.sctps_recvsacks);
+}
+
 static void uct_sctp_dpdk_atexit(void)
 {
 	pthread_mutex_lock(&uct_sctp_dpdk_ctx_mutex);
@@ -300,6 +336,7 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	}
 	ctx->dp_cfg = *dp_cfg;
 	ctx->sg_cfg = *sg_cfg;
+	ctx->stats_at_exit = config->stats;
 	ucs_list_head_init(&ctx->peers);
 	status = ucs_recursive_spinlock_init(&ctx->lock, 0);
 	if (status != UCS_OK)
@@ -482,6 +519,8 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 	if (ctx->sg_descs_held != 0)
 		ucs_warn("sctp_dpdk: %" PRId64 " receive descriptors not "
 			 "released at exit", ctx->sg_descs_held);
+	if (ctx->stats_at_exit)
+		uct_sctp_dpdk_ctx_stats_print(ctx);
 	ucs_recursive_spin_unlock(&ctx->lock);
 	sg_ep_close(ctx->sg);
 	if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {

@@ -134,6 +134,13 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, sg_extra),
 	 UCS_CONFIG_TYPE_STRING},
 
+	{"STATS", "n",
+	 "At process exit, print the port's and usrsctp's counters (packets,\n"
+	 "drops by reason, retransmissions, T3 timeouts) as one JSON line on\n"
+	 "stderr, prefixed \"sctp_dpdk stats: \".",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stats),
+	 UCS_CONFIG_TYPE_BOOL},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
