@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_loop.c - sctp-loop-ep: usrsctp's own ceiling.  Two usrsctp sockets
+ * in ONE process and one thread, connected over AF_CONN by an in-memory
+ * packet FIFO instead of a NIC: what sdp-perf would reach if the dataplane,
+ * the second process and the wire cost nothing.
+ *
+ *   client socket -sendv-> usrsctp -conn_output-> copy into FIFO
+ *   main loop: FIFO -> usrsctp_conninput(other side) -> server socket
+ *              -> usrsctp_recvv (and the reverse for SACKs / replies)
+ *
+ * conn_output runs inside usrsctp (also re-entrantly from conninput), so it
+ * only copies the packet into the FIFO; the loop feeds packets back outside
+ * any usrsctp call.  CRC32c: usrsctp's offload flag is set, so it neither
+ * computes nor checks the CRC; with --crc isal the loop fills it with ISA-L
+ * on output and checks it on input, as the dataplane does.  Socket options
+ * match the sg layer's: SCTP_NODELAY, explicit EOR, the same send/receive
+ * buffers, and --pathmtu as sg sets it: link MTU - 28 (IPv4 + the room sg
+ * keeps for UDP encapsulation) - 12 (SCTP common header), e.g. 1460, 8960.
+ *
+ * --test bw: --count messages of --size bytes, client to server, as fast
+ * as usrsctp takes them; goodput = bytes received / time.
+ * --test lat: ping-pong of --size messages; one-way latency = RTT/2.
+ * Output: one JSON object on stdout.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <isa-l/crc.h>
+#include <usrsctp.h>
+
+#define FIFO_SLOTS 8192u	/* > send buffer / smallest packet */
+#define SLOT_BYTES 9216u	/* largest SCTP packet (MTU 9000) */
+#define SCTP_PORT 5001
+#define CRC_OFF 8		/* checksum field in the common header */
+
+struct pkt {
+	uint32_t len;
+	uint8_t to;		/* 0 = client's address, 1 = server's */
+	uint8_t data[SLOT_BYTES];
+};
+
+static struct pkt *fifo;
+static uint32_t fifo_head, fifo_tail; /* head: next out; tail: next in */
+static uint64_t fifo_drops, pkts, crc_bad;
+static bool use_crc;
+static int addr_c = 0, addr_s = 1; /* AF_CONN handles: their addresses */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint32_t crc32c(const uint8_t *p, size_t len)
+{
+	return crc32_iscsi((unsigned char *)(uintptr_t)p, (int)len,
+			   0xffffffffu) ^ 0xffffffffu;
+}
+
+/* usrsctp's output: @addr is the SENDING side's handle; the buffer is
+ * freed when we return, so copy it. */
+static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
+		       uint8_t set_df)
+{
+	struct pkt *p;
+
+	(void)tos;
+	(void)set_df;
+	if (fifo_tail - fifo_head == FIFO_SLOTS || len > SLOT_BYTES) {
+		fifo_drops++;
+		return 0; /* lost, like a full NIC ring */
+	}
+	p = &fifo[fifo_tail % FIFO_SLOTS];
+	memcpy(p->data, buf, len);
+	p->len = (uint32_t)len;
+	p->to = addr == &addr_c ? 1 : 0;
+	if (use_crc) {
+		uint32_t c;
+
+		memset(p->data + CRC_OFF, 0, 4);
+		c = crc32c(p->data, len);
+		memcpy(p->data + CRC_OFF, &c, 4); /* little-endian on x86, as
+						   * RFC 4960 wants */
+	}
+	fifo_tail++;
+	return 0;
+}
+
+/* Feed at most @budget queued packets to their destination. */
+static unsigned int fifo_drain(unsigned int budget)
+{
+	unsigned int n = 0;
+
+	while (fifo_head != fifo_tail && n < budget) {
+		struct pkt *p = &fifo[fifo_head % FIFO_SLOTS];
+
+		fifo_head++;
+		n++;
+		pkts++;
+		if (use_crc) {
+			uint32_t got, want;
+
+			memcpy(&got, p->data + CRC_OFF, 4);
+			memset(p->data + CRC_OFF, 0, 4);
+			want = crc32c(p->data, p->len);
+			if (got != want) {
+				crc_bad++;
+				continue;
+			}
+		}
+		/* conninput may call conn_output, which appends behind us;
+		 * the slot we read stays untouched until FIFO_SLOTS more. */
+		usrsctp_conninput(p->to ? (void *)&addr_s : (void *)&addr_c,
+				  p->data, p->len, 0);
+	}
+	return n;
+}
+
+static uint64_t timer_last_ns;
+
+static void timers(void)
+{
+	uint64_t t = now_ns();
+
+	if (t - timer_last_ns >= 1000000) {
+		usrsctp_handle_timers((uint32_t)((t - timer_last_ns) /
+						 1000000));
+		timer_last_ns += (t - timer_last_ns) / 1000000 * 1000000;
+	}
+}
+
+static void pump(void)
+{
+	fifo_drain(64);
+	timers();
+}
+
+static void die(const char *what)
+{
+	fprintf(stderr, "sctp-loop-ep: %s: %s\n", what, strerror(errno));
+	exit(3);
+}
+
+static struct socket *make_socket(void *addr, uint32_t buf_bytes,
+				  uint32_t pathmtu)
+{
+	struct socket *so;
+	struct sockaddr_conn sc;
+	struct sctp_paddrparams pp;
+	int one = 1, b = (int)buf_bytes;
+
+	so = usrsctp_socket(AF_CONN, SOCK_STREAM, IPPROTO_SCTP, NULL, NULL, 0,
+			    NULL);
+	if (so == NULL)
+		die("usrsctp_socket");
+	usrsctp_set_non_blocking(so, 1);
+	if (usrsctp_setsockopt(so, SOL_SOCKET, SO_SNDBUF, &b, sizeof(b)) ||
+	    usrsctp_setsockopt(so, SOL_SOCKET, SO_RCVBUF, &b, sizeof(b)) ||
+	    usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_NODELAY, &one,
+			       sizeof(one)) ||
+	    usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_EXPLICIT_EOR, &one,
+			       sizeof(one)))
+		die("usrsctp_setsockopt");
+	memset(&pp, 0, sizeof(pp));
+	pp.spp_address.ss_family = AF_CONN;
+	pp.spp_flags = SPP_PMTUD_DISABLE;
+	pp.spp_pathmtu = pathmtu;
+	if (usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp,
+			       sizeof(pp)))
+		die("SCTP_PEER_ADDR_PARAMS");
+	memset(&sc, 0, sizeof(sc));
+	sc.sconn_family = AF_CONN;
+	sc.sconn_port = htons(SCTP_PORT);
+	sc.sconn_addr = addr;
+	if (usrsctp_bind(so, (struct sockaddr *)&sc, sizeof(sc)) < 0)
+		die("usrsctp_bind");
+	return so;
+}
+
+/* Offer one message; @return true when usrsctp took it whole. */
+static bool send_msg(struct socket *so, const uint8_t *buf, size_t len)
+{
+	struct sctp_sndinfo si;
+
+	memset(&si, 0, sizeof(si));
+	si.snd_flags = SCTP_EOR;
+	return usrsctp_sendv(so, buf, len, NULL, 0, &si, sizeof(si),
+			     SCTP_SENDV_SNDINFO, 0) == (ssize_t)len;
+}
+
+/* Read what is there; @return complete messages, bytes in @bytes_p. */
+static unsigned int recv_msgs(struct socket *so, uint8_t *buf, size_t cap,
+			      uint64_t *bytes_p)
+{
+	unsigned int msgs = 0;
+
+	for (;;) {
+		struct sctp_rcvinfo ri;
+		socklen_t ilen = sizeof(ri);
+		unsigned int itype = 0;
+		int flags = 0;
+		ssize_t n = usrsctp_recvv(so, buf, cap, NULL, NULL, &ri, &ilen,
+					  &itype, &flags);
+
+		if (n <= 0)
+			return msgs;
+		*bytes_p += (uint64_t)n;
+		if (flags & MSG_EOR)
+			msgs++;
+	}
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "test", required_argument, NULL, 't' },
+		{ "size", required_argument, NULL, 's' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "pathmtu", required_argument, NULL, 'm' },
+		{ "buf", required_argument, NULL, 'b' },
+		{ "crc", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool lat = false;
+	uint32_t size = 65536, pathmtu = 1460, buf_bytes = 4u << 20;
+	uint64_t count = 4096, sent = 0, got_msgs = 0, got_bytes = 0, t0, t1;
+	uint64_t *rtt = NULL, deadline;
+	struct socket *sc, *sl, *ss = NULL;
+	struct sockaddr_conn peer;
+	uint8_t *tx, *rx;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "", lopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			lat = strcmp(optarg, "lat") == 0;
+			break;
+		case 's':
+			size = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'c':
+			count = strtoull(optarg, NULL, 0);
+			break;
+		case 'm':
+			pathmtu = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			buf_bytes = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 'r':
+			use_crc = strcmp(optarg, "isal") == 0;
+			break;
+		default:
+			fprintf(stderr, "usage: sctp-loop-ep [--test lat|bw] "
+				"[--size B] [--count N] [--pathmtu B] [--buf B]"
+				" [--crc none|isal]\n");
+			return 2;
+		}
+	}
+	if (size == 0 || size > (16u << 20) || count == 0 ||
+	    pathmtu + 12 > SLOT_BYTES) {
+		fprintf(stderr, "sctp-loop-ep: bad --size/--count/--pathmtu\n");
+		return 2;
+	}
+	fifo = calloc(FIFO_SLOTS, sizeof(*fifo));
+	tx = malloc(size);
+	rx = malloc(size > 65536 ? size : 65536);
+	rtt = calloc(count, sizeof(*rtt));
+	if (fifo == NULL || tx == NULL || rx == NULL || rtt == NULL)
+		die("malloc");
+	memset(tx, 0x5a, size);
+
+	usrsctp_init_nothreads(0, conn_output, NULL);
+	usrsctp_enable_crc32c_offload();
+	usrsctp_sysctl_set_sctp_ecn_enable(0);
+	timer_last_ns = now_ns();
+	usrsctp_register_address(&addr_c);
+	usrsctp_register_address(&addr_s);
+	sc = make_socket(&addr_c, buf_bytes, pathmtu);
+	sl = make_socket(&addr_s, buf_bytes, pathmtu);
+	if (usrsctp_listen(sl, 1) < 0)
+		die("usrsctp_listen");
+	memset(&peer, 0, sizeof(peer));
+	peer.sconn_family = AF_CONN;
+	peer.sconn_port = htons(SCTP_PORT);
+	/* AF_CONN addresses are link handles, not hosts: each side names the
+	 * peer by its OWN handle (conn_output gets it back and we know where
+	 * to deliver); the server learns &addr_s from conninput. */
+	peer.sconn_addr = &addr_c;
+	if (usrsctp_connect(sc, (struct sockaddr *)&peer, sizeof(peer)) < 0 &&
+	    errno != EINPROGRESS)
+		die("usrsctp_connect");
+	deadline = now_ns() + 10000000000ull;
+	while (ss == NULL) {
+		pump();
+		ss = usrsctp_accept(sl, NULL, NULL);
+		if (now_ns() > deadline) {
+			fprintf(stderr, "sctp-loop-ep: no association\n");
+			return 1;
+		}
+	}
+	usrsctp_set_non_blocking(ss, 1);
+	while (!(usrsctp_get_events(sc) & SCTP_EVENT_WRITE))
+		pump();
+
+	deadline = now_ns() + 300000000000ull;
+	t0 = now_ns();
+	if (lat) {
+		uint64_t i;
+
+		for (i = 0; i < count && now_ns() < deadline; i++) {
+			uint64_t ts = now_ns(), b = 0;
+
+			while (!send_msg(sc, tx, size))
+				pump();
+			while (recv_msgs(ss, rx, size, &b) == 0)
+				pump();
+			while (!send_msg(ss, tx, size))
+				pump();
+			b = 0;
+			while (recv_msgs(sc, rx, size, &b) == 0)
+				pump();
+			rtt[i] = now_ns() - ts;
+			got_msgs++;
+			got_bytes += size;
+		}
+		sent = i;
+	} else {
+		while (got_msgs < count && now_ns() < deadline) {
+			if (sent < count && send_msg(sc, tx, size))
+				sent++;
+			fifo_drain(64);
+			got_msgs += recv_msgs(ss, rx, 65536, &got_bytes);
+			timers();
+		}
+	}
+	t1 = now_ns();
+	{
+		double secs = (double)(t1 - t0) / 1e9;
+		double gbps = (double)got_bytes * 8 / secs / 1e9 *
+			      (lat ? 2 : 1);
+
+		printf("{\"tool\": \"sctp-loop\", \"test\": \"%s\", \"size\": "
+		       "%u, \"pathmtu\": %u, \"crc\": \"%s\", \"messages\": %"
+		       PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
+		       "\"gbps\": %.4f, \"packets\": %" PRIu64
+		       ", \"fifo_drops\": %" PRIu64 ", \"crc_bad\": %" PRIu64,
+		       lat ? "lat" : "bw", size, pathmtu,
+		       use_crc ? "isal" : "none", got_msgs, got_bytes, secs,
+		       gbps, pkts, fifo_drops, crc_bad);
+		if (lat && got_msgs > 0) {
+			qsort(rtt, got_msgs, sizeof(*rtt), cmp_u64);
+			printf(", \"latency_us_p50\": %.3f, \"latency_us_p99\":"
+			       " %.3f", rtt[got_msgs / 2] / 2e3,
+			       rtt[got_msgs * 99 / 100] / 2e3);
+		}
+		printf(", \"verified\": %s}\n",
+		       got_msgs == count ? "true" : "false");
+	}
+	usrsctp_close(ss);
+	usrsctp_close(sc);
+	usrsctp_close(sl);
+	for (c = 0; c < 200 && usrsctp_finish() != 0; c++) {
+		fifo_drain(FIFO_SLOTS);
+		usrsctp_handle_timers(10);
+	}
+	return got_msgs == count ? 0 : 1;
+}
