@@ -56,6 +56,9 @@ struct sg_config {
 	uint32_t rto_min_ms;	   /* default 100 */
 	uint32_t rto_max_ms;	   /* default 3000 */
 	uint32_t hb_interval_ms;   /* heartbeat interval; 0 = off */
+	uint32_t sack_delay_ms;	   /* delayed SACK; must stay below
+				    * rto_min_ms (default 20; 0 = SACK every
+				    * packet) */
 	uint16_t path_max_rxt;	   /* retransmissions before the path (and
 				    * with one path the association) fails */
 	bool nodelay;		   /* SCTP_NODELAY (no Nagle); default 1 */

@@ -20,6 +20,8 @@ static const char help_text[] =
 	"  streams=N          streams each way, 1..65535 (default 10)\n"
 	"  rto_initial_ms=N   initial RTO, 1..600000 (default 1000)\n"
 	"  rto_min_ms=N       minimum RTO, 1..600000 (default 100)\n"
+	"  sack_delay_ms=N    delayed SACK, 0..500, below rto_min_ms "
+	"(default 20; 0 = SACK every packet)\n"
 	"  rto_max_ms=N       maximum RTO, 1..600000 (default 3000)\n"
 	"  hb_interval_ms=N   heartbeat interval, 0 = off, 0..3600000 "
 	"(default 5000)\n"
@@ -51,6 +53,10 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->rto_min_ms = 100;
 	cfg->rto_max_ms = 3000;
 	cfg->hb_interval_ms = 5000;
+	/* below rto_min_ms: a 200 ms delayed SACK (usrsctp's default) under
+	 * a 100 ms minimum RTO times out the last packet of every message
+	 * whose SACK is delayed */
+	cfg->sack_delay_ms = 20;
 	cfg->path_max_rxt = 5;
 	cfg->nodelay = true;
 	cfg->sndbuf_bytes = 4u << 20;
@@ -83,6 +89,7 @@ static const struct field fields[] = {
 	F("rto_min_ms", 1, 600000, rto_min_ms, false),
 	F("rto_max_ms", 1, 600000, rto_max_ms, false),
 	F("hb_interval_ms", 0, 3600000, hb_interval_ms, false),
+	F("sack_delay_ms", 0, 500, sack_delay_ms, false),
 	F("path_max_rxt", 1, 100, path_max_rxt, false),
 	F("nodelay", 0, 1, nodelay, false),
 	F("sndbuf", 64u << 10, 1u << 30, sndbuf_bytes, true),
@@ -179,6 +186,13 @@ int sg_config_check(const struct sg_config *cfg)
 		CFG_ERR("rto_min_ms=%u is above rto_initial_ms=%u: lower "
 			"rto_min_ms or raise rto_initial_ms", cfg->rto_min_ms,
 			cfg->rto_initial_ms);
+		rc = -EINVAL;
+	}
+	if (cfg->sack_delay_ms >= cfg->rto_min_ms) {
+		CFG_ERR("sack_delay_ms=%u is not below rto_min_ms=%u: the "
+			"peer's delayed SACK would time out our last packets; "
+			"lower sack_delay_ms or raise rto_min_ms",
+			cfg->sack_delay_ms, cfg->rto_min_ms);
 		rc = -EINVAL;
 	}
 	if (cfg->rto_initial_ms > cfg->rto_max_ms) {

@@ -74,6 +74,7 @@ static int configure_socket(struct sg_ep *ep)
 	struct sctp_rtoinfo rto = { 0 };
 	struct sctp_assocparams ap = { 0 };
 	struct sctp_paddrparams pp;
+	struct sctp_sack_info sack;
 	struct sctp_event ev = { 0 };
 	static const uint16_t events[] = { SCTP_ASSOC_CHANGE,
 					   SCTP_SHUTDOWN_EVENT };
@@ -117,6 +118,11 @@ static int configure_socket(struct sg_ep *ep)
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS,
 		      "SCTP_PEER_ADDR_PARAMS (hb_interval_ms, path_max_rxt, "
 		      "path mtu)", &pp, sizeof(pp));
+	sack.sack_assoc_id = SCTP_FUTURE_ASSOC;
+	sack.sack_delay = c->sack_delay_ms;
+	sack.sack_freq = c->sack_delay_ms == 0 ? 1 : 2;
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_DELAYED_SACK,
+		      "SCTP_DELAYED_SACK (sack_delay_ms)", &sack, sizeof(sack));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_NODELAY, "SCTP_NODELAY",
 		      &nodelay, sizeof(nodelay));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_EXPLICIT_EOR,

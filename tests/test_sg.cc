@@ -47,7 +47,7 @@ TEST(SgConfig, DefaultsAreValid)
 	ASSERT_EQ(0, sg_config_parse(nullptr, &c));
 	EXPECT_EQ(10, c.streams);
 	EXPECT_EQ(0, sg_config_check(&c));
-	ASSERT_EQ(0, sg_config_parse("streams=65535 port=7 rto_min_ms=10 "
+	ASSERT_EQ(0, sg_config_parse("streams=65535 port=7 rto_min_ms=10 sack_delay_ms=5 "
 				     "rto_initial_ms=20 rto_max_ms=30 "
 				     "sndbuf=1M rx_buf=4K rx_descs=1024 "
 				     "max_msg=4M",
@@ -73,6 +73,8 @@ TEST(SgConfig, EachBadTokenIsRejected)
 		"rto_min_ms=500 rto_initial_ms=400",
 		"rto_initial_ms=5000 rto_max_ms=4000",
 		"rx_descs=16 rx_buf=1K max_msg=17K",
+		"sack_delay_ms=501", "sack_delay_ms=100",
+		"rto_min_ms=10 sack_delay_ms=20",
 	};
 	sg_config c;
 
@@ -102,6 +104,7 @@ TEST(SgConfig, CheckRejectsEachBadField)
 		[](sg_config &c) { c.event_queue = 1; },
 		[](sg_config &c) { c.rto_min_ms = c.rto_initial_ms + 1; },
 		[](sg_config &c) { c.rto_max_ms = c.rto_initial_ms - 1; },
+		[](sg_config &c) { c.sack_delay_ms = c.rto_min_ms; },
 		[](sg_config &c) {
 			c.max_msg_bytes = c.rx_descs * c.rx_buf_bytes + 1;
 		},
