@@ -226,9 +226,9 @@ static int run_tx(struct dp_port *port, const struct opts *o)
 			dp_port_flush(port, now);
 			break;
 		case LIM_PACE:
-			/* keep the pacer's fifo fed, at most 1024 queued */
+			/* keep the pacer's fifo fed, at most 256 queued */
 			while (sent < o->count &&
-			       dp_port_tx_queued(port) < 1024) {
+			       dp_port_tx_queued(port) < 256) {
 				if (send_frame(port, o->peer_ip_be, o->size,
 					       T_DATA, sent, now) != 0)
 					break;

@@ -113,6 +113,10 @@ struct dp_config {
 	/* Pacing */
 	uint64_t pace_rate_bps; /* 0 = unpaced */
 	uint64_t link_bps;	/* 0 = from the link speed (or 10G for vdevs) */
+	uint32_t pace_queue_us;	/* paced: most queueing delay the pacer
+				 * holds before dropping (a short queue, so
+				 * SCTP sees a bottleneck, not a 250 ms
+				 * hidden delay); default 10000 */
 	enum dp_pace_mode pace_mode;
 };
 

@@ -55,7 +55,9 @@ static const char help_text[] =
 	"(default 5000)\n"
 	"  rate=BPS           pacing rate, e.g. 500M, 1G; 0 = unpaced\n"
 	"  link=BPS           link rate for pacing; 0 = from link speed\n"
-	"  pace=auto|deadline|gap  pacing mode (default auto)\n";
+	"  pace=auto|deadline|gap  pacing mode (default auto)\n"
+	"  pace_queue_us=N    paced: drop beyond this much queueing delay, "
+	"100..10000000 (default 10000)\n";
 
 const char *dp_config_help(void)
 {
@@ -96,6 +98,7 @@ void dp_config_defaults(struct dp_config *cfg)
 	cfg->idle_polls = 256;
 	cfg->idle_sleep_us = 20;
 	cfg->link_wait_ms = 5000;
+	cfg->pace_queue_us = 10000;
 }
 
 int dp_parse_ip(const char *text, uint32_t *ip_be_p)
@@ -292,6 +295,7 @@ static int apply(struct dp_config *cfg, const char *key, const char *val)
 	RANGE("idle_polls", 1, 100000000, idle_polls)
 	RANGE("idle_sleep_us", 0, 100000, idle_sleep_us)
 	RANGE("link_wait_ms", 0, 600000, link_wait_ms)
+	RANGE("pace_queue_us", 100, 10000000, pace_queue_us)
 #undef RANGE
 	if (strcmp(key, "dev") == 0) {
 		rc = copy_str(key, val, cfg->devargs, sizeof(cfg->devargs));

@@ -38,8 +38,29 @@ struct dp_pacer {
 	struct rte_mbuf *next;		/* dequeued, not yet due */
 	struct rte_mbuf *gap_frame;	/* max-size PAUSE frame, direct */
 	bool backlogged;		/* a frame waited when the last left */
+	uint32_t limit_frames;		/* fifo depth for pace_queue_us */
 	struct rte_mempool *gap_pool;	/* indirect mbufs for gap frames */
 };
+
+/*
+ * A paced queue holds at most pace_queue_us of full-size frames: beyond
+ * that the pacer is the bottleneck, and like a real one it drops, so
+ * SCTP's congestion control sees loss and backs off instead of piling up
+ * a queueing delay it cannot see (which outlasts the minimum RTO).
+ */
+static void set_limit(struct dp_port *port, struct dp_pacer *p)
+{
+	uint64_t frame_bits = (uint64_t)pace_wire_bytes(port->mtu +
+						RTE_ETHER_HDR_LEN) * 8;
+	uint64_t n = p->q.rate_bps / 1000 * port->cfg.pace_queue_us / 1000 /
+		     frame_bits;
+
+	if (n < 16)
+		n = 16;
+	if (n > rte_ring_get_capacity(p->fifo))
+		n = rte_ring_get_capacity(p->fifo);
+	p->limit_frames = p->q.rate_bps == 0 ? UINT32_MAX : (uint32_t)n;
+}
 
 static void log_setup(const struct dp_port *port, const struct dp_pacer *p)
 {
@@ -121,10 +142,15 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 		if (rc != 0)
 			goto err_ring;
 	}
+	set_limit(port, p);
 	port->pacer = p;
 	port->paced = true;
 	port->link_bps = pc.link_rate_bps;
 	log_setup(port, p);
+	if (p->q.rate_bps != 0)
+		SDP_LOG(INFO, DP, "port %u: pacer queue %u frames (%u us)",
+			port->port_id, p->limit_frames,
+			port->cfg.pace_queue_us);
 	return 0;
 
 err_ring:
@@ -146,6 +172,8 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		dp_tx_push(port, m, now_tsc);
 		return 0;
 	}
+	if (unlikely(rte_ring_count(p->fifo) >= p->limit_frames))
+		return -ENOBUFS;
 	return rte_ring_sp_enqueue(p->fifo, m) == 0 ? 0 : -ENOBUFS;
 }
 
@@ -183,7 +211,8 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 	struct dp_pacer *p = port->pacer;
 	unsigned int pushed = 0;
 
-	pace_queue_sync(&p->q);
+	if (unlikely(pace_queue_sync(&p->q) != 0))
+		set_limit(port, p);
 	for (;;) {
 		struct rte_mbuf *m = p->next;
 

@@ -395,7 +395,7 @@ TEST(DpConfig, EveryBadFieldIsRejected)
 		"ip=10.0.0",	   "ip=10.0.0.1/33", "prefix=a/b",
 		"huge=2",	   "nokey",	    "=1",
 		"bogus=1",	   "rate=2G link=1G", "lcore=-1",
-		"mbufs=99999999", "netns=a/b",
+		"mbufs=99999999", "netns=a/b", "pace_queue_us=10",
 	};
 
 	for (const char *b : bad) {

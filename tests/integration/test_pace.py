@@ -30,8 +30,10 @@ def test_paced_never_faster_and_evenly_spaced():
               0.02 * r["ideal_gap_ns"] + 500,
               f"{rate}: median gap {r['gap_ns_p50']} vs ideal "
               f"{r['ideal_gap_ns']}")
-        # bounded catch-up: no burst of more than 2 frames after a stall
-        check(r["max_burst"] <= 2, f"{rate}: burst of {r['max_burst']}")
+        # bounded catch-up: no real burst after a stall (a few frames can
+        # share one TX burst when the peer's ring was momentarily full;
+        # a 1 kHz token bucket sends 16+ at this rate)
+        check(r["max_burst"] <= 4, f"{rate}: burst of {r['max_burst']}")
         print(f"    {rate}: {r['rate_bps'] / 1e6:.1f} Mbit/s "
               f"({r['rate_error_pct']:+.2f}%), gap err p99 "
               f"{r['gap_err_ns_p99'] / 1e3:.2f} us, late polls "
@@ -49,7 +51,7 @@ def test_unpaced_control_fails_the_same_checks():
 def test_token_bucket_bursts():
     r = tool("sdp-pace", "--fabric", "memif", "--rate", "200M",
              "--limiter", "tb", "--count", "6000")
-    check(r["max_burst"] >= 5,
+    check(r["max_burst"] >= 8,
           f"1 kHz token bucket burst only {r['max_burst']} frames")
 
 
@@ -69,6 +71,23 @@ def test_gap_mode_sends_pause_frames_receiver_drops_them():
     check(r["received"] == 3000, f"received {r['received']}")
 
 
+def test_paced_sctp_never_stalls():
+    """SCTP's congestion control over a paced port: every byte arrives,
+    goodput stays below the pacing rate and well above zero (the pacer's
+    short queue drops like a bottleneck instead of hiding a delay longer
+    than the minimum RTO)."""
+    r = tool("sdp-perf", "--fabric", "memif", "--test", "bw", "--size",
+             "64K", "--total", "32M", "--dp", "rate=200M link=10G")
+    check(r["verified"] and r["peer"]["bytes_ok"] == 32 << 20,
+          f"verified {r['verified']} bytes {r['peer']['bytes_ok']}")
+    check(r["gbps"] <= 0.2, f"goodput {r['gbps']} Gbit/s above 200M pacing")
+    check(r["gbps"] >= 0.05, f"goodput {r['gbps']} Gbit/s: stalled")
+    print(f"    200M paced: {r['gbps'] * 1000:.0f} Mbit/s goodput, "
+          f"{r['usrsctp']['retrans_chunks']} retransmitted chunks, "
+          f"{r['usrsctp']['t3_timeouts']} T3, pacer drops "
+          f"{r['dp']['drops'].get('hold_full', 0)}")
+
+
 if __name__ == "__main__":
     harness.require_root()
     run("paced: never faster than target, median gap ideal, no bursts",
@@ -77,4 +96,6 @@ if __name__ == "__main__":
     run("token bucket on a 1 kHz tick bursts", test_token_bucket_bursts)
     run("gap mode: PAUSE frames sent and dropped at the receiver",
         test_gap_mode_sends_pause_frames_receiver_drops_them)
+    run("paced SCTP over memif never stalls, goodput below the rate",
+        test_paced_sctp_never_stalls)
     harness.done()
