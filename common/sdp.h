@@ -94,6 +94,18 @@ void sdp_assert_fail(const char *expr, const char *file, int line)
  */
 int sdp_parse_u64(const char *text, int si, uint64_t *value_p);
 
+/** Called by sdp_kv_parse() for each token; @return 0 or -EINVAL. */
+typedef int (*sdp_kv_apply_t)(void *arg, const char *key, const char *val);
+
+/**
+ * Split @text into whitespace-separated "key=value" tokens and hand each to
+ * @apply.  Every token is tried (so each bad one is reported); a token
+ * without '=' is logged under @comp with @example as the fix.
+ * @return 0; -EINVAL when any token was malformed or rejected; -ENOMEM.
+ */
+int sdp_kv_parse(const char *text, enum sdp_log_comp comp,
+		 const char *example, sdp_kv_apply_t apply, void *arg);
+
 #ifdef __cplusplus
 }
 #endif

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sdp.h"
 
@@ -47,4 +48,33 @@ int sdp_parse_u64(const char *text, int si, uint64_t *value_p)
 		return -EINVAL;
 	*value_p = (uint64_t)v * mult;
 	return 0;
+}
+
+int sdp_kv_parse(const char *text, enum sdp_log_comp comp,
+		 const char *example, sdp_kv_apply_t apply, void *arg)
+{
+	char *copy, *tok, *save = NULL;
+	int rc = 0;
+
+	if (text == NULL || *text == '\0')
+		return 0;
+	copy = strdup(text);
+	if (copy == NULL)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
+	     tok = strtok_r(NULL, " \t\n", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL || eq == tok) {
+			sdp_log(SDP_LOG_ERR, comp, "config: token '%s' is not "
+				"key=value: write e.g. %s", tok, example);
+			rc = -EINVAL;
+			continue;
+		}
+		*eq = '\0';
+		if (apply(arg, tok, eq + 1) != 0)
+			rc = -EINVAL;
+	}
+	free(copy);
+	return rc;
 }

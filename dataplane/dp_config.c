@@ -368,32 +368,19 @@ static int apply(struct dp_config *cfg, const char *key, const char *val)
 	return -EINVAL;
 }
 
+static int apply_kv(void *arg, const char *key, const char *val)
+{
+	return apply(arg, key, val);
+}
+
 int dp_config_parse(const char *text, struct dp_config *cfg)
 {
-	char *copy, *tok, *save = NULL;
-	int rc = 0;
+	int rc;
 
 	dp_config_defaults(cfg);
-	if (text == NULL || *text == '\0')
-		return 0;
-	copy = strdup(text);
-	if (copy == NULL)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (eq == NULL || eq == tok) {
-			CFG_ERR("token '%s' is not key=value: write e.g. "
-				"mtu=1500", tok);
-			rc = -EINVAL;
-			continue;
-		}
-		*eq = '\0';
-		if (apply(cfg, tok, eq + 1) != 0)
-			rc = -EINVAL;
-	}
-	free(copy);
+	rc = sdp_kv_parse(text, SDP_COMP_DP, "mtu=1500", apply_kv, cfg);
+	if (rc == -ENOMEM)
+		return rc;
 	if (cfg->pace_rate_bps != 0 && cfg->link_bps != 0 &&
 	    cfg->pace_rate_bps > cfg->link_bps) {
 		CFG_ERR("rate=%" PRIu64 " is above link=%" PRIu64

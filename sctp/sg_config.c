@@ -213,32 +213,19 @@ int sg_config_check(const struct sg_config *cfg)
 	return rc;
 }
 
+static int apply_kv(void *arg, const char *key, const char *val)
+{
+	return apply(arg, key, val);
+}
+
 int sg_config_parse(const char *text, struct sg_config *cfg)
 {
-	char *copy, *tok, *save = NULL;
-	int rc = 0;
+	int rc;
 
 	sg_config_defaults(cfg);
-	if (text == NULL || *text == '\0')
-		return 0;
-	copy = strdup(text);
-	if (copy == NULL)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, " \t\n", &save); tok != NULL;
-	     tok = strtok_r(NULL, " \t\n", &save)) {
-		char *eq = strchr(tok, '=');
-
-		if (eq == NULL || eq == tok) {
-			CFG_ERR("token '%s' is not key=value: write e.g. "
-				"streams=10", tok);
-			rc = -EINVAL;
-			continue;
-		}
-		*eq = '\0';
-		if (apply(cfg, tok, eq + 1) != 0)
-			rc = -EINVAL;
-	}
-	free(copy);
+	rc = sdp_kv_parse(text, SDP_COMP_SCTP, "streams=10", apply_kv, cfg);
+	if (rc == -ENOMEM)
+		return rc;
 	if (rc == 0)
 		rc = sg_config_check(cfg);
 	return rc;
