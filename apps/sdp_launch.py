@@ -44,7 +44,7 @@ class Testbed:
 
     def __init__(self, fabric, job=None, hosts=2, mtu=1500, netem=None,
                  rate=None, kernel_ip=False, netem_hosts=None,
-                 attach=False):
+                 attach=False, xdp=False):
         if fabric not in ("memif", "bridge"):
             raise ValueError(f"--fabric {fabric!r}: use memif or bridge")
         self.fabric = fabric
@@ -58,6 +58,8 @@ class Testbed:
         # bridge: run endpoints in the host's namespace and open their
         # ports inside the host namespaces (dataplane key netns=)
         self.attach = attach
+        # bridge: af_xdp ports instead of af_packet
+        self.xdp = xdp
         self.env = {}
         self.procs = []
         # Which endpoint runs the server side of a tool.  On memif it is
@@ -128,7 +130,8 @@ class Testbed:
             prefix = self.env.get(f"SDP_FILE_PREFIX_{i}",
                                   f"sdp-{self.job}-r{i}")
         else:
-            dev = self.env[f"SDP_VDEV_{i}"]
+            dev = self.env[f"SDP_VDEV_XDP_{i}" if self.xdp else
+                           f"SDP_VDEV_{i}"]
             prefix = self.env.get(f"SDP_FILE_PREFIX_{i}",
                                   f"sdp-{self.job}-h{i}")
         cfg = (f"dev={dev} ip={self.ip(i)}/24 prefix={prefix} "

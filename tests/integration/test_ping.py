@@ -56,6 +56,15 @@ def test_bridge_attach_from_host_namespace():
     accounted("client", c["stats"])
 
 
+def test_bridge_af_xdp():
+    r = tool("sdp-ping", "--fabric", "bridge", "--xdp", "--count", "20000",
+             "--window", "16")
+    c = r["client"]
+    check(c["verified"] == 20000 and c["lost"] == 0,
+          f"af_xdp: verified {c['verified']} lost {c['lost']}")
+    accounted("client", c["stats"])
+
+
 def test_bridge_loss_and_corruption():
     n = 5000
     r = tool("sdp-ping", "--fabric", "bridge", "--count", str(n), "--size",
@@ -87,5 +96,6 @@ if __name__ == "__main__":
     run("af_packet bridge: 100k frames verified", test_bridge)
     run("af_packet bridge, ports attached from the host namespace",
         test_bridge_attach_from_host_namespace)
+    run("af_xdp bridge: 20k frames verified", test_bridge_af_xdp)
     run("af_packet bridge: 2% loss + 1% corruption", test_bridge_loss_and_corruption)
     harness.done()
