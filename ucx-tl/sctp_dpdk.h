@@ -36,6 +36,7 @@
 
 #include <uct/base/uct_iface.h>
 #include <uct/base/uct_md.h>
+#include <pthread.h>
 #include <ucs/datastruct/list.h>
 #include <ucs/datastruct/mpool.h>
 #include <ucs/datastruct/queue.h>
@@ -121,6 +122,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int lcore;		/* EAL lcore; -1 = first allowed CPU */
 	unsigned mem_mb;	/* EAL memory */
 	unsigned idle_sleep_us; /* idle back-off per empty progress */
+	char *progress;		/* PROGRESS: "inline" or "thread" */
+	int poll_lcore;		/* its CPU; -1 = not pinned */
 	char *rate;		/* pacing rate, bit/s, k/M/G suffixes */
 	unsigned streams;	/* SCTP streams each way */
 	unsigned sctp_port;	/* local SCTP port */
@@ -180,6 +183,14 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint16_t next_iface_id;
 	struct uct_sctp_dpdk_iface *ifaces[UCT_SCTP_DPDK_MAX_IFACES];
 	ucs_list_link_t peers;
+	/* Dedicated-core mode (PROGRESS=thread): a thread polls the port and
+	 * the SCTP endpoint and fills the ifaces' RX queues; the UCX threads
+	 * only drain their queue, send and dispatch pending. */
+	int thread_on;		      /* poll thread running */
+	volatile int thread_stop;
+	pthread_t poll_thread;
+	int poll_lcore;		      /* -1: not pinned */
+	unsigned idle_sleep_us;
 	/* Counters (under lock) */
 	uint64_t rx_msgs;	      /* messages taken from sg_recv */
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */

@@ -175,6 +175,18 @@ ucs_status_t uct_sctp_dpdk_config_build(
 			  UCT_SCTP_DPDK_ENV "IP=10.77.1.1/24");
 		return UCS_ERR_INVALID_PARAM;
 	}
+	if (strcmp(config->progress, "inline") != 0 &&
+	    strcmp(config->progress, "thread") != 0) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "PROGRESS='%s' is "
+			  "unknown: use inline or thread", config->progress);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (config->poll_lcore < -1 || config->poll_lcore >= CPU_SETSIZE) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "POLL_LCORE=%d is out "
+			  "of range: use -1 or a CPU number 0..%d",
+			  config->poll_lcore, CPU_SETSIZE - 1);
+		return UCS_ERR_INVALID_PARAM;
+	}
 	if (config->streams < 2) {
 		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "STREAMS=%u is too "
 			  "small: stream 0 is reserved, use 2..%u",
@@ -318,6 +330,71 @@ static void uct_sctp_dpdk_atexit(void)
 	pthread_mutex_unlock(&uct_sctp_dpdk_ctx_mutex);
 }
 
+/*
+ * Dedicated-core mode: this thread owns the polling of the port and the
+ * SCTP endpoint (under ctx->lock, like every sg_/dp_ call) and fills the
+ * ifaces' RX queues; the UCX workers only drain their queue and send.
+ */
+static void *uct_sctp_dpdk_poll_thread(void *arg)
+{
+	uct_sctp_dpdk_ctx_t *ctx = arg;
+	struct dp_idle idle;
+	unsigned work;
+
+	if (ctx->poll_lcore >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(ctx->poll_lcore, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+			ucs_warn("sctp_dpdk: cannot pin the polling thread to "
+				 UCT_SCTP_DPDK_ENV "POLL_LCORE=%d",
+				 ctx->poll_lcore);
+	}
+	dp_idle_init(&idle, 256, ctx->idle_sleep_us);
+	while (!ctx->thread_stop) {
+		work = 0;
+		if (ucs_recursive_spin_trylock(&ctx->lock)) {
+			work = uct_sctp_dpdk_ctx_poll(ctx);
+			work += dp_port_tx_pending(ctx->port);
+			ucs_recursive_spin_unlock(&ctx->lock);
+		}
+		dp_idle_update(&idle, work);
+	}
+	return NULL;
+}
+
+static ucs_status_t
+uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_ctx_t *ctx,
+				const uct_sctp_dpdk_iface_config_t *config)
+{
+	/* PROGRESS and POLL_LCORE were checked by config_build */
+	if (strcmp(config->progress, "thread") != 0)
+		return UCS_OK;
+	ctx->poll_lcore = config->poll_lcore;
+	ctx->idle_sleep_us = config->idle_sleep_us;
+	ctx->thread_stop = 0;
+	if (pthread_create(&ctx->poll_thread, NULL, uct_sctp_dpdk_poll_thread,
+			   ctx) != 0) {
+		ucs_error("sctp_dpdk: cannot start the polling thread "
+			  "(PROGRESS=thread): %m");
+		return UCS_ERR_IO_ERROR;
+	}
+	ctx->thread_on = 1;
+	ucs_debug("sctp_dpdk: dedicated polling thread on cpu %d",
+		  ctx->poll_lcore);
+	return UCS_OK;
+}
+
+static void uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_ctx_t *ctx)
+{
+	if (!ctx->thread_on)
+		return;
+	ctx->thread_stop = 1;
+	pthread_join(ctx->poll_thread, NULL);
+	ctx->thread_on = 0;
+}
+
 static ucs_status_t
 uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 			 const char *text, const struct dp_config *dp_cfg,
@@ -410,9 +487,14 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 		  "segment %u bytes, %u Mbit/s link",
 		  dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp_cfg->prefix_len,
 		  ctx->sctp_port, ctx->streams, ctx->seg_bytes, speed_mbps);
+	status = uct_sctp_dpdk_poll_thread_start(ctx, config);
+	if (status != UCS_OK)
+		goto err_sg;
 	*ctx_p = ctx;
 	return UCS_OK;
 
+err_sg:
+	sg_ep_close(ctx->sg);
 err_port:
 	dp_port_close(ctx->port);
 err_text:
@@ -509,6 +591,7 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 	struct timespec ts = {0, 100 * 1000};
 	uint64_t deadline;
 
+	uct_sctp_dpdk_poll_thread_stop(ctx);
 	ucs_recursive_spin_lock(&ctx->lock);
 	/* Learn about associations the peers closed already. */
 	uct_sctp_dpdk_ctx_poll(ctx);

@@ -87,6 +87,20 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, idle_sleep_us),
 	 UCS_CONFIG_TYPE_UINT},
 
+	{"PROGRESS", "inline",
+	 "Who polls the port and the SCTP stack: 'inline' (default): UCX's\n"
+	 "progress, on the worker's thread; 'thread': a dedicated polling\n"
+	 "thread (pin it with POLL_LCORE), the worker threads only take\n"
+	 "received messages from their queue and send.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, progress),
+	 UCS_CONFIG_TYPE_STRING},
+
+	{"POLL_LCORE", "-1",
+	 "CPU of the dedicated polling thread (PROGRESS=thread); -1: not\n"
+	 "pinned.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, poll_lcore),
+	 UCS_CONFIG_TYPE_INT},
+
 	{"RATE", "0",
 	 "Pacing rate of the port's TX queue, bit/s with optional k/M/G suffix\n"
 	 "(e.g. 500M); 0: unpaced. Changed at run time by\n"
@@ -382,7 +396,7 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 
 	if (ucs_unlikely(ctx == NULL))
 		return 0;
-	if (ucs_recursive_spin_trylock(&ctx->lock)) {
+	if (!ctx->thread_on && ucs_recursive_spin_trylock(&ctx->lock)) {
 		count += uct_sctp_dpdk_ctx_poll(ctx);
 		ucs_recursive_spin_unlock(&ctx->lock);
 	}

@@ -671,6 +671,8 @@ static int test_config(void)
 		{"UCX_SCTP_DPDK_SG", "rto_min_ms=0"},
 		{"UCX_SCTP_DPDK_SG", "streams=1"},
 		{"UCX_SCTP_DPDK_IDLE_SLEEP_US", "200000"},
+		{"UCX_SCTP_DPDK_PROGRESS", "background"},
+		{"UCX_SCTP_DPDK_POLL_LCORE", "-5"},
 	};
 	char prefix[96];
 	size_t i;
@@ -691,6 +693,8 @@ static int test_config(void)
 		unsetenv("UCX_SCTP_DPDK_RATE");
 		unsetenv("UCX_SCTP_DPDK_DP");
 		unsetenv("UCX_SCTP_DPDK_SG");
+		unsetenv("UCX_SCTP_DPDK_PROGRESS");
+		unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
 		setenv(bad[i].var, bad[i].value, 1);
 		env_open(&e);
 		p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
@@ -705,6 +709,8 @@ static int test_config(void)
 			uct_iface_close(iface);
 		env_close(&e);
 	}
+	unsetenv("UCX_SCTP_DPDK_PROGRESS");
+	unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
 	/* Valid values alone must not trip the cross-field checks. */
 	{
 		static char text[16384];
