@@ -43,7 +43,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <usrsctp.h> /* usrsctp_get_stat: read-only counters for the report */
 
 #include "sg.h"
 
@@ -526,14 +525,10 @@ static void print_stats_json(const struct perf *p, FILE *f)
 {
 	struct sg_stats sg;
 	struct dp_stats dp;
-	struct sctpstat us;
-	unsigned int i;
-	bool first = true;
+	char buf[2048];
 
 	sg_ep_stats(p->ep, &sg);
 	dp_port_stats(p->port, &dp);
-	memset(&us, 0, sizeof(us));
-	usrsctp_get_stat(&us);
 	fprintf(f, "\"sg\": {\"msgs_out\": %" PRIu64 ", \"bytes_out\": %" PRIu64
 		", \"msgs_in\": %" PRIu64 ", \"bytes_in\": %" PRIu64
 		", \"pkts_in\": %" PRIu64 ", \"pkts_out\": %" PRIu64
@@ -545,28 +540,11 @@ static void print_stats_json(const struct perf *p, FILE *f)
 		sg.pkts_out, sg.rx_copies, sg.rx_backpressure,
 		sg.tx_backpressure, sg.tx_drops, sg.rx_not_sctp, sg.timer_runs,
 		sg.crc_drops);
-	fprintf(f, "\"usrsctp\": {\"data_chunks_out\": %u, \"data_chunks_in\": "
-		"%u, \"retrans_chunks\": %u, \"fast_retrans_chunks\": %u, "
-		"\"t3_timeouts\": %u, \"dup_chunks_in\": %u, \"sacks_out\": %u, "
-		"\"sacks_in\": %u}, ",
-		us.sctps_senddata, us.sctps_recvdata, us.sctps_sendretransdata,
-		us.sctps_sendfastretrans, us.sctps_timodata,
-		us.sctps_recvdupdata, us.sctps_sendsacks, us.sctps_recvsacks);
-	fprintf(f, "\"dp\": {\"crc\": \"%s\", \"rx_pkts\": %" PRIu64
-		", \"tx_pkts\": %" PRIu64 ", \"rx_bytes\": %" PRIu64
-		", \"tx_bytes\": %" PRIu64 ", \"crc_sw\": %" PRIu64
-		", \"crc_hw\": %" PRIu64 ", \"rx_copies\": %" PRIu64
-		", \"drops\": {",
-		dp_crc_name(dp_port_crc(p->port)), dp.rx_pkts, dp.tx_pkts,
-		dp.rx_bytes, dp.tx_bytes, dp.crc_sw, dp.crc_hw, dp.rx_copies);
-	for (i = 0; i < DP_DROP_MAX; i++) {
-		if (dp.drops[i] == 0)
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ",
-			dp_drop_name((enum dp_drop)i), dp.drops[i]);
-		first = false;
-	}
-	fprintf(f, "}}");
+	sg_stack_stats_json(buf, sizeof(buf));
+	fprintf(f, "\"usrsctp\": {%s}, ", buf);
+	dp_stats_json(&dp, buf, sizeof(buf));
+	fprintf(f, "\"dp\": {\"crc\": \"%s\", %s}",
+		dp_crc_name(dp_port_crc(p->port)), buf);
 }
 
 static void result_fill(struct perf *p, struct ctl_result *r)
@@ -1208,12 +1186,8 @@ int main(int argc, char **argv)
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 	signal(SIGPIPE, SIG_IGN);
-	if (dp_eal_init(&cfg) != 0)
+	if (dp_start(&cfg, &p.port) != 0)
 		return 3;
-	if (dp_port_open(&cfg, &p.port) != 0) {
-		rc = 3;
-		goto err_eal;
-	}
 	if (sg_ep_open(p.port, &scfg, &p.ep) != 0) {
 		rc = 3;
 		goto err_port;
@@ -1225,8 +1199,6 @@ int main(int argc, char **argv)
 	free(p.pattern);
 	sg_ep_close(p.ep);
 err_port:
-	dp_port_close(p.port);
-err_eal:
-	dp_eal_fini();
+	dp_stop(p.port);
 	return rc;
 }

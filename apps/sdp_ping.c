@@ -156,22 +156,10 @@ static int cmp_u64(const void *a, const void *b)
 
 static void print_stats_json(const struct dp_stats *s, FILE *f)
 {
-	unsigned int i;
-	bool first = true;
+	char buf[2048];
 
-	fprintf(f, "{\"rx_pkts\": %" PRIu64 ", \"tx_pkts\": %" PRIu64
-		", \"delivered\": %" PRIu64 ", \"arp_rx\": %" PRIu64
-		", \"arp_tx\": %" PRIu64 ", \"rx_copies\": %" PRIu64
-		", \"drops\": {", s->rx_pkts, s->tx_pkts, s->delivered,
-		s->arp_rx, s->arp_tx, s->rx_copies);
-	for (i = 0; i < DP_DROP_MAX; i++) {
-		if (s->drops[i] == 0)
-			continue;
-		fprintf(f, "%s\"%s\": %" PRIu64, first ? "" : ", ",
-			dp_drop_name((enum dp_drop)i), s->drops[i]);
-		first = false;
-	}
-	fprintf(f, "}}");
+	dp_stats_json(s, buf, sizeof(buf));
+	fprintf(f, "{%s}", buf);
 }
 
 static int run_server(struct dp_port *port, const struct opts *o,
@@ -547,16 +535,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	rc = dp_eal_init(&cfg);
-	if (rc != 0)
+	if (dp_start(&cfg, &port) != 0)
 		return 3;
-	rc = dp_port_open(&cfg, &port);
-	if (rc != 0) {
-		dp_eal_fini();
-		return 3;
-	}
 	rc = o.server ? run_server(port, &o, &cfg) : run_client(port, &o, &cfg);
-	dp_port_close(port);
-	dp_eal_fini();
+	dp_stop(port);
 	return rc;
 }

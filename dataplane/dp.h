@@ -163,6 +163,16 @@ int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p);
 void dp_port_close(struct dp_port *port);
 
 /**
+ * For a process with one port: dp_eal_init() then dp_port_open(),
+ * undoing the first if the second fails.
+ * @return 0, or what dp_eal_init()/dp_port_open() returned (logged).
+ */
+int dp_start(const struct dp_config *cfg, struct dp_port **port_p);
+
+/** dp_port_close() then dp_eal_fini(): the reverse of dp_start(). */
+void dp_stop(struct dp_port *port);
+
+/**
  * One iteration of the port's loop: drain TX if its deadline passed or the
  * pacer allows, receive one burst, classify it, answer ARP, retry ARP,
  * and enqueue deliverable packets on the rx ring.
@@ -281,6 +291,14 @@ void dp_port_stats(const struct dp_port *port, struct dp_stats *stats);
 
 /** Print counters, one "name value" per line, zero drops omitted. */
 void dp_stats_print(const struct dp_stats *stats, FILE *f);
+
+/**
+ * Write every counter as JSON object members (no braces, so a caller can
+ * add its own keys): "rx_pkts": N, ..., "drops": {"reason": N, ...} with
+ * zero drops omitted.  Formats like snprintf into @buf of @len bytes.
+ * @return the length the whole text needs (truncated if >= @len).
+ */
+int dp_stats_json(const struct dp_stats *stats, char *buf, size_t len);
 
 /** Link state: true when up; @speed_mbps_p may be NULL. */
 bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p);

@@ -464,6 +464,24 @@ void dp_port_close(struct dp_port *port)
 	dp_netns_leave(ns_fd);
 }
 
+int dp_start(const struct dp_config *cfg, struct dp_port **port_p)
+{
+	int rc = dp_eal_init(cfg);
+
+	if (rc != 0)
+		return rc;
+	rc = dp_port_open(cfg, port_p);
+	if (rc != 0)
+		dp_eal_fini();
+	return rc;
+}
+
+void dp_stop(struct dp_port *port)
+{
+	dp_port_close(port);
+	dp_eal_fini();
+}
+
 bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p)
 {
 	struct rte_eth_link link;
@@ -555,4 +573,38 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
 				drop_names[i], s->drops[i]);
+}
+
+int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
+{
+	size_t n;
+	unsigned int i;
+	bool first = true;
+	int w;
+
+	w = snprintf(buf, len, "\"rx_pkts\": %" PRIu64 ", \"rx_bytes\": %"
+		     PRIu64 ", \"tx_pkts\": %" PRIu64 ", \"tx_bytes\": %"
+		     PRIu64 ", \"delivered\": %" PRIu64 ", \"arp_rx\": %"
+		     PRIu64 ", \"arp_tx\": %" PRIu64 ", \"gap_frames\": %"
+		     PRIu64 ", \"gap_drops\": %" PRIu64
+		     ", \"pace_clamps\": %" PRIu64 ", \"pace_late\": %"
+		     PRIu64 ", \"pace_rate_changes\": %" PRIu64
+		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
+		     ", \"rx_copies\": %" PRIu64 ", \"drops\": {",
+		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
+		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
+		     s->gap_drops, s->pace_clamps, s->pace_late,
+		     s->pace_rate_changes, s->crc_sw, s->crc_hw, s->rx_copies);
+	n = (size_t)w;
+	for (i = 0; i < DP_DROP_MAX; i++) {
+		if (s->drops[i] == 0)
+			continue;
+		w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0,
+			     "%s\"%s\": %" PRIu64, first ? "" : ", ",
+			     drop_names[i], s->drops[i]);
+		n += (size_t)w;
+		first = false;
+	}
+	w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "}");
+	return (int)(n + (size_t)w);
 }

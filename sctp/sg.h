@@ -254,6 +254,16 @@ void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats);
 /** Print counters, one "name value" per line. */
 void sg_stats_print(const struct sg_stats *stats, FILE *f);
 
+/**
+ * usrsctp's process-wide counters that matter for loss analysis, as JSON
+ * object members (no braces): data_chunks_out/in, retrans_chunks,
+ * fast_retrans_chunks, t3_timeouts, dup_chunks_in, sacks_out/in.
+ * Formats like snprintf into @buf of @len bytes; valid before and after
+ * any endpoint exists (all zero before).
+ * @return the length the whole text needs.
+ */
+int sg_stack_stats_json(char *buf, size_t len);
+
 /** The dataplane port the endpoint runs on. */
 struct dp_port *sg_ep_port(const struct sg_ep *ep);
 

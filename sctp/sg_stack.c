@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <usrsctp.h>
 
@@ -92,4 +93,21 @@ unsigned int sg_stack_timers(uint64_t now_tsc)
 	timer_last_tsc += ms * tsc_per_ms;
 	usrsctp_handle_timers(ms > UINT32_MAX ? UINT32_MAX : (uint32_t)ms);
 	return 1;
+}
+
+int sg_stack_stats_json(char *buf, size_t len)
+{
+	struct sctpstat us;
+
+	memset(&us, 0, sizeof(us));
+	usrsctp_get_stat(&us);
+	return snprintf(buf, len, "\"data_chunks_out\": %u, "
+			"\"data_chunks_in\": %u, \"retrans_chunks\": %u, "
+			"\"fast_retrans_chunks\": %u, \"t3_timeouts\": %u, "
+			"\"dup_chunks_in\": %u, \"sacks_out\": %u, "
+			"\"sacks_in\": %u",
+			us.sctps_senddata, us.sctps_recvdata,
+			us.sctps_sendretransdata, us.sctps_sendfastretrans,
+			us.sctps_timodata, us.sctps_recvdupdata,
+			us.sctps_sendsacks, us.sctps_recvsacks);
 }

@@ -32,7 +32,6 @@
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/string.h>
 
-#include <usrsctp.h> /* usrsctp_get_stat: counters for STATS=y */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -279,40 +278,17 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx);
  * per process.  usrsctp's counters are process-wide, as is the ctx. */
 static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 {
-	char buf[2048], ip[16];
+	char dp_json[2048], us_json[512], buf[3072], ip[16];
 	struct dp_stats dp;
-	struct sctpstat us;
-	size_t n;
-	int i;
 
 	dp_port_stats(ctx->port, &dp);
-	memset(&us, 0, sizeof(us));
-	usrsctp_get_stat(&us);
+	dp_stats_json(&dp, dp_json, sizeof(dp_json));
+	sg_stack_stats_json(us_json, sizeof(us_json));
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
-	n = (size_t)snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": "
-		"\"%s\", \"dp\": {\"rx_pkts\": %" PRIu64 ", \"tx_pkts\": %"
-		PRIu64 ", \"rx_bytes\": %" PRIu64 ", \"tx_bytes\": %" PRIu64
-		", \"pace_rate_changes\": %" PRIu64 ", \"pace_clamps\": %"
-		PRIu64 ", \"pace_late\": %" PRIu64 ", \"drops\": {",
-		dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp.rx_pkts, dp.tx_pkts,
-		dp.rx_bytes, dp.tx_bytes, dp.pace_rate_changes, dp.pace_clamps,
-		dp.pace_late);
-	for (i = 0; i < DP_DROP_MAX && n < sizeof(buf); i++)
-		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
-				      "%s\"%s\": %" PRIu64, i ? ", " : "",
-				      dp_drop_name((enum dp_drop)i),
-				      dp.drops[i]);
-	if (n < sizeof(buf))
-		snprintf(buf + n, sizeof(buf) - n, "}}, \"usrsctp\": "
-			 "{\"data_chunks_out\": %u, \"data_chunks_in\": %u, "
-			 "\"retrans_chunks\": %u, \"fast_retrans_chunks\": %u, "
-			 "\"t3_timeouts\": %u, \"dup_chunks_in\": %u, "
-			 "\"sacks_out\": %u, \"sacks_in\": %u}}\n",
-			 us.sctps_senddata, us.sctps_recvdata,
-			 us.sctps_sendretransdata, us.sctps_sendfastretrans,
-			 us.sctps_timodata, us.sctps_recvdupdata,
-			 us.sctps_sendsacks, us.sctps_recvsacks);
+	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": \"%s\", "
+		 "\"dp\": {%s}, \"usrsctp\": {%s}}\n",
+		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp_json, us_json);
 	fputs(buf, stderr);
 }
 
