@@ -269,8 +269,9 @@ static int copy_str(const char *key, const char *val, char *dst,
 	return 0;
 }
 
-static int apply(struct dp_config *cfg, const char *key, const char *val)
+static int apply(void *arg, const char *key, const char *val)
 {
+	struct dp_config *cfg = arg;
 	uint64_t v;
 	int rc = 0;
 
@@ -368,17 +369,12 @@ static int apply(struct dp_config *cfg, const char *key, const char *val)
 	return -EINVAL;
 }
 
-static int apply_kv(void *arg, const char *key, const char *val)
-{
-	return apply(arg, key, val);
-}
-
 int dp_config_parse(const char *text, struct dp_config *cfg)
 {
 	int rc;
 
 	dp_config_defaults(cfg);
-	rc = sdp_kv_parse(text, SDP_COMP_DP, "mtu=1500", apply_kv, cfg);
+	rc = sdp_kv_parse(text, SDP_COMP_DP, "mtu=1500", apply, cfg);
 	if (rc == -ENOMEM)
 		return rc;
 	if (cfg->pace_rate_bps != 0 && cfg->link_bps != 0 &&

@@ -162,8 +162,8 @@ struct dp_port {
 	struct dp_frame_ctx fctx;
 	uint32_t net_mask_be;
 
-	/* pacing: frames wait in pace_fifo until their departure time */
-	bool paced;
+	/* pacing: frames wait in the pacer's fifo until their departure
+	 * time; NULL only before setup and after release */
 	void *pacer;			/* struct dp_pacer (dp_pace.c) */
 	uint64_t link_bps;		/* link rate the pacer assumes */
 

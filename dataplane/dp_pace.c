@@ -144,7 +144,6 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 	}
 	set_limit(port, p);
 	port->pacer = p;
-	port->paced = true;
 	port->link_bps = pc.link_rate_bps;
 	log_setup(port, p);
 	if (p->q.rate_bps != 0)
@@ -258,7 +257,6 @@ void dp_pace_release(struct dp_port *port)
 	rte_mempool_free(p->gap_pool);
 	rte_free(p);
 	port->pacer = NULL;
-	port->paced = false;
 }
 
 int dp_port_set_rate(struct dp_port *port, uint64_t rate_bps)

@@ -94,7 +94,7 @@ static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
 void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		   uint64_t now_tsc)
 {
-	if (port->paced) {
+	if (port->pacer != NULL) {
 		if (unlikely(dp_pace_enqueue(port, m, now_tsc) != 0)) {
 			port->st.drops[DP_DROP_HOLD_FULL]++;
 			rte_pktmbuf_free(m);
@@ -111,7 +111,7 @@ void dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
 
 void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
 {
-	if (port->paced)
+	if (port->pacer != NULL)
 		dp_pace_drain(port, now_tsc);
 	if (port->nb_tx != 0 &&
 	    (int64_t)(now_tsc - port->tx_deadline_tsc) >= 0)
@@ -120,7 +120,7 @@ void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
 
 void dp_port_flush(struct dp_port *port, uint64_t now_tsc)
 {
-	if (port->paced)
+	if (port->pacer != NULL)
 		dp_pace_drain(port, now_tsc);
 	if (port->nb_tx != 0)
 		dp_tx_burst_now(port);

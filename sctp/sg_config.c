@@ -145,8 +145,9 @@ static int check_field(const struct field *f, uint64_t v)
 	return 0;
 }
 
-static int apply(struct sg_config *cfg, const char *key, const char *val)
+static int apply(void *arg, const char *key, const char *val)
 {
+	struct sg_config *cfg = arg;
 	size_t i;
 	uint64_t v;
 
@@ -213,17 +214,12 @@ int sg_config_check(const struct sg_config *cfg)
 	return rc;
 }
 
-static int apply_kv(void *arg, const char *key, const char *val)
-{
-	return apply(arg, key, val);
-}
-
 int sg_config_parse(const char *text, struct sg_config *cfg)
 {
 	int rc;
 
 	sg_config_defaults(cfg);
-	rc = sdp_kv_parse(text, SDP_COMP_SCTP, "streams=10", apply_kv, cfg);
+	rc = sdp_kv_parse(text, SDP_COMP_SCTP, "streams=10", apply, cfg);
 	if (rc == -ENOMEM)
 		return rc;
 	if (rc == 0)
