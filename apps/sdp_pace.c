@@ -562,15 +562,9 @@ int main(int argc, char **argv)
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	if (dp_eal_init(&cfg) != 0)
+	if (dp_start(&cfg, &port) != 0)
 		return 3;
-	rc = dp_port_open(&cfg, &port);
-	if (rc != 0) {
-		dp_eal_fini();
-		return 3;
-	}
 	rc = o.rx ? run_rx(port, &o, &cfg) : run_tx(port, &o);
-	dp_port_close(port);
-	dp_eal_fini();
+	dp_stop(port);
 	return rc;
 }
