@@ -491,7 +491,9 @@ def main():
     sdp_launch.install_signal_handlers()
     t0 = time.monotonic()
     results = [run_fabric(f, a) for f in fabrics]
-    out = {"command": " ".join(sys.argv), "machine": machine(),
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    cmd = [os.path.relpath(os.path.abspath(sys.argv[0]), repo)] + sys.argv[1:]
+    out = {"command": " ".join(cmd), "machine": machine(),
            "params": {"reps": a.reps, "size": a.size,
                       "rtt_count": a.rtt_count, "pps_count": a.pps_count,
                       "window": a.window, "raw_seconds": a.raw_seconds,

@@ -308,7 +308,9 @@ def main():
     out = {"machine": {"nproc": os.cpu_count(),
                        "kernel": platform.release(),
                        "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")},
-           "command": " ".join(sys.argv), "configs": []}
+           "command": " ".join(
+               [os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)] +
+               sys.argv[1:]), "configs": []}
     failed = False
     for n in [int(x) for x in a.np.split(",")]:
         ms = [(m, ns) for m, ns in modes(n, b) if m in want]
