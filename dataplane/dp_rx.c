@@ -89,18 +89,11 @@ static void rx_one(struct dp_port *port, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* Learn the sender's MAC from traffic we accept, like an ARP
-	 * "merge": it saves a request when we answer. */
-	if ((p.src_ip_be & port->net_mask_be) ==
-	    (port->fctx.ip_be & port->net_mask_be)) {
-		struct dp_arp_entry *e = dp_arp_find(&port->arp, p.src_ip_be);
-
-		if (e == NULL || e->state != DP_ARP_STATIC)
-			dp_arp_learn(&port->arp, p.src_ip_be,
-				     &rte_pktmbuf_mtod(m, struct rte_ether_hdr *)
-					      ->src_addr,
-				     now_tsc);
-	}
+	/* Neighbours are learned from ARP only, never from the Ethernet
+	 * source of IP traffic: no checksum covers that address (the IPv4
+	 * checksum covers the IP header, CRC32c the SCTP packet), so one
+	 * frame corrupted after the FCS would point the neighbour entry at
+	 * a MAC nobody has until it expires. */
 	/* Trim Ethernet padding, then move the data offset to the L4
 	 * payload: zero copy. */
 	rte_pktmbuf_trim(m, (uint16_t)(pkt_len - p.l4_off - p.l4_len));

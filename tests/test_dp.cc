@@ -13,6 +13,7 @@
 
 #include <unistd.h>
 
+#include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mempool.h>
 
@@ -569,6 +570,25 @@ TEST_F(DpPortTest, RingFullDropsAndCounts)
 	for (unsigned int i = 0; i < n; i++)
 		dp_pkt_free(got[i]);
 	EXPECT_EQ(base, rte_mempool_in_use_count(port->pool));
+}
+
+/* A frame whose Ethernet source was corrupted must not redirect our
+ * traffic: neighbours are learned from ARP only. */
+TEST_F(DpPortTest, IpTrafficDoesNotTeachNeighbourMacs)
+{
+	const rte_ether_addr bogus = { { 0x02, 0xba, 0xd0, 0, 0, 0x07 } };
+	uint32_t sender = ipv4("10.0.0.7");
+	rte_mbuf *m = dp_pkt_alloc(port), *got = nullptr;
+	uint16_t hlen = dp_frame_hdr_len(false);
+	auto *f = (uint8_t *)rte_pktmbuf_append(m, hlen + 32);
+
+	memset(f + hlen, 0x11, 32);
+	dp_frame_build(f, &bogus, &port->fctx.mac, sender, cfg.ip_be,
+		       DP_IPPROTO_EXP, 0, 32, 1, false);
+	ASSERT_EQ(1, rte_eth_tx_burst(port->port_id, 0, &m, 1));
+	ASSERT_EQ(1u, poll_recv(&got, 1));
+	dp_pkt_free(got);
+	EXPECT_EQ(nullptr, dp_arp_find(&port->arp, sender));
 }
 
 TEST_F(DpPortTest, SendErrors)
