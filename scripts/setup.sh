@@ -7,10 +7,12 @@
 #   scripts/setup.sh            install + configure + build
 #   SDP_BUILD_DIR=dir           build directory (default: build)
 #   SDP_WERROR=1                configure with -Dwerror=true (CI)
+#   SDP_DEPS_DIR=dir            where fetched sources live (default: .deps)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${SDP_BUILD_DIR:-$ROOT/build}
+DEPS=${SDP_DEPS_DIR:-$ROOT/.deps}
 UCX_VERSION=1.13.1-1
 
 # Debian 12 packages.  UCX is pinned: ucx-tl/ is built against its internal
@@ -46,9 +48,12 @@ if [[ $EUID -ne 0 ]]; then
   SUDO=sudo
 fi
 
+# Prints the installed version of package $1, or nothing.  dpkg-query exits 1
+# for a package it has never seen: that is an answer here, not a failure.
 installed_version() {
-  dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null |
-    sed -n 's/^install ok installed //p'
+  local out
+  out=$(dpkg-query -W -f='${Status} ${Version}' "$1" 2>/dev/null) || true
+  sed -n 's/^install ok installed //p' <<<"$out"
 }
 
 missing=()
@@ -71,10 +76,10 @@ else
   log "all ${#PACKAGES[@]} packages present"
 fi
 
-UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$ROOT/.deps/ucx" | tail -n 1)
+UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1)
 [[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
 
-MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$ROOT/.deps/mpi4py" | tail -n 1)
+MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1)
 
 opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
