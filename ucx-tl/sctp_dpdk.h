@@ -273,16 +273,24 @@ ucs_status_t uct_sctp_dpdk_query_devices(uct_md_h md,
 					 uct_tl_device_resource_t **devices_p,
 					 unsigned *num_devices_p);
 
-/* ---- sctp_dpdk_ctx.c: the process-wide context ---- */
+/* ---- sctp_dpdk_status.c ---- */
 
 /* Convert a negative errno of dp_/sg_ into a status (the only place). */
 ucs_status_t sdp_status_from_errno(int err);
+
+/* ---- sctp_dpdk_config.c ---- */
+
+/* Longest joined dp or sg configuration text. */
+#define UCT_SCTP_DPDK_CONFIG_TEXT_MAX 4096
 
 /* Turn the UCX config into validated dp and sg configs (and their joined
  * text in @text); logs errors naming the UCX_SCTP_DPDK_ variable. */
 ucs_status_t uct_sctp_dpdk_config_build(
 	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
 	struct sg_config *sg_cfg, char *text, size_t len);
+
+/* ---- sctp_dpdk_ctx.c: the process-wide context ---- */
+
 /* Take a reference, creating the context from @config on first use.
  * Logs errors naming the UCX_SCTP_DPDK_ variable. */
 ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
@@ -291,11 +299,27 @@ ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek(void);
 /* Drop a reference; the context itself stays up until process exit. */
 void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx);
+/* The process's context (or NULL) with the global context mutex held, so
+ * it cannot be torn down until uct_sctp_dpdk_ctx_unlock_global(). */
+uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_lock_global(void);
+void uct_sctp_dpdk_ctx_unlock_global(void);
 /* Give @iface an id and enter it in the table (lock taken inside). */
 ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,
 					 uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_ctx_remove_iface(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_iface_t *iface);
+
+/* ---- sctp_dpdk_thread.c: dedicated-core progress ---- */
+
+/* Start the polling thread when config->progress is "thread". */
+ucs_status_t
+uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_ctx_t *ctx,
+				const uct_sctp_dpdk_iface_config_t *config);
+/* Stop and join it (no-op when not running). */
+void uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_ctx_t *ctx);
+
+/* ---- sctp_dpdk_peer.c: peers and their associations ---- */
+
 /* Find or create the peer for ip:port and start its association if it has
  * none (lock taken inside).  @return UCS_ERR_UNREACHABLE when sg refuses. */
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
@@ -304,6 +328,12 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 /* Restart the association of an IDLE peer (lock held by caller). */
 void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_peer_t *peer);
+/* Apply an association event to its peer (caller holds ctx->lock). */
+void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
+			      const struct sg_event *ev);
+
+/* ---- sctp_dpdk_rx.c: the shared poll loop ---- */
+
 /* One round of the shared poll loop: sg_poll, events, sg_recv -> iface
  * RX queues.  Caller holds ctx->lock.  @return work done. */
 unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx);

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_dpdk_config.c - UCX_SCTP_DPDK_* settings -> validated dataplane and sctp
+ * configurations.  Each variable becomes one key=value token that is
+ * judged alone first, so an error names the variable that caused it; the
+ * joined text is then parsed once more for cross-field checks, and kept to
+ * compare the settings of later ifaces with the port's.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <ucs/debug/log.h>
+
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One configuration token and the variable it came from. */
+typedef struct {
+	const char *var;   /* name after UCX_SCTP_DPDK_ */
+	char text[640];	   /* "key=value" tokens; "" = not given */
+} uct_sctp_dpdk_token_t;
+
+enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 7 };
+
+static void
+uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
+		     uct_sctp_dpdk_token_t *dp, uct_sctp_dpdk_token_t *sg)
+{
+	memset(dp, 0, sizeof(*dp) * UCT_SCTP_DPDK_DP_TOKENS);
+	memset(sg, 0, sizeof(*sg) * UCT_SCTP_DPDK_SG_TOKENS);
+	dp[0].var = "DEVARGS";
+	snprintf(dp[0].text, sizeof(dp[0].text), "dev=%s", config->devargs);
+	dp[1].var = "IP";
+	if (config->ip[0] != '\0')
+		snprintf(dp[1].text, sizeof(dp[1].text), "ip=%s", config->ip);
+	dp[2].var = "MTU";
+	snprintf(dp[2].text, sizeof(dp[2].text), "mtu=%u", config->mtu);
+	dp[3].var = "PREFIX";
+	if (config->prefix[0] != '\0')
+		snprintf(dp[3].text, sizeof(dp[3].text), "prefix=%s",
+			 config->prefix);
+	dp[4].var = "LCORE";
+	if (config->lcore >= 0)
+		snprintf(dp[4].text, sizeof(dp[4].text), "lcore=%d",
+			 config->lcore);
+	dp[5].var = "MEM";
+	snprintf(dp[5].text, sizeof(dp[5].text), "mem=%u", config->mem_mb);
+	dp[6].var = "IDLE_SLEEP_US";
+	snprintf(dp[6].text, sizeof(dp[6].text), "idle_sleep_us=%u",
+		 config->idle_sleep_us);
+	dp[7].var = "RATE";
+	snprintf(dp[7].text, sizeof(dp[7].text), "rate=%s", config->rate);
+	dp[8].var = "DP";
+	snprintf(dp[8].text, sizeof(dp[8].text), "%s", config->dp_extra);
+
+	sg[0].var = "SCTP_PORT";
+	snprintf(sg[0].text, sizeof(sg[0].text), "port=%u", config->sctp_port);
+	sg[1].var = "STREAMS";
+	snprintf(sg[1].text, sizeof(sg[1].text), "streams=%u",
+		 config->streams);
+	sg[2].var = "RX_DESCS";
+	snprintf(sg[2].text, sizeof(sg[2].text), "rx_descs=%u",
+		 config->rx_descs);
+	sg[3].var = "SEG_SIZE";
+	snprintf(sg[3].text, sizeof(sg[3].text), "rx_buf=%zu",
+		 config->seg_size);
+	/* Messages are AMs: never above one segment, so one descriptor. */
+	sg[4].var = "SEG_SIZE";
+	snprintf(sg[4].text, sizeof(sg[4].text), "max_msg=%zu",
+		 config->seg_size);
+	sg[5].var = "SG";
+	snprintf(sg[5].text, sizeof(sg[5].text), "rx_headroom=%u",
+		 UCT_SCTP_DPDK_SG_HEADROOM_BYTES);
+	sg[6].var = "SG";
+	snprintf(sg[6].text, sizeof(sg[6].text), "%s", config->sg_extra);
+}
+
+static void uct_sctp_dpdk_append(char *buf, size_t size, const char *token)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s ", token);
+}
+
+/* Validate each token alone, so an error names its variable, then join. */
+ucs_status_t uct_sctp_dpdk_config_build(
+	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
+	struct sg_config *sg_cfg, char *text, size_t len)
+{
+	uct_sctp_dpdk_token_t dp[UCT_SCTP_DPDK_DP_TOKENS];
+	uct_sctp_dpdk_token_t sg[UCT_SCTP_DPDK_SG_TOKENS];
+	char dp_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
+	char sg_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
+	struct dp_config dp_scratch;
+	struct sg_config sg_scratch;
+	char one[sizeof(sg[0].text) + 16];
+	ucs_status_t status = UCS_OK;
+	int i;
+
+	if (config->ip[0] == '\0') {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "IP is not set: "
+			  "give this process's address on the port, e.g. "
+			  UCT_SCTP_DPDK_ENV "IP=10.77.1.1/24");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (strcmp(config->progress, "inline") != 0 &&
+	    strcmp(config->progress, "thread") != 0) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "PROGRESS='%s' is "
+			  "unknown: use inline or thread", config->progress);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (config->poll_lcore < -1 || config->poll_lcore >= CPU_SETSIZE) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "POLL_LCORE=%d is out "
+			  "of range: use -1 or a CPU number 0..%d",
+			  config->poll_lcore, CPU_SETSIZE - 1);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (config->streams < 2) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "STREAMS=%u is too "
+			  "small: stream 0 is reserved, use 2..%u",
+			  config->streams, SG_STREAMS_MAX);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (config->seg_size < 1024 || config->seg_size > (16u << 20)) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SEG_SIZE=%zu is out "
+			  "of range: use 1k..16m", config->seg_size);
+		return UCS_ERR_INVALID_PARAM;
+	}
+
+	uct_sctp_dpdk_tokens(config, dp, sg);
+	for (i = 0; i < UCT_SCTP_DPDK_DP_TOKENS; i++) {
+		if (dp[i].text[0] == '\0')
+			continue;
+		if (dp_config_parse(dp[i].text, &dp_scratch) != 0) {
+			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
+				  "%s ('%s'; see the dataplane message above)",
+				  dp[i].var, dp[i].text);
+			status = UCS_ERR_INVALID_PARAM;
+		}
+		uct_sctp_dpdk_append(dp_text, sizeof(dp_text), dp[i].text);
+	}
+	for (i = 0; i < UCT_SCTP_DPDK_SG_TOKENS; i++) {
+		if (sg[i].text[0] == '\0')
+			continue;
+		/* Alone, with a max_msg every buffer size satisfies, so only
+		 * this variable's own values are judged here. */
+		snprintf(one, sizeof(one), "max_msg=1 %s", sg[i].text);
+		if (sg_config_parse(one, &sg_scratch) != 0) {
+			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
+				  "%s ('%s'; see the sctp message above)",
+				  sg[i].var, sg[i].text);
+			status = UCS_ERR_INVALID_PARAM;
+		}
+		uct_sctp_dpdk_append(sg_text, sizeof(sg_text), sg[i].text);
+	}
+	if (status != UCS_OK)
+		return status;
+	if (dp_config_parse(dp_text, dp_cfg) != 0) {
+		ucs_error("sctp_dpdk: the dataplane settings contradict each "
+			  "other (see the message above): check "
+			  UCT_SCTP_DPDK_ENV "RATE and " UCT_SCTP_DPDK_ENV "DP");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (sg_config_parse(sg_text, sg_cfg) != 0) {
+		ucs_error("sctp_dpdk: the sctp settings contradict each other "
+			  "(see the message above): check " UCT_SCTP_DPDK_ENV
+			  "RX_DESCS, " UCT_SCTP_DPDK_ENV "SEG_SIZE and "
+			  UCT_SCTP_DPDK_ENV "SG");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (sg_cfg->streams < 2 || sg_cfg->max_msg_bytes > sg_cfg->rx_buf_bytes ||
+	    sg_cfg->rx_headroom_bytes < UCT_SCTP_DPDK_SG_HEADROOM_BYTES) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SG overrides "
+			  "streams, max_msg or rx_headroom: the transport needs "
+			  "streams >= 2, max_msg <= rx_buf and rx_headroom >= "
+			  "%u; set " UCT_SCTP_DPDK_ENV "STREAMS/SEG_SIZE "
+			  "instead", UCT_SCTP_DPDK_SG_HEADROOM_BYTES);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	snprintf(text, len, "%s| %s", dp_text, sg_text);
+	return UCS_OK;
+}

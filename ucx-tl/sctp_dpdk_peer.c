@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_dpdk_peer.c - the peer table and its state machine (the transport's
+ * connection manager, like UCX's tcp_cm.c): one SCTP association per remote
+ * process, created on demand by the first ep and never freed before the
+ * context (eps keep pointers).
+ *
+ *          ep create / send on IDLE            SG_EV_UP / RESTART
+ *   IDLE ----------------------> CONNECTING ----------------------> UP
+ *    ^  \______________________________________________________/   |
+ *    |            SG_EV_UP of an association the peer started        |
+ *    +---------- SG_EV_SHUTDOWN (graceful), LOST, CANT_START --------+
+ *
+ * LOST, CANT_START and RESTART move peer->fail_gen on: every ep created
+ * before reports UCS_ERR_ENDPOINT_TIMEOUT.  A graceful SHUTDOWN is not a
+ * failure; the next send reconnects.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <ucs/debug/log.h>
+
+#include <errno.h>
+
+static uct_sctp_dpdk_peer_t *
+uct_sctp_dpdk_peer_by_addr(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
+			   uint16_t sctp_port)
+{
+	uct_sctp_dpdk_peer_t *peer;
+
+	ucs_list_for_each(peer, &ctx->peers, list) {
+		if (peer->ip_be == ip_be && peer->sctp_port == sctp_port)
+			return peer;
+	}
+	return NULL;
+}
+
+static uct_sctp_dpdk_peer_t *
+uct_sctp_dpdk_peer_by_assoc(uct_sctp_dpdk_ctx_t *ctx, sg_assoc_t assoc)
+{
+	uct_sctp_dpdk_peer_t *peer;
+
+	ucs_list_for_each(peer, &ctx->peers, list) {
+		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
+		    peer->assoc == assoc)
+			return peer;
+	}
+	return NULL;
+}
+
+static uct_sctp_dpdk_peer_t *
+uct_sctp_dpdk_peer_new(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
+		       uint16_t sctp_port)
+{
+	uct_sctp_dpdk_peer_t *peer;
+
+	peer = ucs_calloc(1, sizeof(*peer), "sctp_dpdk peer");
+	if (peer == NULL) {
+		ucs_error("sctp_dpdk: failed to allocate a peer (%zu bytes)",
+			  sizeof(*peer));
+		return NULL;
+	}
+	peer->ip_be = ip_be;
+	peer->sctp_port = sctp_port;
+	peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+	peer->blocked_poll = UINT64_MAX;
+	ucs_list_add_tail(&ctx->peers, &peer->list);
+	return peer;
+}
+
+void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
+				    uct_sctp_dpdk_peer_t *peer)
+{
+	sg_assoc_t assoc = 0;
+	int rc;
+
+	if (peer->state != UCT_SCTP_DPDK_PEER_IDLE)
+		return;
+	rc = sg_connect(ctx->sg, peer->ip_be, peer->sctp_port, &assoc);
+	if (rc == 0 || rc == -EALREADY) {
+		peer->assoc = assoc;
+		peer->state = sg_assoc_up(ctx->sg, assoc) ?
+				      UCT_SCTP_DPDK_PEER_UP :
+				      UCT_SCTP_DPDK_PEER_CONNECTING;
+		return;
+	}
+	/* sg logged why; eps of this peer fail at their next progress. */
+	peer->fail_gen++;
+	ctx->ev_gen++;
+}
+
+ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
+					uint32_t ip_be, uint16_t sctp_port,
+					uct_sctp_dpdk_peer_t **peer_p)
+{
+	uct_sctp_dpdk_peer_t *peer;
+	ucs_status_t status = UCS_OK;
+	uint32_t gen;
+
+	ucs_recursive_spin_lock(&ctx->lock);
+	peer = uct_sctp_dpdk_peer_by_addr(ctx, ip_be, sctp_port);
+	if (peer == NULL) {
+		peer = uct_sctp_dpdk_peer_new(ctx, ip_be, sctp_port);
+		if (peer == NULL) {
+			status = UCS_ERR_NO_MEMORY;
+			goto out;
+		}
+	}
+	gen = peer->fail_gen;
+	uct_sctp_dpdk_ctx_peer_connect(ctx, peer);
+	if (peer->fail_gen != gen) {
+		status = UCS_ERR_UNREACHABLE;
+		goto out;
+	}
+	*peer_p = peer;
+out:
+	ucs_recursive_spin_unlock(&ctx->lock);
+	return status;
+}
+
+void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
+				    const struct sg_event *ev)
+{
+	uct_sctp_dpdk_peer_t *peer = uct_sctp_dpdk_peer_by_assoc(ctx, ev->assoc);
+	char ip[16];
+
+	switch (ev->type) {
+	case SG_EV_UP:
+	case SG_EV_RESTART:
+		if (peer == NULL && ev->peer_ip_be != 0)
+			peer = uct_sctp_dpdk_peer_by_addr(ctx, ev->peer_ip_be,
+							  ev->peer_port);
+		if (peer == NULL && ev->peer_ip_be != 0)
+			peer = uct_sctp_dpdk_peer_new(ctx, ev->peer_ip_be,
+						      ev->peer_port);
+		if (peer == NULL)
+			return;
+		peer->assoc = ev->assoc;
+		peer->state = UCT_SCTP_DPDK_PEER_UP;
+		if (ev->type == SG_EV_RESTART) {
+			/* Messages of the old incarnation may be lost. */
+			peer->fail_gen++;
+		}
+		break;
+	case SG_EV_CANT_START:
+	case SG_EV_LOST:
+		if (peer == NULL)
+			return;
+		ucs_diag("sctp_dpdk: association %u to %s:%u %s", ev->assoc,
+			 dp_ip_str(peer->ip_be, ip, sizeof(ip)),
+			 peer->sctp_port,
+			 ev->type == SG_EV_LOST ? "lost" : "could not start");
+		peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+		peer->fail_gen++;
+		break;
+	case SG_EV_SHUTDOWN:
+		/* Graceful: the peer closed after its data; not a failure.
+		 * A later send reconnects. */
+		if (peer == NULL)
+			return;
+		peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+		break;
+	default:
+		/* SEND_DONE/FAILED: AMs never exceed the send buffer. */
+		return;
+	}
+	ctx->ev_gen++;
+}

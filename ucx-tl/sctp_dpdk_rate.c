@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_dpdk_rate.c - the rate-control contract used by mpi-pace/ (sdp_pace_mpi.h):
+ * visible C symbols found with dlsym(RTLD_DEFAULT), callable from any
+ * thread, that set and read the pacing rate of the process's port.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <ucs/debug/log.h>
+
+#include <errno.h>
+#include <inttypes.h>
+
+__attribute__((visibility("default"))) int
+sdp_transport_set_rate_bps(uint64_t rate_bps);
+__attribute__((visibility("default"))) uint64_t
+sdp_transport_get_rate_bps(void);
+
+int sdp_transport_set_rate_bps(uint64_t rate_bps)
+{
+	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_lock_global();
+	int rc;
+
+	if (ctx == NULL) {
+		ucs_error("sctp_dpdk: cannot set rate %" PRIu64 " bit/s: no "
+			  "port is open in this process yet (open a UCX "
+			  "worker with " UCT_SCTP_DPDK_ENV "DEVARGS set, or "
+			  "set " UCT_SCTP_DPDK_ENV "RATE)", rate_bps);
+		rc = -ENODEV;
+	} else {
+		/* dp_port_set_rate logs a rate above the link itself. */
+		rc = dp_port_set_rate(ctx->port, rate_bps);
+	}
+	uct_sctp_dpdk_ctx_unlock_global();
+	return rc;
+}
+
+uint64_t sdp_transport_get_rate_bps(void)
+{
+	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_lock_global();
+	uint64_t rate_bps = 0;
+
+	if (ctx != NULL)
+		rate_bps = dp_port_rate(ctx->port);
+	uct_sctp_dpdk_ctx_unlock_global();
+	return rate_bps;
+}

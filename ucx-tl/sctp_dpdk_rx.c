@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_dpdk_rx.c - receive dispatch: one round of the shared poll loop (sg_poll,
+ * association events, whole messages from sg_recv) puts each message on
+ * the RX queue of the iface named in its header; the iface runs the AM
+ * handler from its own progress, in its own thread.  The message stays in
+ * the sg receive buffer it was read into until UCX releases it.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <ucs/debug/log.h>
+
+#include <ucs/debug/assert.h>
+
+static void uct_sctp_dpdk_ctx_drop(uct_sctp_dpdk_ctx_t *ctx,
+				   struct sg_msg_desc *msg, const char *why)
+{
+	if (ctx->rx_drops++ == 0)
+		ucs_error("sctp_dpdk: dropped a %u-byte message in %u "
+			  "segments: %s (further drops are counted)",
+			  msg->msg_len, msg->nb_segs, why);
+	sg_msg_release(msg);
+}
+
+unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
+{
+	struct sg_msg_desc *msgs[UCT_SCTP_DPDK_RX_BURST];
+	const uct_sctp_dpdk_am_hdr_t *hdr;
+	uct_sctp_dpdk_iface_t *iface;
+	uct_sctp_dpdk_rx_desc_t *rx;
+	struct sg_event ev;
+	unsigned work, n, i;
+	uint16_t id;
+	uint8_t am_id;
+
+	work = sg_poll(ctx->sg, dp_tsc());
+	ctx->poll_count++;
+	while (sg_next_event(ctx->sg, &ev) == 0) {
+		uct_sctp_dpdk_peer_event(ctx, &ev);
+		work++;
+	}
+	n = sg_recv(ctx->sg, msgs, UCT_SCTP_DPDK_RX_BURST);
+	for (i = 0; i < n; i++) {
+		struct sg_msg_desc *msg = msgs[i];
+
+		ctx->rx_msgs++;
+		if (ucs_unlikely(msg->nb_segs != 1 ||
+				 (msg->flags & SG_MSG_PARTIAL) ||
+				 msg->len < sizeof(*hdr))) {
+			/* Cannot happen: max_msg == rx_buf (SEG_SIZE). */
+			uct_sctp_dpdk_ctx_drop(ctx, msg,
+					       "not one segment with a header; "
+					       "both sides need the same "
+					       UCT_SCTP_DPDK_ENV "SEG_SIZE");
+			continue;
+		}
+		hdr = (const uct_sctp_dpdk_am_hdr_t *)msg->data;
+		id = rte_be_to_cpu_16(hdr->dst_iface_id);
+		iface = ctx->ifaces[id % UCT_SCTP_DPDK_MAX_IFACES];
+		if (ucs_unlikely(iface == NULL || iface->id != id)) {
+			uct_sctp_dpdk_ctx_drop(ctx, msg,
+					       "destination iface is closed");
+			continue;
+		}
+		/* The descriptor overlays the header when rx_headroom < 8:
+		 * read it first. */
+		am_id = hdr->am_id;
+		rx = uct_sctp_dpdk_iface_rx_desc_init(iface,
+						      msg->data + sizeof(*hdr));
+		rx->msg = msg;
+		rx->mp_elem = NULL;
+		rx->length = msg->len - sizeof(*hdr);
+		rx->am_id = am_id;
+		ctx->sg_descs_held++;
+		uct_sctp_dpdk_iface_rx_enqueue(iface, rx);
+	}
+	if (dp_port_tx_pending(ctx->port))
+		work++;
+	return work + n;
+}
+
+void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
+				   struct sg_msg_desc *msg)
+{
+	ucs_recursive_spin_lock(&ctx->lock);
+	ctx->sg_descs_held--;
+	sg_msg_release(msg);
+	ucs_recursive_spin_unlock(&ctx->lock);
+}

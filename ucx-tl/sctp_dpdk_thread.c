@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_dpdk_thread.c - the dedicated-core progress mode (UCX_SCTP_DPDK_PROGRESS=
+ * thread): one thread, optionally pinned (POLL_LCORE), polls the port and
+ * the SCTP endpoint under ctx->lock and fills the ifaces' RX queues; the
+ * UCX workers only drain their queue, send and dispatch pending requests.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <ucs/debug/log.h>
+
+#include <pthread.h>
+#include <sched.h>
+#include <string.h>
+
+static void *uct_sctp_dpdk_poll_thread(void *arg)
+{
+	uct_sctp_dpdk_ctx_t *ctx = arg;
+	struct dp_idle idle;
+	unsigned work;
+
+	if (ctx->poll_lcore >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(ctx->poll_lcore, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+			ucs_warn("sctp_dpdk: cannot pin the polling thread to "
+				 UCT_SCTP_DPDK_ENV "POLL_LCORE=%d",
+				 ctx->poll_lcore);
+	}
+	dp_idle_init(&idle, 256, ctx->idle_sleep_us);
+	while (!ctx->thread_stop) {
+		work = 0;
+		if (ucs_recursive_spin_trylock(&ctx->lock)) {
+			work = uct_sctp_dpdk_ctx_poll(ctx);
+			work += dp_port_tx_pending(ctx->port);
+			ucs_recursive_spin_unlock(&ctx->lock);
+		}
+		dp_idle_update(&idle, work);
+	}
+	return NULL;
+}
+
+ucs_status_t
+uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_ctx_t *ctx,
+				const uct_sctp_dpdk_iface_config_t *config)
+{
+	/* PROGRESS and POLL_LCORE were checked by config_build */
+	if (strcmp(config->progress, "thread") != 0)
+		return UCS_OK;
+	ctx->poll_lcore = config->poll_lcore;
+	ctx->idle_sleep_us = config->idle_sleep_us;
+	ctx->thread_stop = 0;
+	if (pthread_create(&ctx->poll_thread, NULL, uct_sctp_dpdk_poll_thread,
+			   ctx) != 0) {
+		ucs_error("sctp_dpdk: cannot start the polling thread "
+			  "(PROGRESS=thread): %m");
+		return UCS_ERR_IO_ERROR;
+	}
+	ctx->thread_on = 1;
+	ucs_debug("sctp_dpdk: dedicated polling thread on cpu %d",
+		  ctx->poll_lcore);
+	return UCS_OK;
+}
+
+void uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_ctx_t *ctx)
+{
+	if (!ctx->thread_on)
+		return;
+	ctx->thread_stop = 1;
+	pthread_join(ctx->poll_thread, NULL);
+	ctx->thread_on = 0;
+}
