@@ -18,6 +18,16 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTBED = os.path.join(ROOT, "apps", "sdp-testbed")
 MEMIF_NET = "10.77.1"  # memif links never touch the kernel: any net will do
+# Jumbo frames by default: HPC Ethernet fabrics run them, and memif and veth
+# both carry 9000 (usrsctp moves ~1.7x more per CPU cycle at 9000 than at
+# 1500; docs/BENCHMARKS.md).  af_xdp on veth works only up to ~3.5 KB.
+DEFAULT_MTU = 9000
+XDP_MAX_MTU = 3498
+
+
+def default_mtu(xdp=False):
+    """The testbed MTU when none is asked for."""
+    return XDP_MAX_MTU if xdp else DEFAULT_MTU
 
 
 def bin_dir():
@@ -42,7 +52,7 @@ def default_job():
 class Testbed:
     """A memif pair or a bridge of namespaces; a context manager."""
 
-    def __init__(self, fabric, job=None, hosts=2, mtu=1500, netem=None,
+    def __init__(self, fabric, job=None, hosts=2, mtu=None, netem=None,
                  rate=None, kernel_ip=False, netem_hosts=None,
                  attach=False, xdp=False):
         if fabric not in ("memif", "bridge"):
@@ -50,7 +60,7 @@ class Testbed:
         self.fabric = fabric
         self.job = job or default_job()
         self.hosts = 2 if fabric == "memif" else hosts
-        self.mtu = mtu
+        self.mtu = mtu if mtu else default_mtu(xdp)
         self.netem = netem
         self.netem_hosts = netem_hosts or {}
         self.rate = rate

@@ -20,7 +20,7 @@ BIN = os.environ.get("SDP_MPI_TEST_DIR", "")
 
 
 def mpirun(impl, np, *args, netem=None, timeout=600, fabric=None,
-           env=()):
+           env=(), mtu=None):
     exe = os.path.join(BIN, f"mpi_check_{impl}")
     check(os.access(exe, os.X_OK), f"{exe} missing (SDP_MPI_TEST_DIR)")
     cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "-np", str(np),
@@ -29,6 +29,8 @@ def mpirun(impl, np, *args, netem=None, timeout=600, fabric=None,
         cmd += ["--fabric", fabric]
     if netem:
         cmd += ["--netem", netem]
+    if mtu:
+        cmd += ["--mtu", str(mtu)]
     for kv in env:
         cmd += ["--env", kv]
     r = subprocess.run(cmd + [exe] + list(args), capture_output=True,
@@ -60,8 +62,9 @@ def test_four_ranks_bridge(impl):
 
 def test_dedicated_poll_thread(impl):
     """PROGRESS=thread: a dedicated thread polls the port and usrsctp; the
-    MPI threads only take messages from their queue and send."""
-    n = mpirun(impl, 2, "--max-size", str(4 << 20), "--iters", "2",
+    MPI threads only take messages from their queue and send.  At MTU 1500
+    (jumbo frames are the launcher's default, the other tests use it)."""
+    n = mpirun(impl, 2, "--max-size", str(4 << 20), "--iters", "2", mtu=1500,
                env=["UCX_SCTP_DPDK_PROGRESS=thread",
                     "UCX_SCTP_DPDK_POLL_LCORE=1"])
     check(n == 5, f"{n} checks ran, expected 5")
@@ -80,7 +83,8 @@ if __name__ == "__main__":
             lambda: test_two_ranks_memif(impl))
         run(f"{impl}: 4 ranks over the af_packet bridge, all checks",
             lambda: test_four_ranks_bridge(impl))
-        run(f"{impl}: 2 ranks, dedicated polling thread (PROGRESS=thread)",
+        run(f"{impl}: 2 ranks, dedicated polling thread (PROGRESS=thread), "
+            "MTU 1500",
             lambda: test_dedicated_poll_thread(impl))
         run(f"{impl}: ping-pong 0 B..16 MiB under 1% loss, 5 ms delay",
             lambda: test_pingpong_under_loss_and_delay(impl))

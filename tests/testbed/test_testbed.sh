@@ -90,7 +90,7 @@ check "SDP_VDEV_0 is the server end with bsize for MTU 9000" \
 check "SDP_VDEV_1 is the client end" \
   test "$(kv "$TMP/memif.env" SDP_VDEV_1)" = "net_memif0,role=client,id=0,socket=$sock,socket-abstract=no,bsize=10240"
 check "memif output is shell-evaluable" bash -c 'set -eu; eval "$(cat "$1")"; [[ $SDP_JOB == "$2" ]]' _ "$TMP/memif.env" "$JM"
-out=$(tb memif up --job "$JM")
+out=$(tb memif up --job "$JM" --mtu 1500)
 check "no bsize at MTU 1500" bash -c '! grep -q bsize <<<"$1"' _ "$out"
 mkdir -p "/var/run/dpdk/sdp-$JM-r0"
 tb memif down --job "$JM"; rc=$?
