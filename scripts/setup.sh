@@ -24,8 +24,8 @@ PACKAGES=(
   libdpdk-dev dpdk dpdk-dev
   # CRC32c (crc32_iscsi)
   libisal-dev
-  # SCTP stack
-  libusrsctp-dev
+  # SCTP stack: none; usrsctp is built from Debian's source by
+  # setup-usrsctp.sh (the binary package is compiled at -O0)
   # UCX transport: headers, ucx_info/ucx_perftest; the source tree for
   # UCX's internal headers is configured by setup-ucx-src.sh
   "libucx-dev=$UCX_VERSION" "ucx-utils=$UCX_VERSION" "libucx0=$UCX_VERSION"
@@ -79,14 +79,20 @@ fi
 UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1)
 [[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
 
+USRSCTP_PREFIX=$("$ROOT/scripts/setup-usrsctp.sh" "$DEPS/usrsctp" | tail -n 1)
+[[ -f $USRSCTP_PREFIX/lib/libusrsctp.a ]] || die "usrsctp was not built: $USRSCTP_PREFIX"
+
 MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1)
 
-opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS")
+opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS" -Dusrsctp_prefix="$USRSCTP_PREFIX")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
+# --reconfigure on an existing build: `meson configure` refuses options the
+# build directory was set up before they existed.
 if [[ -f $BUILD/build.ninja ]]; then
-  meson configure "$BUILD" "${opts[@]}" >/dev/null
+  meson setup --reconfigure "$BUILD" "$ROOT" "${opts[@]}" >"$BUILD/sdp-meson-setup.log" 2>&1 ||
+    die "meson setup --reconfigure failed; see $BUILD/sdp-meson-setup.log (or remove $BUILD and run again)"
 else
-  meson setup "$BUILD" "$ROOT" "${opts[@]}" >&2
+  meson setup "$BUILD" "$ROOT" "${opts[@]}" >&2 || die "meson setup failed (see above)"
 fi
-ninja -C "$BUILD" >&2
+ninja -C "$BUILD" >&2 || die "build failed (see the compiler messages above)"
 log "built into $BUILD"
