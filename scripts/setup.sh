@@ -33,6 +33,10 @@ PACKAGES=(
   # MPI: both implementations use UCX (pml ucx / ch4:ucx); mpi4py and pip
   # for the mpi4py test suite (its upstream sdist, see setup-mpi4py-tests.sh)
   openmpi-bin libopenmpi-dev mpich libmpich-dev python3-mpi4py python3-pip
+  # usrsctp and mimalloc are built from Debian's source (setup-usrsctp.sh,
+  # setup-mimalloc.sh); Debian's own -O0 usrsctp and whole-process
+  # mimalloc stay installed as the baselines of bench/usrsctp_build.py
+  cmake libusrsctp-dev libmimalloc2.0
   # virtual testbed: namespaces, veth, bridge, netem; ping for its self-test
   iproute2 iputils-ping procps
   # benchmark plots
@@ -82,9 +86,13 @@ UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1)
 USRSCTP_PREFIX=$("$ROOT/scripts/setup-usrsctp.sh" "$DEPS/usrsctp" | tail -n 1)
 [[ -f $USRSCTP_PREFIX/lib/libusrsctp.a ]] || die "usrsctp was not built: $USRSCTP_PREFIX"
 
+MIMALLOC_PREFIX=$("$ROOT/scripts/setup-mimalloc.sh" "$DEPS/mimalloc" | tail -n 1)
+[[ -f $MIMALLOC_PREFIX/lib/libmimalloc.a ]] || die "mimalloc was not built: $MIMALLOC_PREFIX"
+
 MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1)
 
-opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS" -Dusrsctp_prefix="$USRSCTP_PREFIX")
+opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS" -Dusrsctp_prefix="$USRSCTP_PREFIX"
+  -Dmimalloc_prefix="$MIMALLOC_PREFIX")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
 # --reconfigure on an existing build: `meson configure` refuses options the
 # build directory was set up before they existed.

@@ -1,0 +1,82 @@
+#!/bin/bash
+# setup-mimalloc.sh DEST - build mimalloc as a private allocator for
+# usrsctp, from the pinned Debian source package.
+#
+# Why: usrsctp's zones are plain malloc (its SCTP_SIMPLE_ALLOCATOR is
+# hard-wired): every 2 KiB cluster costs three allocations and every
+# output packet a malloc + copy + free.  Only usrsctp's own calls are sent
+# to mimalloc (meson renames malloc/calloc/free in usrsctp's objects to
+# mi_malloc/mi_calloc/mi_free); the MPI application keeps its malloc.
+# Debian's libmimalloc2.0 cannot serve that: it is only a shared library
+# built to override malloc for the whole process when loaded.  So this
+# builds the same Debian source as a static, position-independent archive
+# with MI_OVERRIDE=OFF: it defines only mi_* symbols, and the link hides
+# them (--exclude-libs).  The alternatives and their figures are in
+# docs/BENCHMARKS.md ("An allocator for usrsctp").
+#
+# The last line printed is the install prefix (meson -Dmimalloc_prefix=).
+set -euo pipefail
+
+MIMALLOC_VERSION=2.0.9+ds-2
+UPSTREAM=${MIMALLOC_VERSION%-*}
+UPSTREAM=${UPSTREAM%+ds}
+
+log() { echo "setup-mimalloc: $*" >&2; }
+die() { echo "setup-mimalloc: error: $*" >&2; exit 1; }
+trap 'rc=$?; echo "setup-mimalloc: error: line $LINENO: \"$BASH_COMMAND\" exited $rc" >&2; exit $rc' ERR
+
+[[ $# -eq 1 ]] || die "usage: $0 DEST   (e.g. $0 .deps/mimalloc)"
+DEST=$(realpath -m -- "$1")
+TREE=$DEST/mimalloc-$UPSTREAM+ds
+PREFIX=$DEST/prefix
+STAMP=$DEST/.sdp-mimalloc.stamp
+CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DMI_OVERRIDE=OFF -DMI_BUILD_SHARED=OFF
+  -DMI_BUILD_STATIC=ON -DMI_BUILD_OBJECT=OFF -DMI_BUILD_TESTS=OFF
+  -DMI_INSTALL_TOPLEVEL=ON -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
+STAMP_TEXT="mimalloc=$MIMALLOC_VERSION ${CMAKE_FLAGS[*]} prefix=$PREFIX"
+
+if [[ -f $STAMP && -f $PREFIX/lib/libmimalloc.a && -f $PREFIX/include/mimalloc.h ]] &&
+   [[ $(cat "$STAMP") == "$STAMP_TEXT" ]]; then
+  echo "$PREFIX"
+  exit 0
+fi
+
+src_available() {
+  local out
+  out=$(apt-cache showsrc --only-source mimalloc 2>/dev/null) || true
+  grep -qx "Version: $MIMALLOC_VERSION" <<<"$out"
+}
+src_available ||
+  die "mimalloc $MIMALLOC_VERSION is not available as a source package (apt-cache showsrc mimalloc): run scripts/setup-ucx-src.sh first, which adds the deb-src entry, or add a deb-src line for Debian 12's main archive"
+command -v cmake >/dev/null || die "cmake not found: install cmake (scripts/setup.sh does)"
+
+mkdir -p "$DEST"
+have_tree() {
+  [[ -f $TREE/debian/changelog ]] &&
+    [[ $(dpkg-parsechangelog -l "$TREE/debian/changelog" -S Version) == "$MIMALLOC_VERSION" ]]
+}
+if ! have_tree; then
+  rm -rf "$TREE"
+  log "apt-get source mimalloc=$MIMALLOC_VERSION into $DEST"
+  (cd "$DEST" && apt-get source -q --only-source -o APT::Sandbox::User=root \
+    "mimalloc=$MIMALLOC_VERSION" >&2) ||
+    die "apt-get source mimalloc=$MIMALLOC_VERSION failed (network, or the deb-src entry)"
+  have_tree || die "$TREE was not produced by apt-get source (is the directory name different?)"
+fi
+
+rm -f "$STAMP"
+rm -rf "$TREE/sdp-build"
+log "cmake ${CMAKE_FLAGS[*]} (log: $TREE/sdp-build.log)"
+(cmake -S "$TREE" -B "$TREE/sdp-build" -DCMAKE_INSTALL_PREFIX="$PREFIX" \
+  "${CMAKE_FLAGS[@]}" >"$TREE/sdp-build.log" 2>&1 &&
+  cmake --build "$TREE/sdp-build" -j"$(nproc)" >>"$TREE/sdp-build.log" 2>&1 &&
+  cmake --install "$TREE/sdp-build" >>"$TREE/sdp-build.log" 2>&1) ||
+  die "mimalloc build failed; see $TREE/sdp-build.log"
+[[ -f $PREFIX/lib/libmimalloc.a ]] || die "$PREFIX/lib/libmimalloc.a was not installed"
+if nm --defined-only "$PREFIX/lib/libmimalloc.a" 2>/dev/null | grep -qE ' T (malloc|free|calloc)$'; then
+  die "$PREFIX/lib/libmimalloc.a defines malloc/free: MI_OVERRIDE=OFF was not honoured"
+fi
+
+echo "$STAMP_TEXT" >"$STAMP"
+log "mimalloc $MIMALLOC_VERSION built (static, PIC, no override) into $PREFIX"
+echo "$PREFIX"
