@@ -111,7 +111,7 @@ for i in 0 1 2; do
     "$(kv "$TMP/b.env" "SDP_NS_$i")" = "sdp-$JB-h$i" -a \
     "$(kv "$TMP/b.env" "SDP_DP_IP_$i")" = "10.$oct.1.$((i + 1))" -a \
     "$(kv "$TMP/b.env" "SDP_KERNEL_IP_$i")" = "10.$oct.0.$((i + 1))" -a \
-    "$(kv "$TMP/b.env" "SDP_VDEV_$i")" = "net_af_packet0,iface=sdpnet0" -a \
+    "$(kv "$TMP/b.env" "SDP_VDEV_$i")" = "net_af_packet0,iface=sdpnet0,qdisc_bypass=1" -a \
     "$(kv "$TMP/b.env" "SDP_VDEV_XDP_$i")" = "net_af_xdp0,iface=sdpnet0,start_queue=0,queue_count=1"
   check "host $i: SDP_MAC matches sdpnet0" test "$(kv "$TMP/b.env" "SDP_MAC_$i")" = \
     "$(ip netns exec "sdp-$JB-h$i" cat /sys/class/net/sdpnet0/address)"
