@@ -10,6 +10,7 @@ are impaired, as `tc qdisc ... dev h<i> root netem` would impair them.
 
   sdp_impair.py sdp-impair JOB HOSTIF BRIF PIDFILE -- NETEM-ARGS...
   sdp_impair.py --check -- NETEM-ARGS...       (parse only; notes on stderr)
+  sdp_impair.py --rate-bps RATE                 (a tc rate in bit/s)
 
 The per-frame decisions live in Impairment, which takes the time and the
 frame as arguments (no sockets, no clock), so tests/testbed/test_impair.py
@@ -278,6 +279,14 @@ def forward(job, hostif, brif, pidfile, cfg):
 
 
 def main(argv):
+    if len(argv) == 2 and argv[0] == "--rate-bps":
+        # for the testbed's kernel shaping: a tc rate in bit/s
+        bps = parse_rate(argv[1])
+        if bps is None or bps <= 0:
+            sys.stderr.write("sdp-impair: '%s' is not a rate\n" % argv[1])
+            return 2
+        print(int(bps))
+        return 0
     if "--" not in argv:
         sys.stderr.write("sdp-impair: usage: sdp-impair JOB HOSTIF BRIF "
                          "PIDFILE -- ARGS | --check -- ARGS\n")

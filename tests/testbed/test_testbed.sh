@@ -159,6 +159,18 @@ check "bridge netem --host 0 none succeeds" test "$rc" -eq 0
 check "RTT >= 20 ms with the delay on host 1's port only" rtt_min_at_least "sdp-$JN-h0" "10.$oct.0.2" 20
 tb status --job "$JN" >"$TMP/status" 2>&1
 check "status shows per-host impairment" bash -c 'grep -q "host 0 .*impair=none" "$1" && grep -q "host 1 .*impair=delay 20ms" "$1"' _ "$TMP/status"
+if [[ $(kv "$TMP/n.env" SDP_IMPAIR_BACKEND) == user ]]; then
+  # a rate alone is shaped by the kernel's token bucket, not the forwarder
+  tb bridge netem --job "$JN" --host 1 "rate 200mbit"; rc=$?
+  check "bridge netem 'rate 200mbit' succeeds" test "$rc" -eq 0
+  check "rate alone: tbf on h1, no forwarder for host 1" bash -c \
+    'ip netns exec "sdp-$1-sw" tc qdisc show dev h1 | grep -q "tbf.*rate 200Mbit" &&
+     ! pgrep -f "sdp-impair $1 h1 " >/dev/null' _ "$JN"
+  tb bridge netem --job "$JN" --host 1 "delay 20ms"; rc=$?
+  check "back to a delay: forwarder again, tbf gone" bash -c \
+    '[[ $2 -eq 0 ]] && ! ip netns exec "sdp-$1-sw" tc qdisc show dev h1 | grep -q tbf &&
+     pgrep -f "sdp-impair $1 h1 " >/dev/null' _ "$JN" "$rc"
+fi
 out=$(tb bridge netem --job "$JN" --host 5 "delay 1ms" 2>&1); rc=$?
 check "bridge netem rejects an out-of-range host" test "$rc" -eq 2
 tb bridge down --job "$JN"; rc=$?
