@@ -17,6 +17,12 @@ interleaved repetitions in one run, median, for each build:
 
   bench/usrsctp_build.py --json bench/results/usrsctp_build.json \\
       --plot docs/img/usrsctp_build.png
+  bench/usrsctp_build.py --callgrind    # instructions per message instead
+
+--callgrind counts instructions under valgrind (repeatable on a loaded
+machine, blind to page faults and cache misses): each variant runs 128 and
+256 messages and the difference / 128 is the cost of one 64 KiB message
+(bandwidth test) or one 8 B exchange (latency test), set-up excluded.
 """
 import argparse
 import json
@@ -59,6 +65,44 @@ def loop(exe, preload, test, pathmtu, count):
     return rows[-1]
 
 
+def instructions(exe, preload, test, pathmtu, count):
+    env = dict(os.environ)
+    if preload:
+        env["LD_PRELOAD"] = preload
+    size = "8" if test == "lat" else "65536"
+    r = subprocess.run(["valgrind", "--tool=callgrind",
+                        "--callgrind-out-file=/dev/null",
+                        os.path.join(BIN, exe), "--test", test, "--size",
+                        size, "--count", str(count), "--pathmtu",
+                        str(pathmtu), "--crc", "isal"],
+                       capture_output=True, text=True, timeout=1200, env=env)
+    for line in r.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.split(":")[-1])
+    raise RuntimeError(f"{exe} under callgrind: rc {r.returncode}\n"
+                       f"{r.stderr[-2000:]}")
+
+
+def callgrind_table(vs):
+    print("usrsctp loop under callgrind: instructions per 64 KiB message "
+          "(bw) and per 8 B exchange (lat), set-up excluded")
+    print(f"{'build':<11} | {'bw MTU 1500':>11} | {'bw MTU 9000':>11} | "
+          f"{'lat':>9}")
+    table = {}
+    for name, exe, pre in vs:
+        row = {}
+        for key, test, pmtu in (("bw_1500", "bw", 1488),
+                                ("bw_9000", "bw", 8988),
+                                ("lat", "lat", 1488)):
+            a = instructions(exe, pre, test, pmtu, 128)
+            b = instructions(exe, pre, test, pmtu, 256)
+            row[key] = (b - a) / 128
+        table[name] = row
+        print(f"{name:<11} | {row['bw_1500']:>11.0f} | "
+              f"{row['bw_9000']:>11.0f} | {row['lat']:>9.0f}")
+    return table
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -67,18 +111,37 @@ def main():
     ap.add_argument("--lat-count", type=int, default=20000)
     ap.add_argument("--json")
     ap.add_argument("--plot")
+    ap.add_argument("--from-json", help="print and plot a previous --json")
+    ap.add_argument("--callgrind", action="store_true",
+                    help="count instructions instead of timing")
     a = ap.parse_args()
-    vs = variants()
+    if a.callgrind:
+        table = callgrind_table(variants())
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump({"callgrind": table, "command": " ".join(
+                    ["bench/usrsctp_build.py"] + sys.argv[1:])}, f, indent=1)
+        return 0
+    if a.from_json:
+        with open(a.from_json) as f:
+            d = json.load(f)
+        runs = d["runs"]
+        names = list(d["table"])
+        vs = [(n, None, None) for n in names]
+        a.reps = max(r["rep"] for r in runs) + 1
+        a.json = None
+    else:
+        vs = variants()
+        runs = None
     # path MTU = link MTU - 12 (IPv4 + SCTP-over-nothing: our framing)
     cases = [("bw", 1488), ("bw", 8988), ("lat", 1488)]
-    runs = []
-    for rep in range(a.reps):
+    for rep in range(a.reps if runs is None else 0):
         for test, pmtu in cases:
             for name, exe, pre in vs:
                 r = loop(exe, pre, test, pmtu,
                          a.bw_count if test == "bw" else a.lat_count)
                 r.update(variant=name, rep=rep)
-                runs.append(r)
+                runs = (runs or []) + [r]
 
     def med(name, test, pmtu, key):
         xs = [r[key] for r in runs if r["variant"] == name and
