@@ -8,7 +8,16 @@
 #   SDP_BUILD_DIR=dir           build directory (default: build)
 #   SDP_WERROR=1                configure with -Dwerror=true (CI)
 #   SDP_DEPS_DIR=dir            where fetched sources live (default: .deps)
-set -euo pipefail
+set -eEuo pipefail
+
+# Safety net: set -e stops at the first failing command; never without a word.
+on_err() { # status line command
+  [[ $- == *e* ]] && ((BASH_SUBSHELL == 0)) || return 0
+  local fn=${FUNCNAME[1]:-main}
+  if [[ $fn == main ]]; then fn=; else fn=" in $fn()"; fi
+  echo "setup: error: line $2$fn: '$3' failed with status $1 (output above, if any, says why)" >&2
+}
+trap 'on_err $? $LINENO "$BASH_COMMAND"' ERR
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${SDP_BUILD_DIR:-$ROOT/build}
@@ -76,17 +85,21 @@ else
   log "all ${#PACKAGES[@]} packages present"
 fi
 
-UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1)
+UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1) ||
+  die "scripts/setup-ucx-src.sh failed (its messages above say why)"
 [[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
 
-MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1)
+MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1) ||
+  die "scripts/setup-mpi4py-tests.sh failed (its messages above say why)"
 
 opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
 if [[ -f $BUILD/build.ninja ]]; then
-  meson configure "$BUILD" "${opts[@]}" >/dev/null
+  meson configure "$BUILD" "${opts[@]}" >/dev/null ||
+    die "meson configure $BUILD failed; if the build directory is stale, remove it: rm -rf $BUILD"
 else
-  meson setup "$BUILD" "$ROOT" "${opts[@]}" >&2
+  meson setup "$BUILD" "$ROOT" "${opts[@]}" >&2 ||
+    die "meson setup failed; see $BUILD/meson-logs/meson-log.txt"
 fi
-ninja -C "$BUILD" >&2
+ninja -C "$BUILD" >&2 || die "build failed (ninja -C $BUILD): the compiler's messages are above"
 log "built into $BUILD"
