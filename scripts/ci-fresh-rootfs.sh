@@ -23,6 +23,9 @@
 #   SDP_WERROR=1            passed on to setup.sh inside
 set -eEuo pipefail
 
+# The whole script is one { } block: bash reads it all before running any of
+# it, so editing the file during a (long) run cannot change what runs.
+{
 PROG=ci-fresh-rootfs
 # Safety net: set -e stops at the first failing command; never without a word.
 on_err() { # status line command
@@ -61,7 +64,7 @@ phase_t0=0
 phase_start() { phase_t0=$SECONDS; log "== $1"; }
 phase_end() { # name
   local dt=$((SECONDS - phase_t0))
-  PHASES+=("$(printf '%-34s %5d s' "$1" "$dt")")
+  PHASES+=("$(printf '%-42s %5d s' "$1" "$dt")")
   log "== $1: ${dt} s"
 }
 
@@ -356,3 +359,5 @@ phase_end "unit suite inside the fresh system"
 log "phase times:"
 printf '  %s\n' "${PHASES[@]}" >&2
 log "fresh $SUITE: setup.sh and the unit suite passed"
+exit 0
+}
