@@ -1,6 +1,7 @@
 #!/bin/bash
 # setup.sh - install everything sctp-dpdk needs on a fresh Debian 12 machine
 # (as root, or with sudo), fetch and configure the UCX 1.13.1 source headers,
+# build an optimised usrsctp from its Debian source (setup-usrsctp-src.sh),
 # and build the project into ./build.  Idempotent: when everything is
 # present it only checks and rebuilds what changed (seconds).
 #
@@ -89,10 +90,13 @@ UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1) ||
   die "scripts/setup-ucx-src.sh failed (its messages above say why)"
 [[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
 
+USRSCTP_PREFIX=$("$ROOT/scripts/setup-usrsctp-src.sh" "$DEPS/usrsctp" | tail -n 1) ||
+  die "scripts/setup-usrsctp-src.sh failed (its messages above say why)"
+
 MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1) ||
   die "scripts/setup-mpi4py-tests.sh failed (its messages above say why)"
 
-opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS")
+opts=(-Ducx_src="$UCX_SRC" -Dusrsctp_prefix="$USRSCTP_PREFIX" -Dmpi4py_tests="$MPI4PY_TESTS")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
 if [[ -f $BUILD/build.ninja ]]; then
   meson configure "$BUILD" "${opts[@]}" >/dev/null ||
