@@ -6,23 +6,40 @@
 # a Linux bridge, af_packet ports), beside UCX's tcp transport on the same
 # veths, with ratios; then data-verified MPI checks over a memif pair with
 # Open MPI.
-set -euo pipefail
+set -eEuo pipefail
+# Safety net: set -e stops at the first failing command; never without a word.
+on_err() { # status line command
+  [[ $- == *e* ]] && ((BASH_SUBSHELL == 0)) || return 0
+  local fn=${FUNCNAME[1]:-main}
+  if [[ $fn == main ]]; then fn=; else fn=" in $fn()"; fi
+  echo "demo: error: line $2$fn: '$3' failed with status $1 (output above, if any, says why)" >&2
+}
+trap 'on_err $? $LINENO "$BASH_COMMAND"' ERR
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export SDP_BUILD_DIR=${SDP_BUILD_DIR:-$ROOT/build}
-"$ROOT/scripts/setup.sh"
+die() { echo "demo: error: $*" >&2; exit 1; }
+"$ROOT/scripts/setup.sh" || die "scripts/setup.sh failed (see above)"
 
 echo
 echo "== MPI (MPICH, 2 ranks, MTU 9000, busy polling): sctp_dpdk over a memif pair"
 echo "   and over af_packet on a bridge, vs UCX tcp over the same bridge"
-"$ROOT/apps/sdp-mpirun" --help >/dev/null
-"$ROOT/apps/sdp-mpi-compare" --mpi mpich --max-size 4194304
+"$ROOT/apps/sdp-mpirun" --help >/dev/null || die "apps/sdp-mpirun does not start (see above)"
+"$ROOT/apps/sdp-mpi-compare" --mpi mpich --max-size 4194304 ||
+  die "the MPI comparison failed (apps/sdp-mpi-compare; its messages are above)"
 
 echo
 echo "== Open MPI over sctp_dpdk on a memif pair: data-verified checks"
-"$ROOT/apps/sdp-mpirun" --mpi openmpi --fabric memif -np 2 \
-  "$SDP_BUILD_DIR/tests/mpi_check_openmpi" --max-size 4194304 2>&1 |
-  grep -E '^(ok|FAIL)|passed'
+# Only the verdict lines are shown; on failure, everything.
+log=$(mktemp /tmp/sdp-demo.XXXXXX)
+trap 'rm -f "$log"' EXIT
+if ! "$ROOT/apps/sdp-mpirun" --mpi openmpi --fabric memif -np 2 \
+    "$SDP_BUILD_DIR/tests/mpi_check_openmpi" --max-size 4194304 >"$log" 2>&1; then
+  cat "$log" >&2
+  die "the Open MPI checks over memif failed (full output above)"
+fi
+grep -E '^(ok|FAIL)|passed' "$log" || cat "$log"
 
 echo
 echo "== dataplane: sdp-ping over a memif pair (32 probes in flight)"
-"$ROOT/apps/sdp-ping" --fabric memif --count 200000 --window 32
+"$ROOT/apps/sdp-ping" --fabric memif --count 200000 --window 32 ||
+  die "sdp-ping over memif failed (see above)"

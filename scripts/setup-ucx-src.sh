@@ -19,7 +19,16 @@
 #
 # A stamp file makes a second run a no-op.  The last line printed is the path
 # of the configured source tree (pass it to meson as -Ducx_src=...).
-set -euo pipefail
+set -eEuo pipefail
+
+# Safety net: set -e stops at the first failing command; never without a word.
+on_err() { # status line command
+  [[ $- == *e* ]] && ((BASH_SUBSHELL == 0)) || return 0
+  local fn=${FUNCNAME[1]:-main}
+  if [[ $fn == main ]]; then fn=; else fn=" in $fn()"; fi
+  echo "setup-ucx-src: error: line $2$fn: '$3' failed with status $1 (output above, if any, says why)" >&2
+}
+trap 'on_err $? $LINENO "$BASH_COMMAND"' ERR
 
 UCX_VERSION=1.13.1-1
 UCX_UPSTREAM=${UCX_VERSION%-*}
@@ -71,8 +80,11 @@ apt_install() {
 apt_install dpkg-dev
 
 # ---- 2. deb-src entry --------------------------------------------------------
+# No `| grep -q` under pipefail: grep leaving early can fail the writer (SIGPIPE).
 src_available() {
-  apt-cache showsrc --only-source ucx 2>/dev/null | grep -qx "Version: $UCX_VERSION"
+  local out
+  out=$(apt-cache showsrc --only-source ucx 2>/dev/null) || return 1
+  grep -qx "Version: $UCX_VERSION" <<<"$out"
 }
 
 # Print "URI SUITE COMPONENT" of the repository that serves the installed
@@ -80,11 +92,11 @@ src_available() {
 ucx_origin() {
   apt-cache madison libucx-dev 2>/dev/null | awk -F'|' -v v="$UCX_VERSION" '
     { for (i = 1; i <= NF; i++) gsub(/^[ \t]+|[ \t]+$/, "", $i) }
-    $1 == "libucx-dev" && $2 == v && $3 ~ / Packages$/ {
+    !found && $1 == "libucx-dev" && $2 == v && $3 ~ / Packages$/ {
       split($3, f, " "); n = split(f[2], sc, "/");
       comp = (n > 1) ? sc[n] : "main"; suite = sc[1];
       for (i = 2; i < n; i++) suite = suite "/" sc[i];
-      print f[1], suite, comp; exit }'
+      print f[1], suite, comp; found = 1 }'
 }
 
 # Print the configured `deb` entries as "URI<TAB>SUITES<TAB>COMPONENTS<TAB>SIGNED-BY"
@@ -127,7 +139,7 @@ configured_debs() {
 
 add_deb_src() {
   local origin uri suite comp entry e_uri e_suites e_comps e_signed
-  origin=$(ucx_origin)
+  origin=$(ucx_origin) || die "apt-cache madison libucx-dev failed; run apt-get update"
   [[ -n $origin ]] || die "apt does not know libucx-dev $UCX_VERSION; is the Debian 'deb' entry configured and updated?"
   read -r uri suite comp <<<"$origin"
   entry=
@@ -139,6 +151,8 @@ add_deb_src() {
   done < <(configured_debs)
   [[ -n $entry ]] || die "no configured 'deb' entry matches $uri $suite $comp (the origin of libucx-dev $UCX_VERSION)"
   log "adding deb-src entry $SRC_LIST derived from: $e_uri [$e_suites] [$e_comps]"
+  # (A one-line sources.list has no Signed-By: the group must not end on a
+  # failed test, or set -e + pipefail end the script without a word.)
   {
     echo "# Written by sctp-dpdk scripts/setup-ucx-src.sh: the source counterpart of"
     echo "# the configured 'deb' entry that serves libucx-dev $UCX_VERSION."
@@ -146,9 +160,9 @@ add_deb_src() {
     echo "URIs: $e_uri"
     echo "Suites: $e_suites"
     echo "Components: $e_comps"
-    [[ -n $e_signed ]] && echo "Signed-By: $e_signed"
-  } | $SUDO tee "$SRC_LIST.tmp" >/dev/null
-  $SUDO mv "$SRC_LIST.tmp" "$SRC_LIST"
+    if [[ -n $e_signed ]]; then echo "Signed-By: $e_signed"; fi
+  } | $SUDO tee "$SRC_LIST.tmp" >/dev/null || die "cannot write $SRC_LIST.tmp"
+  $SUDO mv "$SRC_LIST.tmp" "$SRC_LIST" || die "cannot move $SRC_LIST.tmp to $SRC_LIST"
   # Update only the new list; List-Cleanup=0 keeps every other index intact.
   log "apt-get update (deb-src entry only)"
   $SUDO apt-get update -q -o Dir::Etc::sourcelist="$SRC_LIST" -o Dir::Etc::sourceparts=- \
@@ -167,7 +181,7 @@ if ! src_available; then
 fi
 
 # ---- 3. apt-get source -------------------------------------------------------
-mkdir -p "$DEST"
+mkdir -p "$DEST" || die "cannot create $DEST (set SDP_DEPS_DIR to a writable directory)"
 have_tree() {
   [[ -f $TREE/debian/changelog ]] &&
     [[ $(dpkg-parsechangelog -l "$TREE/debian/changelog" -S Version) == "$UCX_VERSION" ]]
@@ -188,7 +202,8 @@ apt_install "${CONFIGURE_DEPS[@]}"
 # ---- 5. configure with Debian's flags ----------------------------------------
 # debhelper (compat 13) passes these to every autoconf package; they fix the
 # module directory (libdir) and the config file location (sysconfdir).
-eval "$(dpkg-architecture -s 2>/dev/null)"
+arch_env=$(dpkg-architecture -s) || die "dpkg-architecture failed: is dpkg-dev installed? (apt-get install dpkg-dev)"
+eval "$arch_env"
 export DEB_BUILD_GNU_TYPE DEB_HOST_MULTIARCH DEB_TARGET_ARCH DEB_HOST_ARCH
 # shellcheck disable=SC2016  # ${prefix} is for configure to expand
 DH_FLAGS=(--build="$DEB_BUILD_GNU_TYPE" --prefix=/usr '--includedir=${prefix}/include'
@@ -229,7 +244,7 @@ got_modules=$(defines <"$TREE/config.h" | sed -n 's/^uct_MODULES //p')
   die "config.h has uct_MODULES $got_modules, expected \"$EXPECT_UCT_MODULES\" (Debian's libucx0 $UCX_VERSION); a configure dependency is missing: check $TREE/sdp-configure.log"
 
 if command -v ucx_info >/dev/null; then
-  ref=$(ucx_info -b | defines)
+  ref=$(ucx_info -b | defines) || die "ucx_info -b failed: is ucx-utils $UCX_VERSION installed and working?"
   ours=$(defines <"$TREE/config.h")
   layout_diff=$(diff <(awk -v re="$LAYOUT_MACROS" '$1 ~ re' <<<"$ref") \
                      <(awk -v re="$LAYOUT_MACROS" '$1 ~ re' <<<"$ours") || true)
@@ -241,6 +256,6 @@ else
   log "warning: ucx_info not found; only uct_MODULES was checked"
 fi
 
-echo "$STAMP_TEXT" >"$STAMP"
+echo "$STAMP_TEXT" >"$STAMP" || die "cannot write $STAMP"
 log "configured UCX $UCX_VERSION source tree ready"
 echo "$TREE"

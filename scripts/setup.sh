@@ -1,6 +1,7 @@
 #!/bin/bash
 # setup.sh - install everything sctp-dpdk needs on a fresh Debian 12 machine
 # (as root, or with sudo), fetch and configure the UCX 1.13.1 source headers,
+# build an optimised usrsctp from its Debian source (setup-usrsctp-src.sh),
 # and build the project into ./build.  Idempotent: when everything is
 # present it only checks and rebuilds what changed (seconds).
 #
@@ -8,7 +9,16 @@
 #   SDP_BUILD_DIR=dir           build directory (default: build)
 #   SDP_WERROR=1                configure with -Dwerror=true (CI)
 #   SDP_DEPS_DIR=dir            where fetched sources live (default: .deps)
-set -euo pipefail
+set -eEuo pipefail
+
+# Safety net: set -e stops at the first failing command; never without a word.
+on_err() { # status line command
+  [[ $- == *e* ]] && ((BASH_SUBSHELL == 0)) || return 0
+  local fn=${FUNCNAME[1]:-main}
+  if [[ $fn == main ]]; then fn=; else fn=" in $fn()"; fi
+  echo "setup: error: line $2$fn: '$3' failed with status $1 (output above, if any, says why)" >&2
+}
+trap 'on_err $? $LINENO "$BASH_COMMAND"' ERR
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${SDP_BUILD_DIR:-$ROOT/build}
@@ -24,8 +34,6 @@ PACKAGES=(
   libdpdk-dev dpdk dpdk-dev
   # CRC32c (crc32_iscsi)
   libisal-dev
-  # SCTP stack: none; usrsctp is built from Debian's source by
-  # setup-usrsctp.sh (the binary package is compiled at -O0)
   # UCX transport: headers, ucx_info/ucx_perftest; the source tree for
   # UCX's internal headers is configured by setup-ucx-src.sh
   "libucx-dev=$UCX_VERSION" "ucx-utils=$UCX_VERSION" "libucx0=$UCX_VERSION"
@@ -80,16 +88,20 @@ else
   log "all ${#PACKAGES[@]} packages present"
 fi
 
-UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1)
+UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1) ||
+  die "scripts/setup-ucx-src.sh failed (its messages above say why)"
 [[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
 
-USRSCTP_PREFIX=$("$ROOT/scripts/setup-usrsctp.sh" "$DEPS/usrsctp" | tail -n 1)
+USRSCTP_PREFIX=$("$ROOT/scripts/setup-usrsctp.sh" "$DEPS/usrsctp" | tail -n 1) ||
+  die "scripts/setup-usrsctp.sh failed (its messages above say why)"
 [[ -f $USRSCTP_PREFIX/lib/libusrsctp.a ]] || die "usrsctp was not built: $USRSCTP_PREFIX"
 
-MIMALLOC_PREFIX=$("$ROOT/scripts/setup-mimalloc.sh" "$DEPS/mimalloc" | tail -n 1)
+MIMALLOC_PREFIX=$("$ROOT/scripts/setup-mimalloc.sh" "$DEPS/mimalloc" | tail -n 1) ||
+  die "scripts/setup-mimalloc.sh failed (its messages above say why)"
 [[ -f $MIMALLOC_PREFIX/lib/libmimalloc.a ]] || die "mimalloc was not built: $MIMALLOC_PREFIX"
 
-MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1)
+MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1) ||
+  die "scripts/setup-mpi4py-tests.sh failed (its messages above say why)"
 
 opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS" -Dusrsctp_prefix="$USRSCTP_PREFIX"
   -Dmimalloc_prefix="$MIMALLOC_PREFIX")
@@ -98,9 +110,10 @@ opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS" -Dusrsctp_prefix="$USR
 # build directory was set up before they existed.
 if [[ -f $BUILD/build.ninja ]]; then
   meson setup --reconfigure "$BUILD" "$ROOT" "${opts[@]}" >"$BUILD/sdp-meson-setup.log" 2>&1 ||
-    die "meson setup --reconfigure failed; see $BUILD/sdp-meson-setup.log (or remove $BUILD and run again)"
+    die "meson setup --reconfigure failed; see $BUILD/sdp-meson-setup.log (if the build directory is stale, remove it: rm -rf $BUILD)"
 else
-  meson setup "$BUILD" "$ROOT" "${opts[@]}" >&2 || die "meson setup failed (see above)"
+  meson setup "$BUILD" "$ROOT" "${opts[@]}" >&2 ||
+    die "meson setup failed; see $BUILD/meson-logs/meson-log.txt"
 fi
-ninja -C "$BUILD" >&2 || die "build failed (see the compiler messages above)"
+ninja -C "$BUILD" >&2 || die "build failed (ninja -C $BUILD): the compiler's messages are above"
 log "built into $BUILD"
