@@ -40,7 +40,8 @@
 
 UCT_TL_DECL(sctp_dpdk)
 
-#define UCT_SCTP_DPDK_LOCAL_MP_GROW 16 /* local descriptors per chunk */
+#define UCT_SCTP_DPDK_SMALL_MP_GROW 128 /* small descriptors per chunk */
+#define UCT_SCTP_DPDK_LARGE_MP_GROW 4	/* large descriptors per chunk */
 
 static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	{"", "", NULL, ucs_offsetof(uct_sctp_dpdk_iface_config_t, super),
@@ -239,7 +240,8 @@ static int uct_sctp_dpdk_iface_is_reachable(const uct_iface_h tl_iface,
 	return (dev->ip & ctx->mask_be) == (ctx->ip_be & ctx->mask_be);
 }
 
-uct_sctp_dpdk_rx_desc_t *
+/* Place an rx descriptor in front of @data for @iface's rx_headroom. */
+static uct_sctp_dpdk_rx_desc_t *
 uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data)
 {
 	void *ucx_desc = UCS_PTR_BYTE_OFFSET(data, -(ptrdiff_t)iface->rx_headroom);
@@ -250,16 +252,53 @@ uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data)
 	return rx;
 }
 
-void uct_sctp_dpdk_iface_rx_enqueue(uct_sctp_dpdk_iface_t *iface,
-				    uct_sctp_dpdk_rx_desc_t *rx)
+/* Caller holds iface->rx_lock. */
+static void uct_sctp_dpdk_iface_rx_push(uct_sctp_dpdk_iface_t *iface,
+					uct_sctp_dpdk_rx_desc_t *rx)
 {
-	ucs_spin_lock(&iface->rx_lock);
 	ucs_queue_push(&iface->rx_q, &rx->queue);
 	iface->rx_count++;
-	ucs_spin_unlock(&iface->rx_lock);
+	if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LOCAL)
+		iface->local_queued++;
 }
 
-/* Return a descriptor: sg buffer to its endpoint, local one to the mpool. */
+/* Whether AM data at @data meets the iface's am_alignment. */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_iface_is_aligned(const uct_sctp_dpdk_iface_t *iface,
+			       const void *data)
+{
+	return (((uintptr_t)data + iface->am_align_offset) &
+		(iface->am_align - 1)) == 0;
+}
+
+/*
+ * A descriptor for @length bytes of AM data from the small or the large
+ * pool; its data meets rx_headroom and am_alignment (the pools are laid out
+ * so).  Caller holds iface->rx_lock.  @return NULL when out of memory.
+ */
+static uct_sctp_dpdk_rx_desc_t *
+uct_sctp_dpdk_iface_desc_get(uct_sctp_dpdk_iface_t *iface, size_t length)
+{
+	int large = length > UCT_SCTP_DPDK_RX_COPY_BYTES;
+	uct_sctp_dpdk_rx_desc_t *rx;
+	void *elem;
+
+	elem = ucs_mpool_get_inline(large ? &iface->large_mp :
+					    &iface->small_mp);
+	if (ucs_unlikely(elem == NULL))
+		return NULL;
+	rx = uct_sctp_dpdk_iface_rx_desc_init(
+		iface, UCS_PTR_BYTE_OFFSET(
+			       elem,
+			       UCT_SCTP_DPDK_RX_OVERHEAD(iface->rx_headroom)));
+	rx->msg = NULL;
+	rx->mp_elem = elem;
+	rx->length = (uint32_t)length;
+	rx->flags = large ? UCT_SCTP_DPDK_RX_FLAG_LARGE : 0;
+	return rx;
+}
+
+/* Return a descriptor: sg buffer to its endpoint, a copy to its mpool. */
 static void uct_sctp_dpdk_iface_rx_free(uct_sctp_dpdk_iface_t *iface,
 					uct_sctp_dpdk_rx_desc_t *rx)
 {
@@ -272,13 +311,72 @@ static void uct_sctp_dpdk_iface_rx_free(uct_sctp_dpdk_iface_t *iface,
 	ucs_spin_unlock(&iface->rx_lock);
 }
 
+/* uct_iface_release_desc of a descriptor a handler kept. */
 static void uct_sctp_dpdk_iface_release_desc(uct_recv_desc_t *self,
 					     void *desc)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_container_of(self, uct_sctp_dpdk_iface_t, release_desc);
+	uct_sctp_dpdk_rx_desc_t *rx = uct_sctp_dpdk_rx_desc_of(desc);
 
-	uct_sctp_dpdk_iface_rx_free(iface, uct_sctp_dpdk_rx_desc_of(desc));
+	if (rx->msg != NULL)
+		ucs_atomic_sub32(&iface->ctx->sg_descs_lent, 1);
+	else if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LARGE)
+		ucs_atomic_sub32(&iface->large_lent, 1);
+	uct_sctp_dpdk_iface_rx_free(iface, rx);
+}
+
+void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
+				struct sg_msg_desc *msg, uint8_t am_id)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	void *data = msg->data + sizeof(uct_sctp_dpdk_am_hdr_t);
+	uint32_t length = msg->len - sizeof(uct_sctp_dpdk_am_hdr_t);
+	uct_sctp_dpdk_rx_desc_t *rx;
+
+	if (length <= UCT_SCTP_DPDK_RX_COPY_BYTES ||
+	    !uct_sctp_dpdk_iface_is_aligned(iface, data)) {
+		/* Small: copy and give the segment back at once, so a
+		 * message UCX keeps pins ~2 KiB, not SEG_SIZE.  Misaligned
+		 * for am_alignment: copy to an aligned descriptor. */
+		ucs_spin_lock(&iface->rx_lock);
+		rx = uct_sctp_dpdk_iface_desc_get(iface, length);
+		if (ucs_likely(rx != NULL)) {
+			memcpy(rx->data, data, length);
+			rx->am_id = am_id;
+			uct_sctp_dpdk_iface_rx_push(iface, rx);
+			ucs_spin_unlock(&iface->rx_lock);
+			sg_msg_release(msg);
+			return;
+		}
+		ucs_spin_unlock(&iface->rx_lock);
+		/* Out of memory for a copy: deliver from the segment. */
+	}
+	rx = uct_sctp_dpdk_iface_rx_desc_init(iface, data);
+	rx->msg = msg;
+	rx->mp_elem = NULL;
+	rx->length = length;
+	rx->am_id = am_id;
+	rx->flags = 0;
+	ctx->sg_descs_held++;
+	ucs_spin_lock(&iface->rx_lock);
+	uct_sctp_dpdk_iface_rx_push(iface, rx);
+	ucs_spin_unlock(&iface->rx_lock);
+}
+
+int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
+				   uint16_t dst_iface_id, int *alive)
+{
+	uct_sctp_dpdk_iface_t *dst;
+	int room = 0;
+
+	ucs_recursive_spin_lock(&ctx->lock);
+	dst = ctx->ifaces[dst_iface_id % UCT_SCTP_DPDK_MAX_IFACES];
+	*alive = dst != NULL && dst->id == dst_iface_id;
+	if (*alive)
+		room = dst->local_queued < UCT_SCTP_DPDK_LOCAL_QUEUE_MAX;
+	ucs_recursive_spin_unlock(&ctx->lock);
+	return room;
 }
 
 ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
@@ -290,10 +388,11 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_iface_t *dst;
 	uct_sctp_dpdk_rx_desc_t *rx;
 	ucs_status_t status = UCS_OK;
-	size_t off = 0;
-	void *elem, *data;
+	size_t off = 0, length = 0;
 	int i;
 
+	for (i = 0; i < iovcnt; i++)
+		length += iov[i].iov_len;
 	ucs_recursive_spin_lock(&ctx->lock);
 	dst = ctx->ifaces[dst_iface_id % UCT_SCTP_DPDK_MAX_IFACES];
 	if (ucs_unlikely(dst == NULL || dst->id != dst_iface_id)) {
@@ -301,45 +400,68 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 		goto out;
 	}
 	ucs_spin_lock(&dst->rx_lock);
-	elem = ucs_mpool_get_inline(&dst->local_mp);
-	if (ucs_unlikely(elem == NULL)) {
+	/* The bound of this send path: a receiver that does not progress
+	 * back-pressures its local senders like a closed SCTP window. */
+	if (dst->local_queued >= UCT_SCTP_DPDK_LOCAL_QUEUE_MAX) {
+		ucs_spin_unlock(&dst->rx_lock);
+		status = UCS_ERR_NO_RESOURCE;
+		goto out;
+	}
+	rx = uct_sctp_dpdk_iface_desc_get(dst, length);
+	if (ucs_unlikely(rx == NULL)) {
 		ucs_spin_unlock(&dst->rx_lock);
 		status = UCS_ERR_NO_MEMORY;
 		goto out;
 	}
-	data = UCS_PTR_BYTE_OFFSET(elem,
-				   UCT_SCTP_DPDK_RX_OVERHEAD(dst->rx_headroom));
 	for (i = 0; i < iovcnt; i++) {
-		memcpy(UCS_PTR_BYTE_OFFSET(data, off), iov[i].iov_base,
+		memcpy(UCS_PTR_BYTE_OFFSET(rx->data, off), iov[i].iov_base,
 		       iov[i].iov_len);
 		off += iov[i].iov_len;
 	}
-	rx = uct_sctp_dpdk_iface_rx_desc_init(dst, data);
-	rx->msg = NULL;
-	rx->mp_elem = elem;
-	rx->length = (uint32_t)off;
 	rx->am_id = am_id;
-	ucs_queue_push(&dst->rx_q, &rx->queue);
-	dst->rx_count++;
+	rx->flags |= UCT_SCTP_DPDK_RX_FLAG_LOCAL;
+	uct_sctp_dpdk_iface_rx_push(dst, rx);
 	ucs_spin_unlock(&dst->rx_lock);
 out:
 	ucs_recursive_spin_unlock(&ctx->lock);
 	return status;
 }
 
+/* Whether @rx may be lent to UCX (UCT_CB_PARAM_FLAG_DESC): large buffers
+ * only while few are lent, so held messages never exhaust the sg pool
+ * (and with it the reading of every association) or grow large_mp. */
+static UCS_F_ALWAYS_INLINE unsigned
+uct_sctp_dpdk_iface_rx_cb_flags(uct_sctp_dpdk_iface_t *iface,
+				const uct_sctp_dpdk_rx_desc_t *rx)
+{
+	if (rx->msg != NULL)
+		return (iface->ctx->sg_descs_lent <
+			iface->ctx->sg_cfg.rx_descs / 2) ?
+			       UCT_CB_PARAM_FLAG_DESC :
+			       0;
+	if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LARGE)
+		return (iface->large_lent < UCT_SCTP_DPDK_LOCAL_LEND_MAX) ?
+			       UCT_CB_PARAM_FLAG_DESC :
+			       0;
+	return UCT_CB_PARAM_FLAG_DESC;
+}
+
 /* Run the AM handlers of up to one burst of queued messages. */
 static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 {
 	uct_sctp_dpdk_rx_desc_t *rxs[UCT_SCTP_DPDK_RX_BURST];
-	unsigned n = 0, i;
+	unsigned n = 0, i, cb_flags;
 	ucs_status_t status;
 
 	if (iface->rx_count == 0)
 		return 0;
 	ucs_spin_lock(&iface->rx_lock);
 	while (n < UCT_SCTP_DPDK_RX_BURST && !ucs_queue_is_empty(&iface->rx_q)) {
-		rxs[n++] = ucs_queue_pull_elem_non_empty(
+		rxs[n] = ucs_queue_pull_elem_non_empty(
 			&iface->rx_q, uct_sctp_dpdk_rx_desc_t, queue);
+		if (rxs[n]->flags & UCT_SCTP_DPDK_RX_FLAG_LOCAL)
+			iface->local_queued--;
+		n++;
 	}
 	iface->rx_count -= n;
 	ucs_spin_unlock(&iface->rx_lock);
@@ -347,13 +469,20 @@ static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 	for (i = 0; i < n; i++) {
 		uct_sctp_dpdk_rx_desc_t *rx = rxs[i];
 
+		cb_flags = uct_sctp_dpdk_iface_rx_cb_flags(iface, rx);
 		uct_iface_trace_am(&iface->super, UCT_AM_TRACE_TYPE_RECV,
 				   rx->am_id, rx->data, rx->length, "RX");
 		status = uct_iface_invoke_am(&iface->super, rx->am_id, rx->data,
-					     rx->length,
-					     UCT_CB_PARAM_FLAG_DESC);
-		if (status != UCS_INPROGRESS)
-			uct_sctp_dpdk_iface_rx_free(iface, rx);
+					     rx->length, cb_flags);
+		if (status == UCS_INPROGRESS &&
+		    (cb_flags & UCT_CB_PARAM_FLAG_DESC)) {
+			if (rx->msg != NULL)
+				ucs_atomic_add32(&iface->ctx->sg_descs_lent, 1);
+			else if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LARGE)
+				ucs_atomic_add32(&iface->large_lent, 1);
+			continue;
+		}
+		uct_sctp_dpdk_iface_rx_free(iface, rx);
 	}
 	return n;
 }
@@ -453,7 +582,47 @@ static uct_iface_ops_t uct_sctp_dpdk_iface_ops = {
 	.iface_is_reachable = uct_sctp_dpdk_iface_is_reachable,
 };
 
-static ucs_mpool_ops_t uct_sctp_dpdk_local_mp_ops = {
+/*
+ * am_alignment/am_align_offset (UCT_IFACE_PARAM_FIELD_AM_ALIGNMENT, _OFFSET):
+ * received AM data is placed so that data + offset is aligned -- our own
+ * descriptors are laid out so, and an AM that lands misaligned in an sg
+ * buffer is copied to one (a copy only when alignment was asked for).
+ * Refused like UCX's transports refuse them (uct_iface_param_am_alignment,
+ * ucs_mpool_init): an offset without an alignment, an alignment that is 0
+ * or not a power of 2; an offset not below the largest AM is ignored with
+ * a diag, as UCX does.
+ */
+static ucs_status_t
+uct_sctp_dpdk_iface_am_alignment(uct_sctp_dpdk_iface_t *iface,
+				 const uct_iface_params_t *params,
+				 const uct_sctp_dpdk_iface_config_t *config)
+{
+	size_t max_am = config->seg_size - sizeof(uct_sctp_dpdk_am_hdr_t);
+	size_t align, offset;
+	ucs_status_t status;
+
+	iface->am_align = 1;
+	iface->am_align_offset = 0;
+	/* Refuses an offset without an alignment, with an error. */
+	status = uct_iface_param_am_alignment(params, max_am, 0, 0, &align,
+					      &offset);
+	if (status != UCS_OK)
+		return status;
+	if (!(params->field_mask & UCT_IFACE_PARAM_FIELD_AM_ALIGNMENT))
+		return UCS_OK;
+	if (align == 0 || !ucs_is_pow2(align) ||
+	    align > UCT_SCTP_DPDK_AM_ALIGN_MAX) {
+		ucs_error("sctp_dpdk: am_alignment %zu is invalid: it must be a "
+			  "power of 2 from 1 to %u (uct_iface_params_t::"
+			  "am_alignment)", align, UCT_SCTP_DPDK_AM_ALIGN_MAX);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	iface->am_align = align;
+	iface->am_align_offset = offset;
+	return UCS_OK;
+}
+
+static ucs_mpool_ops_t uct_sctp_dpdk_rx_mp_ops = {
 	.chunk_alloc = ucs_mpool_chunk_malloc,
 	.chunk_release = ucs_mpool_chunk_free,
 	.obj_init = NULL,
@@ -468,7 +637,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 {
 	const uct_sctp_dpdk_iface_config_t *config =
 		ucs_derived_of(tl_config, uct_sctp_dpdk_iface_config_t);
-	size_t elem_size;
+	size_t overhead, align, align_offset;
 	ucs_status_t status;
 
 	UCT_CHECK_PARAM(params->field_mask & UCT_IFACE_PARAM_FIELD_OPEN_MODE,
@@ -499,11 +668,19 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 				    params->rx_headroom :
 				    0;
 	self->release_desc.cb = uct_sctp_dpdk_iface_release_desc;
+	self->local_queued = 0;
+	self->large_lent = 0;
+	self->rx_count = 0;
+	self->ep_seq = 0;
 	self->config.idle_sleep_us = config->idle_sleep_us;
 	ucs_queue_head_init(&self->rx_q);
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
 	dp_idle_init(&self->idle, 256, config->idle_sleep_us);
+
+	status = uct_sctp_dpdk_iface_am_alignment(self, params, config);
+	if (status != UCS_OK)
+		return status;
 
 	if (config->devargs[0] == '\0') {
 		ucs_debug("sctp_dpdk: iface %p without a port ("
@@ -538,25 +715,40 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		status = UCS_ERR_NO_MEMORY;
 		goto err_ctx;
 	}
-	elem_size = UCT_SCTP_DPDK_RX_OVERHEAD(self->rx_headroom) +
-		    self->ctx->seg_bytes;
-	status = ucs_mpool_init(&self->local_mp, 0, elem_size, 0, 8,
-				UCT_SCTP_DPDK_LOCAL_MP_GROW, UINT_MAX,
-				&uct_sctp_dpdk_local_mp_ops,
-				"sctp_dpdk local rx");
+	/* Descriptors of our own (copies, local AMs): rx descriptor and
+	 * headroom in front of the data, data + am_align_offset aligned
+	 * (8-aligned data when no alignment was asked for). */
+	overhead = UCT_SCTP_DPDK_RX_OVERHEAD(self->rx_headroom);
+	align = ucs_max(self->am_align, 8);
+	align_offset = overhead + (self->am_align > 1 ? self->am_align_offset :
+							0);
+	status = ucs_mpool_init(&self->small_mp, 0,
+				overhead + UCT_SCTP_DPDK_RX_COPY_BYTES,
+				align_offset, align,
+				UCT_SCTP_DPDK_SMALL_MP_GROW, UINT_MAX,
+				&uct_sctp_dpdk_rx_mp_ops, "sctp_dpdk small rx");
 	if (status != UCS_OK)
 		goto err_bounce;
+	status = ucs_mpool_init(&self->large_mp, 0,
+				overhead + self->ctx->seg_bytes, align_offset,
+				align, UCT_SCTP_DPDK_LARGE_MP_GROW, UINT_MAX,
+				&uct_sctp_dpdk_rx_mp_ops, "sctp_dpdk large rx");
+	if (status != UCS_OK)
+		goto err_small_mp;
 	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
 	if (status != UCS_OK)
-		goto err_mp;
+		goto err_large_mp;
 
-	ucs_debug("sctp_dpdk: iface %p id %u opened on %s, rx_headroom %u",
-		  self, self->id, params->mode.device.dev_name,
-		  self->rx_headroom);
+	ucs_debug("sctp_dpdk: iface %p id %u opened on %s, rx_headroom %u, "
+		  "am_alignment %zu offset %zu", self, self->id,
+		  params->mode.device.dev_name, self->rx_headroom,
+		  self->am_align, self->am_align_offset);
 	return UCS_OK;
 
-err_mp:
-	ucs_mpool_cleanup(&self->local_mp, 1);
+err_large_mp:
+	ucs_mpool_cleanup(&self->large_mp, 1);
+err_small_mp:
+	ucs_mpool_cleanup(&self->small_mp, 1);
 err_bounce:
 	ucs_free(self->bounce);
 err_ctx:
@@ -579,8 +771,13 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 	if (!ucs_list_is_empty(&self->eps))
 		ucs_warn("sctp_dpdk: iface %u closed with %zu endpoints",
 			 self->id, ucs_list_length(&self->eps));
-	/* Out of the table first: nothing is queued to us after this. */
+	/* Out of the table first: nothing is queued to us after this.  Local
+	 * eps of other ifaces that point here now fail (their ifaces rescan
+	 * on the ev_gen change). */
 	uct_sctp_dpdk_ctx_remove_iface(self->ctx, self);
+	ucs_recursive_spin_lock(&self->ctx->lock);
+	self->ctx->ev_gen++;
+	ucs_recursive_spin_unlock(&self->ctx->lock);
 	while (!ucs_queue_is_empty(&self->rx_q)) {
 		rx = ucs_queue_pull_elem_non_empty(&self->rx_q,
 						   uct_sctp_dpdk_rx_desc_t,
@@ -588,7 +785,8 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 		uct_sctp_dpdk_iface_rx_free(self, rx);
 	}
 	self->rx_count = 0;
-	ucs_mpool_cleanup(&self->local_mp, 1);
+	ucs_mpool_cleanup(&self->large_mp, 1);
+	ucs_mpool_cleanup(&self->small_mp, 1);
 	ucs_free(self->bounce);
 	uct_sctp_dpdk_ctx_put(self->ctx);
 	ucs_spinlock_destroy(&self->rx_lock);
