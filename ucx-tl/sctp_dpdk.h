@@ -142,7 +142,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	char *prefix;		/* EAL file prefix; "" = sdp-<pid> */
 	int lcore;		/* EAL lcore; -1 = first allowed CPU */
 	unsigned mem_mb;	/* EAL memory */
-	unsigned idle_sleep_us; /* idle back-off per empty progress */
+	size_t idle_sleep_us;	/* idle back-off; UCS_ULUNITS_AUTO */
 	char *progress;		/* PROGRESS: "inline" or "thread" */
 	int poll_lcore;		/* its CPU; -1 = not pinned */
 	char *rate;		/* pacing rate, bit/s, k/M/G suffixes */
@@ -246,11 +246,28 @@ typedef struct uct_sctp_dpdk_iface {
 	ucs_list_link_t eps;		 /* all eps of this iface */
 	ucs_list_link_t pending_eps;	 /* eps with pending requests */
 	struct dp_idle idle;		 /* back-off of this worker's thread */
+	/* Wakeup (iface_event_fd/arm): wake_fd, an eventfd, is written when
+	 * an AM is queued to an armed iface (by the poll thread or a local
+	 * sender).  In inline mode nobody polls the port while the worker
+	 * sleeps, so event_fd is an epoll set of wake_fd and a one-shot
+	 * timer (UCT_SCTP_DPDK_INLINE_WAKE_US) that wakes the worker to poll;
+	 * in thread mode event_fd is wake_fd itself. */
+	int event_fd;
+	int wake_fd;
+	int timer_fd;			 /* -1 in thread mode */
+	volatile uint32_t armed;	 /* set by arm, cleared by a signal */
 	void *bounce;			 /* am_bcopy pack buffer, seg_bytes */
 	struct {
-		unsigned idle_sleep_us;
+		unsigned idle_sleep_us;	 /* resolved; 0 = busy poll */
 	} config;
 } uct_sctp_dpdk_iface_t;
+
+/* Inline mode: how long UCP's blocking wait (ucp_worker_wait) sleeps
+ * before the worker polls the port again -- a polling PMD raises no
+ * kernel event.  Costs at most this much latency while waiting. */
+#define UCT_SCTP_DPDK_INLINE_WAKE_US 200
+/* IDLE_SLEEP_US=auto when ranks outnumber the CPUs they may run on. */
+#define UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US 20
 
 #define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */
@@ -325,6 +342,15 @@ ucs_status_t sdp_status_from_errno(int err);
 ucs_status_t uct_sctp_dpdk_config_build(
 	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
 	struct sg_config *sg_cfg, char *text, size_t len);
+
+/* IDLE_SLEEP_US resolved: the number given, or for 'auto' 0 (busy poll)
+ * when every rank on the node has a CPU of its own (polling threads
+ * counted), else UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US.  Ranks on the node
+ * from OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS (MPICH),
+ * PMIX_LOCAL_SIZE or PMI_LOCAL_SIZE; CPUs from the affinity mask.  The
+ * choice is logged once (ucs_diag). */
+unsigned
+uct_sctp_dpdk_config_idle_sleep_us(const uct_sctp_dpdk_iface_config_t *config);
 
 /* ---- sctp_dpdk_ctx.c: the process-wide context ---- */
 

@@ -36,7 +36,12 @@
 #include <ucs/sys/string.h>
 #include <ucs/type/class.h>
 
+#include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 UCT_TL_DECL(sctp_dpdk)
 
@@ -81,12 +86,18 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, mem_mb),
 	 UCS_CONFIG_TYPE_UINT},
 
-	{"IDLE_SLEEP_US", "20",
-	 "Idle back-off: after 256 empty progress calls, each further empty\n"
-	 "call sleeps this long (microseconds, 0..100000). 0: busy polling,\n"
-	 "which takes a whole core per process.",
+	{"IDLE_SLEEP_US", "auto",
+	 "Idle back-off of whoever polls the port (the dedicated thread with\n"
+	 "PROGRESS=thread, else UCX progress): after 256 empty polls, each\n"
+	 "further empty one sleeps this long (microseconds, 0..100000; 0: busy\n"
+	 "poll). auto: busy poll when every rank on the node has a CPU of its\n"
+	 "own (ranks from OMPI_COMM_WORLD_LOCAL_SIZE/MPI_LOCALNRANKS/\n"
+	 "PMIX_LOCAL_SIZE, twice that with PROGRESS=thread, vs the CPUs of the\n"
+	 "affinity mask), else " UCS_PP_MAKE_STRING(
+		 UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US) " us. The choice is logged at\n"
+	 "UCX_LOG_LEVEL=diag. With PROGRESS=thread, UCX progress never sleeps.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, idle_sleep_us),
-	 UCS_CONFIG_TYPE_UINT},
+	 UCS_CONFIG_TYPE_ULUNITS},
 
 	{"PROGRESS", "inline",
 	 "Who polls the port and the SCTP stack: 'inline' (default): UCX's\n"
@@ -176,7 +187,11 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 			  UCT_IFACE_FLAG_AM_ZCOPY | UCT_IFACE_FLAG_PENDING |
 			  UCT_IFACE_FLAG_CB_SYNC |
 			  UCT_IFACE_FLAG_ERRHANDLE_PEER_FAILURE;
-	attr->cap.event_flags = 0; /* no wakeup fd: polling only */
+	/* A wakeup fd (see uct_sctp_dpdk_iface_event_arm). */
+	attr->cap.event_flags = iface->ctx == NULL ? 0 :
+				UCT_IFACE_FLAG_EVENT_SEND_COMP |
+				UCT_IFACE_FLAG_EVENT_RECV |
+				UCT_IFACE_FLAG_EVENT_FD;
 	attr->cap.am.max_short = ucs_min(UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES,
 					 max_payload);
 	attr->cap.am.max_bcopy = max_payload;
@@ -256,10 +271,20 @@ uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data)
 static void uct_sctp_dpdk_iface_rx_push(uct_sctp_dpdk_iface_t *iface,
 					uct_sctp_dpdk_rx_desc_t *rx)
 {
+	uint64_t one = 1;
+
 	ucs_queue_push(&iface->rx_q, &rx->queue);
 	iface->rx_count++;
 	if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LOCAL)
 		iface->local_queued++;
+	/* Wake a worker that armed the iface and sleeps on event_fd. */
+	if (ucs_unlikely(iface->armed)) {
+		iface->armed = 0;
+		if (write(iface->wake_fd, &one, sizeof(one)) < 0 &&
+		    errno != EAGAIN)
+			ucs_warn("sctp_dpdk: iface %u: wakeup write: %m",
+				 iface->id);
+	}
 }
 
 /* Whether AM data at @data meets the iface's am_alignment. */
@@ -516,17 +541,25 @@ static unsigned uct_sctp_dpdk_iface_handle_events(uct_sctp_dpdk_iface_t *iface)
 	return count;
 }
 
+/*
+ * Returns the events seen by the user (AMs delivered, failures reported,
+ * pending requests completed), as UCT asks; the poll loop's own work
+ * (usrsctp timers, frames, SACKs) only keeps the idle back-off away.
+ * Counting it too made progress never return 0 while an association was
+ * busy, and callers that progress until idle before arming an event
+ * (test_uct_event's arm loop) spun for ever.
+ */
 static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
-	unsigned count = 0;
+	unsigned count = 0, poll_work = 0;
 
 	if (ucs_unlikely(ctx == NULL))
 		return 0;
 	if (!ctx->thread_on && ucs_recursive_spin_trylock(&ctx->lock)) {
-		count += uct_sctp_dpdk_ctx_poll(ctx);
+		poll_work = uct_sctp_dpdk_ctx_poll(ctx);
 		ucs_recursive_spin_unlock(&ctx->lock);
 	}
 	count += uct_sctp_dpdk_iface_rx_drain(iface);
@@ -534,8 +567,78 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 		count += uct_sctp_dpdk_iface_handle_events(iface);
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		count += uct_sctp_dpdk_iface_dispatch_pending(iface);
-	dp_idle_update(&iface->idle, count);
+	/* Back off only where this thread is the poller (inline) and
+	 * IDLE_SLEEP_US asks for it (explicitly, or auto with more polling
+	 * threads than CPUs); with PROGRESS=thread the thread backs off. */
+	if (!ctx->thread_on)
+		dp_idle_update(&iface->idle, count + poll_work);
 	return count;
+}
+
+static ucs_status_t uct_sctp_dpdk_iface_event_fd_get(uct_iface_h tl_iface,
+						     int *fd_p)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
+
+	if (iface->event_fd < 0) {
+		ucs_error("sctp_dpdk: no event fd: this iface has no port ("
+			  UCT_SCTP_DPDK_ENV "DEVARGS is empty)");
+		return UCS_ERR_UNSUPPORTED;
+	}
+	*fd_p = iface->event_fd;
+	return UCS_OK;
+}
+
+/* Empty a nonblocking eventfd/timerfd. */
+static void uct_sctp_dpdk_fd_drain(int fd)
+{
+	uint64_t v;
+
+	while (read(fd, &v, sizeof(v)) == sizeof(v))
+		;
+}
+
+/*
+ * Arm: event_fd becomes readable when an AM is queued for this iface
+ * (EVENT_RECV) -- or, in inline mode, after UCT_SCTP_DPDK_INLINE_WAKE_US
+ * at the latest, because then the port is polled by nobody but this
+ * worker.  Sends complete at once (usrsctp copies), so EVENT_SEND_COMP
+ * has nothing to wait for.  UCS_ERR_BUSY while work is queued.
+ */
+static ucs_status_t uct_sctp_dpdk_iface_event_arm(uct_iface_h tl_iface,
+						  unsigned events)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
+	struct itimerspec its = {{0, 0},
+				 {0, UCT_SCTP_DPDK_INLINE_WAKE_US * 1000}};
+
+	if (iface->event_fd < 0)
+		return UCS_ERR_UNSUPPORTED;
+	uct_sctp_dpdk_fd_drain(iface->wake_fd);
+	if (iface->timer_fd >= 0)
+		uct_sctp_dpdk_fd_drain(iface->timer_fd);
+	if (!(events & (UCT_EVENT_RECV | UCT_EVENT_RECV_SIG)))
+		return UCS_OK;
+	if (iface->rx_count != 0 || iface->ev_gen != iface->ctx->ev_gen ||
+	    !ucs_list_is_empty(&iface->pending_eps))
+		return UCS_ERR_BUSY;
+	ucs_spin_lock(&iface->rx_lock);
+	iface->armed = 1;
+	ucs_spin_unlock(&iface->rx_lock);
+	/* A message queued between the check and the arming. */
+	if (iface->rx_count != 0) {
+		iface->armed = 0;
+		return UCS_ERR_BUSY;
+	}
+	if (iface->timer_fd >= 0 &&
+	    timerfd_settime(iface->timer_fd, 0, &its, NULL) != 0) {
+		ucs_error("sctp_dpdk: iface %u: timerfd_settime: %m",
+			  iface->id);
+		return UCS_ERR_IO_ERROR;
+	}
+	return UCS_OK;
 }
 
 static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
@@ -575,6 +678,8 @@ static uct_iface_ops_t uct_sctp_dpdk_iface_ops = {
 	.iface_progress_enable = uct_base_iface_progress_enable,
 	.iface_progress_disable = uct_base_iface_progress_disable,
 	.iface_progress = uct_sctp_dpdk_iface_progress,
+	.iface_event_fd_get = uct_sctp_dpdk_iface_event_fd_get,
+	.iface_event_arm = uct_sctp_dpdk_iface_event_arm,
 	.iface_close = UCS_CLASS_DELETE_FUNC_NAME(uct_sctp_dpdk_iface_t),
 	.iface_query = uct_sctp_dpdk_iface_query,
 	.iface_get_address = uct_sctp_dpdk_iface_get_address,
@@ -620,6 +725,49 @@ uct_sctp_dpdk_iface_am_alignment(uct_sctp_dpdk_iface_t *iface,
 	iface->am_align = align;
 	iface->am_align_offset = offset;
 	return UCS_OK;
+}
+
+static void uct_sctp_dpdk_iface_event_cleanup(uct_sctp_dpdk_iface_t *iface)
+{
+	if (iface->event_fd >= 0 && iface->event_fd != iface->wake_fd)
+		close(iface->event_fd);
+	if (iface->timer_fd >= 0)
+		close(iface->timer_fd);
+	if (iface->wake_fd >= 0)
+		close(iface->wake_fd);
+	iface->event_fd = iface->wake_fd = iface->timer_fd = -1;
+}
+
+/* The wakeup fds (see the struct): an eventfd, and in inline mode an
+ * epoll set of it and a one-shot timerfd. */
+static ucs_status_t uct_sctp_dpdk_iface_event_init(uct_sctp_dpdk_iface_t *iface)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	iface->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (iface->wake_fd < 0)
+		goto err;
+	if (iface->ctx->thread_on) {
+		iface->event_fd = iface->wake_fd;
+		return UCS_OK;
+	}
+	iface->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+					 TFD_NONBLOCK | TFD_CLOEXEC);
+	iface->event_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (iface->timer_fd < 0 || iface->event_fd < 0)
+		goto err;
+	ev.data.fd = iface->wake_fd;
+	if (epoll_ctl(iface->event_fd, EPOLL_CTL_ADD, iface->wake_fd, &ev))
+		goto err;
+	ev.data.fd = iface->timer_fd;
+	if (epoll_ctl(iface->event_fd, EPOLL_CTL_ADD, iface->timer_fd, &ev))
+		goto err;
+	return UCS_OK;
+err:
+	ucs_error("sctp_dpdk: cannot create the iface's wakeup fds: %m "
+		  "(raise the open-files limit, ulimit -n)");
+	uct_sctp_dpdk_iface_event_cleanup(iface);
+	return UCS_ERR_IO_ERROR;
 }
 
 static ucs_mpool_ops_t uct_sctp_dpdk_rx_mp_ops = {
@@ -672,11 +820,13 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	self->large_lent = 0;
 	self->rx_count = 0;
 	self->ep_seq = 0;
-	self->config.idle_sleep_us = config->idle_sleep_us;
+	self->event_fd = self->wake_fd = self->timer_fd = -1;
+	self->armed = 0;
 	ucs_queue_head_init(&self->rx_q);
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
-	dp_idle_init(&self->idle, 256, config->idle_sleep_us);
+	self->config.idle_sleep_us = uct_sctp_dpdk_config_idle_sleep_us(config);
+	dp_idle_init(&self->idle, 256, self->config.idle_sleep_us);
 
 	status = uct_sctp_dpdk_iface_am_alignment(self, params, config);
 	if (status != UCS_OK)
@@ -735,9 +885,12 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 				&uct_sctp_dpdk_rx_mp_ops, "sctp_dpdk large rx");
 	if (status != UCS_OK)
 		goto err_small_mp;
-	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
+	status = uct_sctp_dpdk_iface_event_init(self);
 	if (status != UCS_OK)
 		goto err_large_mp;
+	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
+	if (status != UCS_OK)
+		goto err_event;
 
 	ucs_debug("sctp_dpdk: iface %p id %u opened on %s, rx_headroom %u, "
 		  "am_alignment %zu offset %zu", self, self->id,
@@ -745,6 +898,8 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		  self->am_align, self->am_align_offset);
 	return UCS_OK;
 
+err_event:
+	uct_sctp_dpdk_iface_event_cleanup(self);
 err_large_mp:
 	ucs_mpool_cleanup(&self->large_mp, 1);
 err_small_mp:
@@ -787,6 +942,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 	self->rx_count = 0;
 	ucs_mpool_cleanup(&self->large_mp, 1);
 	ucs_mpool_cleanup(&self->small_mp, 1);
+	uct_sctp_dpdk_iface_event_cleanup(self);
 	ucs_free(self->bounce);
 	uct_sctp_dpdk_ctx_put(self->ctx);
 	ucs_spinlock_destroy(&self->rx_lock);

@@ -54,7 +54,7 @@ uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_ctx_t *ctx,
 	if (strcmp(config->progress, "thread") != 0)
 		return UCS_OK;
 	ctx->poll_lcore = config->poll_lcore;
-	ctx->idle_sleep_us = config->idle_sleep_us;
+	ctx->idle_sleep_us = uct_sctp_dpdk_config_idle_sleep_us(config);
 	ctx->thread_stop = 0;
 	if (pthread_create(&ctx->poll_thread, NULL, uct_sctp_dpdk_poll_thread,
 			   ctx) != 0) {
