@@ -61,12 +61,25 @@ extern "C" {
 /* The single device: one DPDK port per process (see DESIGN.md). */
 #define UCT_SCTP_DPDK_DEV_NAME "sdp0"
 
-/* Performance model reported by iface_query (see README.md). */
-#define UCT_SCTP_DPDK_LATENCY_S 10e-6   /* one-way, seconds */
-#define UCT_SCTP_DPDK_OVERHEAD_S 2e-6   /* per message, seconds */
-/* Goodput of usrsctp over a virtual device, where the link speed the PMD
- * reports means nothing (memif says 10G): measured am_bw, bytes/s. */
-#define UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS 400e6
+/*
+ * Performance model reported by iface_query: measured figures, 2-core KVM
+ * guest, memif, MTU 1500, busy polling.
+ *   latency:  8-byte one-way, 5.1 us: docs/BENCHMARKS.md, "MPI: sctp_dpdk
+ *             vs UCX tcp", column "sctp_dpdk memif" (UCT am_lat p50 5.5 us,
+ *             ucx-tl/README.md)
+ *   overhead: sender CPU per AM, 5.9 us = 1 / 170k msg/s of UCT
+ *             am_bw -D short -s 1024 (ucx-tl/README.md); usrsctp's
+ *             per-message work, not the wire, limits the message rate
+ *   bandwidth: per process (each has its own port and usrsctp, nothing is
+ *             shared with other processes' ifaces), so `dedicated`; over a
+ *             virtual device, whose reported link speed is made up (memif
+ *             says 10G), the measured MPI goodput over memif, 500-522 MB/s
+ *             from 64 KiB to 4 MiB (BENCHMARKS.md, same table); over a NIC
+ *             the link speed.
+ */
+#define UCT_SCTP_DPDK_LATENCY_S 5.1e-6
+#define UCT_SCTP_DPDK_OVERHEAD_S 5.9e-6
+#define UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS 500e6
 
 #define UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES 2048 /* incl. the 8-byte header */
 #define UCT_SCTP_DPDK_AM_MAX_HDR_BYTES 128    /* am_zcopy user header */

@@ -182,6 +182,19 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	attr->iface_addr_len = sizeof(uct_sctp_dpdk_iface_addr_t);
 	attr->device_addr_len = sizeof(uct_sctp_dpdk_dev_addr_t);
 	attr->ep_addr_len = 0;
+	/*
+	 * AM_ZCOPY is not zero-copy: usrsctp copies the iov into its own
+	 * send buffers before sg_send returns (and the operation completes at
+	 * once).  It is advertised because it still saves one copy over
+	 * bcopy (user -> usrsctp instead of user -> bounce -> usrsctp) and
+	 * UCP's pack step; the receive side is zero-copy for AMs above
+	 * RX_COPY_BYTES (the data is handed to UCX in usrsctp's buffer).
+	 * max_num_eps comes from uct_base_iface_query
+	 * (UCX_SCTP_DPDK_MAX_NUM_EPS, unlimited by default): eps cost a
+	 * stream each, associations one per peer process, so thousands of
+	 * ranks are limited by memory (usrsctp buffers per association), not
+	 * by a table here.
+	 */
 	attr->cap.flags = UCT_IFACE_FLAG_CONNECT_TO_IFACE |
 			  UCT_IFACE_FLAG_AM_SHORT | UCT_IFACE_FLAG_AM_BCOPY |
 			  UCT_IFACE_FLAG_AM_ZCOPY | UCT_IFACE_FLAG_PENDING |
@@ -202,11 +215,14 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	attr->cap.am.opt_zcopy_align = 1;
 	attr->cap.am.align_mtu = 1;
 
+	/* Measured figures; sources next to the constants (sctp_dpdk.h).
+	 * The bandwidth is the process's own (its port, its usrsctp), so
+	 * dedicated, not shared among processes. */
 	attr->latency = ucs_linear_func_make(UCT_SCTP_DPDK_LATENCY_S, 0);
-	attr->bandwidth.dedicated = 0;
-	attr->bandwidth.shared = iface->ctx != NULL ?
-					 iface->ctx->bandwidth_bps :
-					 UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS;
+	attr->bandwidth.dedicated = iface->ctx != NULL ?
+					    iface->ctx->bandwidth_bps :
+					    UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS;
+	attr->bandwidth.shared = 0;
 	attr->overhead = UCT_SCTP_DPDK_OVERHEAD_S;
 	attr->priority = 0;
 	return UCS_OK;
