@@ -11,7 +11,8 @@
 # are instantiated for (UCT_TEST_NO_SELF_TLS in uct/uct_test.h).
 #
 # Every test case runs in its own process under a memory limit (some grew
-# past 20 GB when a send path had no bound) and a deadline, with
+# past 20 GB when a send path had no bound) and a deadline, once per
+# progress mode (UCX_SCTP_DPDK_PROGRESS=inline and =thread), with
 # libuct_sctp_dpdk.so preloaded and a net_null port (all traffic of the
 # suite is between ifaces of one process).  Prints one line per case and
 # exits non-zero when any test failed, crashed or timed out.
@@ -20,6 +21,7 @@
 #   scripts/uct-gtest.sh --build-only
 #   scripts/uct-gtest.sh --cases 'test_uct_pending uct_flush_test'
 #   scripts/uct-gtest.sh --filter 'sctp_dpdk/uct_p2p_am_test.am_short/*'
+#   scripts/uct-gtest.sh --progress thread  (default: both inline and thread)
 #
 # Environment: SDP_UCX_SRC (configured UCX 1.13.1 tree), SDP_UCT_LIB
 # (libuct_sctp_dpdk.so), SDP_GTEST_CACHE (/var/cache/sctp-dpdk-gtest),
@@ -64,12 +66,14 @@ die() { echo "uct-gtest: $*" >&2; exit 2; }
 build_only=0
 cases=$CASES_DEFAULT
 filter=""
+modes="inline thread"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-only) build_only=1 ;;
 	--cases) shift; cases=$1 ;;
 	--filter) shift; filter=$1 ;;
-	*) die "unknown argument '$1' (--build-only, --cases LIST, --filter GTEST_FILTER)" ;;
+	--progress) shift; modes=$1 ;;
+	*) die "unknown argument '$1' (--build-only, --cases LIST, --filter GTEST_FILTER, --progress 'inline thread')" ;;
 	esac
 	shift
 done
@@ -143,11 +147,12 @@ else
 	runs=$cases
 fi
 rc_all=0
-printf '%-32s %5s %5s %5s %5s %6s  %s\n' case tests pass skip fail secs "failed tests / status"
+printf '%-39s %5s %5s %5s %5s %6s  %s\n' "progress/case" tests pass skip fail secs "failed tests / status"
+for mode in $modes; do
 for c in $runs; do
 	if [ "$c" = custom ]; then f=$filter; else f="sctp_dpdk/$c.*"; fi
-	log=$LOGS/$c.log
-	json=$LOGS/$c.json
+	log=$LOGS/$mode-$c.log
+	json=$LOGS/$mode-$c.json
 	rm -f "$json"
 	t0=$(date +%s)
 	set +e
@@ -155,6 +160,7 @@ for c in $runs; do
 		UCX_SCTP_DPDK_DEVARGS=net_null0 \
 		UCX_SCTP_DPDK_IP=10.77.9.1/24 \
 		UCX_SCTP_DPDK_PREFIX="sdp-gt$$-$c" \
+		UCX_SCTP_DPDK_PROGRESS="$mode" \
 		UCX_HANDLE_ERRORS=bt UCX_LOG_LEVEL=warn \
 		prlimit --as="$AS_BYTES" -- \
 		timeout -k 10 "$TIMEOUT_S" "$BIN" --gtest_filter="$f" \
@@ -176,7 +182,8 @@ for c in $runs; do
 		rc=1
 	fi
 	[ "$rc" != 0 ] && rc_all=1
-	printf '%-32s %5s %5s %5s %5s %6s  %s\n' "$c" "$n" "$pass" "$skip" "$fail" "$secs" "$status"
+	printf '%-39s %5s %5s %5s %5s %6s  %s\n' "$mode/$c" "$n" "$pass" "$skip" "$fail" "$secs" "$status"
+done
 done
 echo "uct-gtest: logs in $LOGS"
 exit $rc_all
