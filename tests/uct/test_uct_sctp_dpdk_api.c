@@ -12,6 +12,7 @@
  *           over a memif pair to a forked peer process, which echoes them,
  *           and waits for the echoes.  Afterwards no mbuf (port mempool in
  *           use), receive descriptor or file descriptor has leaked.
+ *           An echo is then awaited by sleeping on the iface's event fd.
  *   rxhold  the AM handler keeps (UCS_INPROGRESS) thousands of AMs echoed
  *           by a forked peer; with 16 sg descriptors both iface pairs
  *           keep receiving (receive-descriptor policy).
@@ -32,6 +33,7 @@
 #include <rte_mempool.h>
 
 #include <dirent.h>
+#include <poll.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -590,6 +592,46 @@ static void peer_main(int addr_fd)
 
 static pid_t peer_pid;
 
+/*
+ * A blocking wait the way ucp_worker_wait does it: arm the iface, sleep on
+ * its event fd, progress when it fires.  In inline mode the port is polled
+ * by nobody while the worker sleeps, so the fd must fire on its own (the
+ * one-shot timer) or the echo is never read: a wait with only an eventfd
+ * would block for ever.  Each sleep must end within 1 s.
+ */
+static void wait_by_event_fd(env_t *e, iface_t *t, uct_ep_h ep)
+{
+	double deadline = now_s() + DEADLINE_S;
+	unsigned want = t->rx_count + 1, sleeps = 0;
+	struct pollfd pfd = {.events = POLLIN};
+	ucs_status_t st;
+	uint16_t id;
+	int r;
+
+	CHECK_OK(uct_iface_event_fd_get(t->iface, &pfd.fd), "event fd");
+	memcpy(&id, t->iface_addr, 2);
+	send_am(e, ep, 0, rte_be_to_cpu_16(id), 0, 64);
+	while (t->rx_count < want && now_s() < deadline) {
+		st = uct_iface_event_arm(t->iface, UCT_EVENT_RECV);
+		if (st == UCS_ERR_BUSY) {
+			uct_worker_progress(e->worker);
+			continue;
+		}
+		CHECK(st == UCS_OK, "event_arm: %s", ucs_status_string(st));
+		r = poll(&pfd, 1, 1000);
+		CHECK(r == 1, "event fd did not fire within 1 s (poll %d) "
+		      "after %u sleeps", r, sleeps);
+		if (r != 1)
+			break;
+		sleeps++;
+		uct_worker_progress(e->worker);
+	}
+	release_kept(t);
+	CHECK(t->rx_count >= want, "echo not received by a blocking wait");
+	printf("event-fd: echo received after %u sleeps on the event fd: "
+	       "%s\n", sleeps, failures ? "FAIL" : "ok");
+}
+
 static void cleanup(void)
 {
 	char cmd[512];
@@ -691,6 +733,19 @@ static int test_cycles(void)
 	fds_after = count_fds();
 	in_use_after = mp ? rte_mempool_in_use_count(mp) : 0;
 	held = ctx->sg_descs_held;
+
+	if (failures == 0) {
+		iface_t t;
+		uct_ep_h ep;
+
+		iface_open(&e, &t, 0);
+		ep = ep_to(&t, dev, ifa);
+		wait_by_event_fd(&e, &t, ep);
+		while (uct_ep_flush(ep, 0, NULL) != UCS_OK)
+			uct_worker_progress(e.worker);
+		uct_ep_destroy(ep);
+		uct_iface_close(t.iface);
+	}
 
 	/* Peer failure: kill the peer; the ep's error handler must run
 	 * (UCS_ERR_ENDPOINT_TIMEOUT) and sends fail, within the deadline. */
