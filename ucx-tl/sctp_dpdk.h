@@ -424,6 +424,9 @@ void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
  * place.  Caller holds ctx->lock. */
 void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
 				struct sg_msg_desc *msg, uint8_t am_id);
+/* Signal the event fd of every armed iface (peer state changed).  Caller
+ * holds ctx->lock. */
+void uct_sctp_dpdk_ctx_wake_armed(uct_sctp_dpdk_ctx_t *ctx);
 /* Copy an AM to another iface of this process.  @return UCS_OK,
  * UCS_ERR_NO_RESOURCE (its RX queue holds LOCAL_QUEUE_MAX AMs),
  * UCS_ERR_UNREACHABLE (iface gone) or UCS_ERR_NO_MEMORY. */

@@ -283,24 +283,43 @@ uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data)
 	return rx;
 }
 
+/* Wake a worker that armed the iface and sleeps on event_fd.  Caller
+ * holds iface->rx_lock. */
+static void uct_sctp_dpdk_iface_wake(uct_sctp_dpdk_iface_t *iface)
+{
+	uint64_t one = 1;
+
+	if (ucs_likely(!iface->armed))
+		return;
+	iface->armed = 0;
+	if (write(iface->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ucs_warn("sctp_dpdk: iface %u: wakeup write: %m", iface->id);
+}
+
+void uct_sctp_dpdk_ctx_wake_armed(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uct_sctp_dpdk_iface_t *iface;
+	unsigned i;
+
+	for (i = 0; i < UCT_SCTP_DPDK_MAX_IFACES; i++) {
+		iface = ctx->ifaces[i];
+		if (iface == NULL || !iface->armed)
+			continue;
+		ucs_spin_lock(&iface->rx_lock);
+		uct_sctp_dpdk_iface_wake(iface);
+		ucs_spin_unlock(&iface->rx_lock);
+	}
+}
+
 /* Caller holds iface->rx_lock. */
 static void uct_sctp_dpdk_iface_rx_push(uct_sctp_dpdk_iface_t *iface,
 					uct_sctp_dpdk_rx_desc_t *rx)
 {
-	uint64_t one = 1;
-
 	ucs_queue_push(&iface->rx_q, &rx->queue);
 	iface->rx_count++;
 	if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LOCAL)
 		iface->local_queued++;
-	/* Wake a worker that armed the iface and sleeps on event_fd. */
-	if (ucs_unlikely(iface->armed)) {
-		iface->armed = 0;
-		if (write(iface->wake_fd, &one, sizeof(one)) < 0 &&
-		    errno != EAGAIN)
-			ucs_warn("sctp_dpdk: iface %u: wakeup write: %m",
-				 iface->id);
-	}
+	uct_sctp_dpdk_iface_wake(iface);
 }
 
 /* Whether AM data at @data meets the iface's am_alignment. */

@@ -25,6 +25,7 @@
 static void *uct_sctp_dpdk_poll_thread(void *arg)
 {
 	uct_sctp_dpdk_ctx_t *ctx = arg;
+	uint32_t ev_gen = ctx->ev_gen;
 	struct dp_idle idle;
 	unsigned work, i;
 
@@ -44,6 +45,12 @@ static void *uct_sctp_dpdk_poll_thread(void *arg)
 		if (ucs_recursive_spin_trylock(&ctx->lock)) {
 			work = uct_sctp_dpdk_ctx_poll(ctx);
 			work += dp_port_tx_pending(ctx->port);
+			/* A peer failed: wake sleeping workers, their eps'
+			 * errors are reported from progress. */
+			if (ucs_unlikely(ctx->ev_gen != ev_gen)) {
+				ev_gen = ctx->ev_gen;
+				uct_sctp_dpdk_ctx_wake_armed(ctx);
+			}
 			ucs_recursive_spin_unlock(&ctx->lock);
 			/* Leave the lock a window: spinning senders (and local
 			 * deliveries) never won it against an immediate

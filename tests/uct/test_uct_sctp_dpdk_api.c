@@ -875,6 +875,11 @@ static int test_rxhold(void)
 		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
 	set_common_env(devargs, "10.77.8.2/24", prefix);
 	setenv("UCX_SCTP_DPDK_RX_DESCS", "16", 1);
+	/* The dedicated polling thread copies and queues; fast failure
+	 * detection for the wakeup check at the end. */
+	setenv("UCX_SCTP_DPDK_PROGRESS", "thread", 1);
+	setenv("UCX_SCTP_DPDK_SG", "rto_min_ms=50 rto_initial_ms=100 "
+	       "rto_max_ms=200 path_max_rxt=3 hb_interval_ms=100", 1);
 	env_open(&e);
 	iface_open(&e, &a, 72);
 	iface_open(&e, &b, 0);
@@ -940,6 +945,31 @@ static int test_rxhold(void)
 	while (uct_ep_flush(ep_a, 0, NULL) != UCS_OK ||
 	       uct_ep_flush(ep_b, 0, NULL) != UCS_OK)
 		uct_worker_progress(e.worker);
+	/* A worker asleep on its event fd learns of a peer failure: the
+	 * polling thread signals armed ifaces when a peer's state changes
+	 * (no AM would ever wake it). */
+	{
+		struct pollfd pfd = {.events = POLLIN};
+		double deadline = now_s() + DEADLINE_S;
+		ucs_status_t st;
+
+		CHECK_OK(uct_iface_event_fd_get(a.iface, &pfd.fd), "event fd");
+		kill(peer_pid, SIGKILL);
+		waitpid(peer_pid, NULL, 0);
+		peer_pid = 0;
+		while (err_calls == 0 && now_s() < deadline) {
+			st = uct_iface_event_arm(a.iface, UCT_EVENT_RECV);
+			if (st == UCS_OK &&
+			    poll(&pfd, 1, (int)(DEADLINE_S * 1000)) != 1)
+				break;
+			uct_worker_progress(e.worker);
+		}
+		CHECK(err_calls >= 1, "no error reported to a worker waiting "
+		      "on the event fd after the peer died");
+		printf("rxhold: peer killed; the worker asleep on its event fd "
+		       "woke and got the error: %s\n",
+		       failures ? "FAIL" : "ok");
+	}
 	uct_ep_destroy(ep_a);
 	uct_ep_destroy(ep_b);
 	uct_iface_close(a.iface);
