@@ -61,12 +61,25 @@ extern "C" {
 /* The single device: one DPDK port per process (see DESIGN.md). */
 #define UCT_SCTP_DPDK_DEV_NAME "sdp0"
 
-/* Performance model reported by iface_query (see README.md). */
-#define UCT_SCTP_DPDK_LATENCY_S 10e-6   /* one-way, seconds */
-#define UCT_SCTP_DPDK_OVERHEAD_S 2e-6   /* per message, seconds */
-/* Goodput of usrsctp over a virtual device, where the link speed the PMD
- * reports means nothing (memif says 10G): measured am_bw, bytes/s. */
-#define UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS 400e6
+/*
+ * Performance model reported by iface_query: measured figures, 2-core KVM
+ * guest, memif, MTU 1500, busy polling.
+ *   latency:  8-byte one-way, 5.1 us: docs/BENCHMARKS.md, "MPI: sctp_dpdk
+ *             vs UCX tcp", column "sctp_dpdk memif" (UCT am_lat p50 5.5 us,
+ *             ucx-tl/README.md)
+ *   overhead: sender CPU per AM, 5.9 us = 1 / 170k msg/s of UCT
+ *             am_bw -D short -s 1024 (ucx-tl/README.md); usrsctp's
+ *             per-message work, not the wire, limits the message rate
+ *   bandwidth: per process (each has its own port and usrsctp, nothing is
+ *             shared with other processes' ifaces), so `dedicated`; over a
+ *             virtual device, whose reported link speed is made up (memif
+ *             says 10G), the measured MPI goodput over memif, 500-522 MB/s
+ *             from 64 KiB to 4 MiB (BENCHMARKS.md, same table); over a NIC
+ *             the link speed.
+ */
+#define UCT_SCTP_DPDK_LATENCY_S 5.1e-6
+#define UCT_SCTP_DPDK_OVERHEAD_S 5.9e-6
+#define UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS 500e6
 
 #define UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES 2048 /* incl. the 8-byte header */
 #define UCT_SCTP_DPDK_AM_MAX_HDR_BYTES 128    /* am_zcopy user header */
@@ -76,6 +89,27 @@ extern "C" {
 /* Bytes in front of every sg receive buffer: our rx descriptor, the
  * uct_recv_desc_t pointer and the worker's rx_headroom (ucp: ~72). */
 #define UCT_SCTP_DPDK_SG_HEADROOM_BYTES 256
+
+/*
+ * Receive-descriptor policy (see sctp_dpdk_iface.c, "Receive descriptors"):
+ * a received AM of at most RX_COPY_BYTES is copied out of its sg buffer
+ * into a small descriptor at once, so an 8-byte message held by UCX pins
+ * ~2 KiB, not a 64 KiB segment; larger AMs stay in place and are lent to
+ * UCX (UCT_CB_PARAM_FLAG_DESC) only while fewer than half the sg
+ * descriptors are lent, else delivered without the flag (UCX copies what
+ * it keeps) and released at once.  So one peer's held messages never stop
+ * the reading of every association.
+ */
+#define UCT_SCTP_DPDK_RX_COPY_BYTES 2048
+/* Local delivery (an ep to another iface of this process): at most this
+ * many AMs wait in the receiving iface's RX queue, then the sender gets
+ * UCS_ERR_NO_RESOURCE (and may add a pending request). */
+#define UCT_SCTP_DPDK_LOCAL_QUEUE_MAX 128
+/* Large (> RX_COPY_BYTES) local descriptors lent to UCX per iface; beyond,
+ * delivered without UCT_CB_PARAM_FLAG_DESC. */
+#define UCT_SCTP_DPDK_LOCAL_LEND_MAX 64
+/* Largest am_alignment accepted (bigger pads every descriptor). */
+#define UCT_SCTP_DPDK_AM_ALIGN_MAX 65536
 
 extern uct_component_t uct_sctp_dpdk_component;
 
@@ -121,7 +155,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	char *prefix;		/* EAL file prefix; "" = sdp-<pid> */
 	int lcore;		/* EAL lcore; -1 = first allowed CPU */
 	unsigned mem_mb;	/* EAL memory */
-	unsigned idle_sleep_us; /* idle back-off per empty progress */
+	size_t idle_sleep_us;	/* idle back-off; UCS_ULUNITS_AUTO */
 	char *progress;		/* PROGRESS: "inline" or "thread" */
 	int poll_lcore;		/* its CPU; -1 = not pinned */
 	char *rate;		/* pacing rate, bit/s, k/M/G suffixes */
@@ -195,6 +229,9 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rx_msgs;	      /* messages taken from sg_recv */
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
+	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
+	 * atomic: released from any worker thread */
+	volatile uint32_t sg_descs_lent;
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -210,19 +247,45 @@ typedef struct uct_sctp_dpdk_iface {
 	ucs_spinlock_t rx_lock;
 	ucs_queue_head_t rx_q;		 /* uct_sctp_dpdk_rx_desc_t */
 	volatile unsigned rx_count;	 /* entries in rx_q */
-	ucs_mpool_t local_mp;		 /* local (same-process) descriptors */
+	/* Descriptors not in an sg buffer: copies of received AMs of at most
+	 * RX_COPY_BYTES, local AMs, AMs copied for am_alignment.  Laid out
+	 * for rx_headroom and the alignment; get/put under rx_lock. */
+	ucs_mpool_t small_mp;		 /* RX_COPY_BYTES of data */
+	ucs_mpool_t large_mp;		 /* seg_bytes of data */
+	size_t am_align;		 /* data + am_align_offset is aligned */
+	size_t am_align_offset;
+	unsigned local_queued;		 /* local AMs in rx_q (rx_lock) */
+	volatile uint32_t large_lent;	 /* large_mp descs lent to UCX */
 	ucs_list_link_t eps;		 /* all eps of this iface */
 	ucs_list_link_t pending_eps;	 /* eps with pending requests */
 	struct dp_idle idle;		 /* back-off of this worker's thread */
+	/* Wakeup (iface_event_fd/arm): wake_fd, an eventfd, is written when
+	 * an AM is queued to an armed iface (by the poll thread or a local
+	 * sender).  In inline mode nobody polls the port while the worker
+	 * sleeps, so event_fd is an epoll set of wake_fd and a one-shot
+	 * timer (UCT_SCTP_DPDK_INLINE_WAKE_US) that wakes the worker to poll;
+	 * in thread mode event_fd is wake_fd itself. */
+	int event_fd;
+	int wake_fd;
+	int timer_fd;			 /* -1 in thread mode */
+	volatile uint32_t armed;	 /* set by arm, cleared by a signal */
 	void *bounce;			 /* am_bcopy pack buffer, seg_bytes */
 	struct {
-		unsigned idle_sleep_us;
+		unsigned idle_sleep_us;	 /* resolved; 0 = busy poll */
 	} config;
 } uct_sctp_dpdk_iface_t;
+
+/* Inline mode: how long UCP's blocking wait (ucp_worker_wait) sleeps
+ * before the worker polls the port again -- a polling PMD raises no
+ * kernel event.  Costs at most this much latency while waiting. */
+#define UCT_SCTP_DPDK_INLINE_WAKE_US 200
+/* IDLE_SLEEP_US=auto when ranks outnumber the CPUs they may run on. */
+#define UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US 20
 
 #define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */
 #define UCT_SCTP_DPDK_EP_FLAG_PENDING 0x4  /* on iface->pending_eps */
+#define UCT_SCTP_DPDK_EP_FLAG_DISPATCH 0x8 /* its pending requests run */
 
 typedef struct uct_sctp_dpdk_ep {
 	uct_base_ep_t super;
@@ -248,12 +311,16 @@ typedef struct uct_sctp_dpdk_ep {
  */
 typedef struct uct_sctp_dpdk_rx_desc {
 	ucs_queue_elem_t queue;	   /* in iface->rx_q */
-	struct sg_msg_desc *msg;   /* NULL: local, from iface->local_mp */
-	void *mp_elem;		   /* local: the mpool element */
+	struct sg_msg_desc *msg;   /* NULL: from iface->small_mp/large_mp */
+	void *mp_elem;		   /* then: the mpool element */
 	void *data;		   /* AM payload */
 	uint32_t length;	   /* AM payload bytes */
 	uint8_t am_id;
+	uint8_t flags;		   /* UCT_SCTP_DPDK_RX_FLAG_* */
 } uct_sctp_dpdk_rx_desc_t;
+
+#define UCT_SCTP_DPDK_RX_FLAG_LOCAL 0x1 /* counts in iface->local_queued */
+#define UCT_SCTP_DPDK_RX_FLAG_LARGE 0x2 /* from iface->large_mp */
 
 /* Bytes needed in front of an AM payload for @rx_headroom. */
 #define UCT_SCTP_DPDK_RX_OVERHEAD(_rx_headroom)                              \
@@ -288,6 +355,15 @@ ucs_status_t sdp_status_from_errno(int err);
 ucs_status_t uct_sctp_dpdk_config_build(
 	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
 	struct sg_config *sg_cfg, char *text, size_t len);
+
+/* IDLE_SLEEP_US resolved: the number given, or for 'auto' 0 (busy poll)
+ * when every rank on the node has a CPU of its own (polling threads
+ * counted), else UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US.  Ranks on the node
+ * from OMPI_COMM_WORLD_LOCAL_SIZE, MPI_LOCALNRANKS (MPICH),
+ * PMIX_LOCAL_SIZE or PMI_LOCAL_SIZE; CPUs from the affinity mask.  The
+ * choice is logged once (ucs_diag). */
+unsigned
+uct_sctp_dpdk_config_idle_sleep_us(const uct_sctp_dpdk_iface_config_t *config);
 
 /* ---- sctp_dpdk_ctx.c: the process-wide context ---- */
 
@@ -343,19 +419,26 @@ void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
 
 /* ---- sctp_dpdk_iface.c ---- */
 
-/* Queue a received AM on @iface (caller holds ctx->lock or is local). */
-void uct_sctp_dpdk_iface_rx_enqueue(uct_sctp_dpdk_iface_t *iface,
-				    uct_sctp_dpdk_rx_desc_t *rx);
-/* Place an rx descriptor in front of @data for @iface's rx_headroom. */
-uct_sctp_dpdk_rx_desc_t *
-uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data);
-/* Copy an AM to another iface of this process.  @return UCS_OK or
- * UCS_ERR_UNREACHABLE (iface gone) / UCS_ERR_NO_MEMORY. */
+/* Queue a received message (our header at msg->data) on @iface: copied
+ * into a small or aligned descriptor and released at once, or queued in
+ * place.  Caller holds ctx->lock. */
+void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
+				struct sg_msg_desc *msg, uint8_t am_id);
+/* Signal the event fd of every armed iface (peer state changed).  Caller
+ * holds ctx->lock. */
+void uct_sctp_dpdk_ctx_wake_armed(uct_sctp_dpdk_ctx_t *ctx);
+/* Copy an AM to another iface of this process.  @return UCS_OK,
+ * UCS_ERR_NO_RESOURCE (its RX queue holds LOCAL_QUEUE_MAX AMs),
+ * UCS_ERR_UNREACHABLE (iface gone) or UCS_ERR_NO_MEMORY. */
 ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 					       uint16_t dst_iface_id,
 					       uint8_t am_id,
 					       const struct iovec *iov,
 					       int iovcnt);
+/* Whether iface @dst_iface_id of this process exists (@alive) and has room
+ * for one more local AM (@return). */
+int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
+				   uint16_t dst_iface_id, int *alive);
 
 /* ---- sctp_dpdk_ep.c ---- */
 

@@ -12,10 +12,13 @@
 
 #include "sctp_dpdk.h"
 
+#include <ucs/sys/string.h>
 #include <ucs/debug/log.h>
+#include <ucs/sys/math.h>
 
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* One configuration token and the variable it came from. */
@@ -50,8 +53,9 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 	dp[5].var = "MEM";
 	snprintf(dp[5].text, sizeof(dp[5].text), "mem=%u", config->mem_mb);
 	dp[6].var = "IDLE_SLEEP_US";
-	snprintf(dp[6].text, sizeof(dp[6].text), "idle_sleep_us=%u",
-		 config->idle_sleep_us);
+	if (config->idle_sleep_us != UCS_ULUNITS_AUTO)
+		snprintf(dp[6].text, sizeof(dp[6].text), "idle_sleep_us=%zu",
+			 config->idle_sleep_us);
 	dp[7].var = "RATE";
 	snprintf(dp[7].text, sizeof(dp[7].text), "rate=%s", config->rate);
 	dp[8].var = "DP";
@@ -119,6 +123,11 @@ ucs_status_t uct_sctp_dpdk_config_build(
 			  config->poll_lcore, CPU_SETSIZE - 1);
 		return UCS_ERR_INVALID_PARAM;
 	}
+	if (config->idle_sleep_us == UCS_ULUNITS_INF) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "IDLE_SLEEP_US=inf "
+			  "is not a sleep: use auto or 0..100000");
+		return UCS_ERR_INVALID_PARAM;
+	}
 	if (config->streams < 2) {
 		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "STREAMS=%u is too "
 			  "small: stream 0 is reserved, use 2..%u",
@@ -183,4 +192,62 @@ ucs_status_t uct_sctp_dpdk_config_build(
 	}
 	snprintf(text, len, "%s| %s", dp_text, sg_text);
 	return UCS_OK;
+}
+
+/* Ranks on this node, from the launcher's environment; 0 when unknown. */
+static unsigned uct_sctp_dpdk_local_ranks(const char **var_p)
+{
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_LOCAL_SIZE", /* Open MPI */
+		"MPI_LOCALNRANKS",	      /* MPICH (hydra) */
+		"PMIX_LOCAL_SIZE",	      /* PMIx launchers */
+		"PMI_LOCAL_SIZE",
+	};
+	const char *v;
+	unsigned i;
+	long n;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		v = getenv(vars[i]);
+		if (v == NULL)
+			continue;
+		n = strtol(v, NULL, 10);
+		if (n > 0) {
+			*var_p = vars[i];
+			return (unsigned)n;
+		}
+	}
+	*var_p = "none of OMPI_COMM_WORLD_LOCAL_SIZE/MPI_LOCALNRANKS/"
+		 "PMIX_LOCAL_SIZE/PMI_LOCAL_SIZE";
+	return 0;
+}
+
+unsigned
+uct_sctp_dpdk_config_idle_sleep_us(const uct_sctp_dpdk_iface_config_t *config)
+{
+	static int logged;
+	unsigned ranks, cpus, threads, sleep_us;
+	const char *var;
+	cpu_set_t set;
+
+	if (config->idle_sleep_us != UCS_ULUNITS_AUTO)
+		return (unsigned)config->idle_sleep_us; /* range-checked */
+	ranks = uct_sctp_dpdk_local_ranks(&var);
+	cpus = sched_getaffinity(0, sizeof(set), &set) == 0 ? CPU_COUNT(&set) :
+							      1;
+	/* PROGRESS=thread: a polling thread besides each worker thread. */
+	threads = ucs_max(ranks, 1) *
+		  (strcmp(config->progress, "thread") == 0 ? 2 : 1);
+	sleep_us = threads <= cpus ? 0 : UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US;
+	if (!logged) {
+		logged = 1;
+		ucs_diag("sctp_dpdk: " UCT_SCTP_DPDK_ENV "IDLE_SLEEP_US=auto: "
+			 "%u polling threads (%u ranks on this node from %s) on "
+			 "%u CPUs: %s", threads, ucs_max(ranks, 1), var, cpus,
+			 sleep_us == 0 ? "busy poll" :
+					 "back off " UCS_PP_MAKE_STRING(
+						 UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US)
+						 " us per idle poll");
+	}
+	return sleep_us;
 }

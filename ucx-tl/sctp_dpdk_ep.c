@@ -29,7 +29,11 @@
  * its iface's progress; sends on it fail with that status.
  *
  * Local: an ep to this process's own address copies the AM straight into
- * the destination iface's RX queue (no wire, no association).
+ * the destination iface's RX queue (no wire, no association).  At most
+ * UCT_SCTP_DPDK_LOCAL_QUEUE_MAX AMs wait there; beyond, sends return
+ * UCS_ERR_NO_RESOURCE and pending requests are dispatched as the receiver
+ * drains.  When the receiving iface closes, the ep fails like one whose
+ * association was lost.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -44,13 +48,18 @@
 
 #include <string.h>
 
-/* Whether the ep's association can take a message now. */
+/* Whether the ep's association (local: the receiving iface's RX queue)
+ * can take a message now. */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
 			  const uct_sctp_dpdk_ep_t *ep)
 {
 	const uct_sctp_dpdk_peer_t *peer = ep->peer;
+	int alive;
 
+	if (ucs_unlikely(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL))
+		return uct_sctp_dpdk_iface_local_room(iface->ctx,
+						      ep->dst_iface_id, &alive);
 	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
 	       (peer->fail_gen == ep->fail_gen) &&
 	       (peer->blocked_poll != iface->ctx->poll_count);
@@ -58,7 +67,18 @@ uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
 
 int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep)
 {
-	return (ep->peer != NULL) && (ep->peer->fail_gen != ep->fail_gen);
+	uct_sctp_dpdk_iface_t *iface;
+	int alive;
+
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) {
+		/* The receiving iface of this process was closed. */
+		iface = ucs_derived_of(ep->super.super.iface,
+				       uct_sctp_dpdk_iface_t);
+		uct_sctp_dpdk_iface_local_room(iface->ctx, ep->dst_iface_id,
+					       &alive);
+		return !alive;
+	}
+	return ep->peer->fail_gen != ep->fail_gen;
 }
 
 /* Slow path of a send that cannot go now. */
@@ -69,7 +89,9 @@ static ucs_status_t uct_sctp_dpdk_ep_not_ready(uct_sctp_dpdk_iface_t *iface,
 
 	if (uct_sctp_dpdk_ep_is_failed(ep))
 		return UCS_ERR_ENDPOINT_TIMEOUT;
-	if (ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) {
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) {
+		/* The receiving iface's RX queue is full. */
+	} else if (ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) {
 		/* Shut down gracefully by the peer earlier: try again. */
 		ucs_recursive_spin_lock(&ctx->lock);
 		uct_sctp_dpdk_ctx_peer_connect(ctx, ep->peer);
@@ -88,6 +110,7 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	uct_sctp_dpdk_am_hdr_t *hdr = iov[0].iov_base;
+	ucs_status_t status;
 	int rc;
 
 	hdr->am_id = am_id;
@@ -97,11 +120,24 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	hdr->reserved = 0;
 
 	if (ucs_unlikely(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)) {
+		/* Not past requests waiting in the pending queue (unless
+		 * they are being dispatched). */
+		if (!ucs_queue_is_empty(&ep->pending_q) &&
+		    !(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH)) {
+			UCT_TL_IFACE_STAT_TX_NO_DESC(&iface->super);
+			return UCS_ERR_NO_RESOURCE;
+		}
 		/* Our header stays behind: the receiver gets the payload. */
 		iov[0].iov_base = hdr + 1;
 		iov[0].iov_len -= sizeof(*hdr);
-		return uct_sctp_dpdk_iface_local_deliver(ctx, ep->dst_iface_id,
-							 am_id, iov, iovcnt);
+		status = uct_sctp_dpdk_iface_local_deliver(
+			ctx, ep->dst_iface_id, am_id, iov, iovcnt);
+		if (status == UCS_ERR_NO_RESOURCE)
+			UCT_TL_IFACE_STAT_TX_NO_DESC(&iface->super);
+		/* The receiving iface was closed: the ep has failed (its
+		 * error is reported from progress). */
+		return status == UCS_ERR_UNREACHABLE ?
+			       UCS_ERR_ENDPOINT_TIMEOUT : status;
 	}
 	if (ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
 		return uct_sctp_dpdk_ep_not_ready(iface, ep);
@@ -198,8 +234,7 @@ ssize_t uct_sctp_dpdk_ep_am_bcopy(uct_ep_h tl_ep, uint8_t id,
 
 	UCT_CHECK_AM_ID(id);
 	/* Fail before packing: pack_cb may have side effects. */
-	if (ucs_unlikely(!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) &&
-			 !uct_sctp_dpdk_ep_can_send(iface, ep)))
+	if (ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
 		return uct_sctp_dpdk_ep_not_ready(iface, ep);
 	length = pack_cb(UCS_PTR_BYTE_OFFSET(iface->bounce,
 					     sizeof(uct_sctp_dpdk_am_hdr_t)),
@@ -275,9 +310,8 @@ ucs_status_t uct_sctp_dpdk_ep_pending_add(uct_ep_h tl_ep,
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
 
-	if ((ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) ||
-	    (ucs_queue_is_empty(&ep->pending_q) &&
-	     uct_sctp_dpdk_ep_can_send(iface, ep)))
+	if (ucs_queue_is_empty(&ep->pending_q) &&
+	    uct_sctp_dpdk_ep_can_send(iface, ep))
 		return UCS_ERR_BUSY;
 	uct_pending_req_queue_push(&ep->pending_q, req);
 	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_PENDING)) {
@@ -316,8 +350,10 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 	ucs_list_for_each_safe(ep, tmp, &iface->pending_eps, pending_list) {
 		if (!uct_sctp_dpdk_ep_can_send(iface, ep))
 			continue;
+		ep->flags |= UCT_SCTP_DPDK_EP_FLAG_DISPATCH;
 		uct_pending_queue_dispatch(priv, &ep->pending_q,
 					   uct_sctp_dpdk_ep_can_send(iface, ep));
+		ep->flags &= ~UCT_SCTP_DPDK_EP_FLAG_DISPATCH;
 		if (ucs_queue_is_empty(&ep->pending_q)) {
 			uct_sctp_dpdk_ep_pending_unlink(ep);
 			count++;

@@ -36,11 +36,17 @@
 #include <ucs/sys/string.h>
 #include <ucs/type/class.h>
 
+#include <errno.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
 
 UCT_TL_DECL(sctp_dpdk)
 
-#define UCT_SCTP_DPDK_LOCAL_MP_GROW 16 /* local descriptors per chunk */
+#define UCT_SCTP_DPDK_SMALL_MP_GROW 128 /* small descriptors per chunk */
+#define UCT_SCTP_DPDK_LARGE_MP_GROW 4	/* large descriptors per chunk */
 
 static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	{"", "", NULL, ucs_offsetof(uct_sctp_dpdk_iface_config_t, super),
@@ -80,12 +86,18 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, mem_mb),
 	 UCS_CONFIG_TYPE_UINT},
 
-	{"IDLE_SLEEP_US", "20",
-	 "Idle back-off: after 256 empty progress calls, each further empty\n"
-	 "call sleeps this long (microseconds, 0..100000). 0: busy polling,\n"
-	 "which takes a whole core per process.",
+	{"IDLE_SLEEP_US", "auto",
+	 "Idle back-off of whoever polls the port (the dedicated thread with\n"
+	 "PROGRESS=thread, else UCX progress): after 256 empty polls, each\n"
+	 "further empty one sleeps this long (microseconds, 0..100000; 0: busy\n"
+	 "poll). auto: busy poll when every rank on the node has a CPU of its\n"
+	 "own (ranks from OMPI_COMM_WORLD_LOCAL_SIZE/MPI_LOCALNRANKS/\n"
+	 "PMIX_LOCAL_SIZE, twice that with PROGRESS=thread, vs the CPUs of the\n"
+	 "affinity mask), else " UCS_PP_MAKE_STRING(
+		 UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US) " us. The choice is logged at\n"
+	 "UCX_LOG_LEVEL=diag. With PROGRESS=thread, UCX progress never sleeps.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, idle_sleep_us),
-	 UCS_CONFIG_TYPE_UINT},
+	 UCS_CONFIG_TYPE_ULUNITS},
 
 	{"PROGRESS", "inline",
 	 "Who polls the port and the SCTP stack: 'inline' (default): UCX's\n"
@@ -170,12 +182,29 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	attr->iface_addr_len = sizeof(uct_sctp_dpdk_iface_addr_t);
 	attr->device_addr_len = sizeof(uct_sctp_dpdk_dev_addr_t);
 	attr->ep_addr_len = 0;
+	/*
+	 * AM_ZCOPY is not zero-copy: usrsctp copies the iov into its own
+	 * send buffers before sg_send returns (and the operation completes at
+	 * once).  It is advertised because it still saves one copy over
+	 * bcopy (user -> usrsctp instead of user -> bounce -> usrsctp) and
+	 * UCP's pack step; the receive side is zero-copy for AMs above
+	 * RX_COPY_BYTES (the data is handed to UCX in usrsctp's buffer).
+	 * max_num_eps comes from uct_base_iface_query
+	 * (UCX_SCTP_DPDK_MAX_NUM_EPS, unlimited by default): eps cost a
+	 * stream each, associations one per peer process, so thousands of
+	 * ranks are limited by memory (usrsctp buffers per association), not
+	 * by a table here.
+	 */
 	attr->cap.flags = UCT_IFACE_FLAG_CONNECT_TO_IFACE |
 			  UCT_IFACE_FLAG_AM_SHORT | UCT_IFACE_FLAG_AM_BCOPY |
 			  UCT_IFACE_FLAG_AM_ZCOPY | UCT_IFACE_FLAG_PENDING |
 			  UCT_IFACE_FLAG_CB_SYNC |
 			  UCT_IFACE_FLAG_ERRHANDLE_PEER_FAILURE;
-	attr->cap.event_flags = 0; /* no wakeup fd: polling only */
+	/* A wakeup fd (see uct_sctp_dpdk_iface_event_arm). */
+	attr->cap.event_flags = iface->ctx == NULL ? 0 :
+				UCT_IFACE_FLAG_EVENT_SEND_COMP |
+				UCT_IFACE_FLAG_EVENT_RECV |
+				UCT_IFACE_FLAG_EVENT_FD;
 	attr->cap.am.max_short = ucs_min(UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES,
 					 max_payload);
 	attr->cap.am.max_bcopy = max_payload;
@@ -186,11 +215,14 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	attr->cap.am.opt_zcopy_align = 1;
 	attr->cap.am.align_mtu = 1;
 
+	/* Measured figures; sources next to the constants (sctp_dpdk.h).
+	 * The bandwidth is the process's own (its port, its usrsctp), so
+	 * dedicated, not shared among processes. */
 	attr->latency = ucs_linear_func_make(UCT_SCTP_DPDK_LATENCY_S, 0);
-	attr->bandwidth.dedicated = 0;
-	attr->bandwidth.shared = iface->ctx != NULL ?
-					 iface->ctx->bandwidth_bps :
-					 UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS;
+	attr->bandwidth.dedicated = iface->ctx != NULL ?
+					    iface->ctx->bandwidth_bps :
+					    UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS;
+	attr->bandwidth.shared = 0;
 	attr->overhead = UCT_SCTP_DPDK_OVERHEAD_S;
 	attr->priority = 0;
 	return UCS_OK;
@@ -239,7 +271,8 @@ static int uct_sctp_dpdk_iface_is_reachable(const uct_iface_h tl_iface,
 	return (dev->ip & ctx->mask_be) == (ctx->ip_be & ctx->mask_be);
 }
 
-uct_sctp_dpdk_rx_desc_t *
+/* Place an rx descriptor in front of @data for @iface's rx_headroom. */
+static uct_sctp_dpdk_rx_desc_t *
 uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data)
 {
 	void *ucx_desc = UCS_PTR_BYTE_OFFSET(data, -(ptrdiff_t)iface->rx_headroom);
@@ -250,16 +283,82 @@ uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data)
 	return rx;
 }
 
-void uct_sctp_dpdk_iface_rx_enqueue(uct_sctp_dpdk_iface_t *iface,
-				    uct_sctp_dpdk_rx_desc_t *rx)
+/* Wake a worker that armed the iface and sleeps on event_fd.  Caller
+ * holds iface->rx_lock. */
+static void uct_sctp_dpdk_iface_wake(uct_sctp_dpdk_iface_t *iface)
 {
-	ucs_spin_lock(&iface->rx_lock);
-	ucs_queue_push(&iface->rx_q, &rx->queue);
-	iface->rx_count++;
-	ucs_spin_unlock(&iface->rx_lock);
+	uint64_t one = 1;
+
+	if (ucs_likely(!iface->armed))
+		return;
+	iface->armed = 0;
+	if (write(iface->wake_fd, &one, sizeof(one)) < 0 && errno != EAGAIN)
+		ucs_warn("sctp_dpdk: iface %u: wakeup write: %m", iface->id);
 }
 
-/* Return a descriptor: sg buffer to its endpoint, local one to the mpool. */
+void uct_sctp_dpdk_ctx_wake_armed(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uct_sctp_dpdk_iface_t *iface;
+	unsigned i;
+
+	for (i = 0; i < UCT_SCTP_DPDK_MAX_IFACES; i++) {
+		iface = ctx->ifaces[i];
+		if (iface == NULL || !iface->armed)
+			continue;
+		ucs_spin_lock(&iface->rx_lock);
+		uct_sctp_dpdk_iface_wake(iface);
+		ucs_spin_unlock(&iface->rx_lock);
+	}
+}
+
+/* Caller holds iface->rx_lock. */
+static void uct_sctp_dpdk_iface_rx_push(uct_sctp_dpdk_iface_t *iface,
+					uct_sctp_dpdk_rx_desc_t *rx)
+{
+	ucs_queue_push(&iface->rx_q, &rx->queue);
+	iface->rx_count++;
+	if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LOCAL)
+		iface->local_queued++;
+	uct_sctp_dpdk_iface_wake(iface);
+}
+
+/* Whether AM data at @data meets the iface's am_alignment. */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_iface_is_aligned(const uct_sctp_dpdk_iface_t *iface,
+			       const void *data)
+{
+	return (((uintptr_t)data + iface->am_align_offset) &
+		(iface->am_align - 1)) == 0;
+}
+
+/*
+ * A descriptor for @length bytes of AM data from the small or the large
+ * pool; its data meets rx_headroom and am_alignment (the pools are laid out
+ * so).  Caller holds iface->rx_lock.  @return NULL when out of memory.
+ */
+static uct_sctp_dpdk_rx_desc_t *
+uct_sctp_dpdk_iface_desc_get(uct_sctp_dpdk_iface_t *iface, size_t length)
+{
+	int large = length > UCT_SCTP_DPDK_RX_COPY_BYTES;
+	uct_sctp_dpdk_rx_desc_t *rx;
+	void *elem;
+
+	elem = ucs_mpool_get_inline(large ? &iface->large_mp :
+					    &iface->small_mp);
+	if (ucs_unlikely(elem == NULL))
+		return NULL;
+	rx = uct_sctp_dpdk_iface_rx_desc_init(
+		iface, UCS_PTR_BYTE_OFFSET(
+			       elem,
+			       UCT_SCTP_DPDK_RX_OVERHEAD(iface->rx_headroom)));
+	rx->msg = NULL;
+	rx->mp_elem = elem;
+	rx->length = (uint32_t)length;
+	rx->flags = large ? UCT_SCTP_DPDK_RX_FLAG_LARGE : 0;
+	return rx;
+}
+
+/* Return a descriptor: sg buffer to its endpoint, a copy to its mpool. */
 static void uct_sctp_dpdk_iface_rx_free(uct_sctp_dpdk_iface_t *iface,
 					uct_sctp_dpdk_rx_desc_t *rx)
 {
@@ -272,13 +371,72 @@ static void uct_sctp_dpdk_iface_rx_free(uct_sctp_dpdk_iface_t *iface,
 	ucs_spin_unlock(&iface->rx_lock);
 }
 
+/* uct_iface_release_desc of a descriptor a handler kept. */
 static void uct_sctp_dpdk_iface_release_desc(uct_recv_desc_t *self,
 					     void *desc)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_container_of(self, uct_sctp_dpdk_iface_t, release_desc);
+	uct_sctp_dpdk_rx_desc_t *rx = uct_sctp_dpdk_rx_desc_of(desc);
 
-	uct_sctp_dpdk_iface_rx_free(iface, uct_sctp_dpdk_rx_desc_of(desc));
+	if (rx->msg != NULL)
+		ucs_atomic_sub32(&iface->ctx->sg_descs_lent, 1);
+	else if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LARGE)
+		ucs_atomic_sub32(&iface->large_lent, 1);
+	uct_sctp_dpdk_iface_rx_free(iface, rx);
+}
+
+void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
+				struct sg_msg_desc *msg, uint8_t am_id)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	void *data = msg->data + sizeof(uct_sctp_dpdk_am_hdr_t);
+	uint32_t length = msg->len - sizeof(uct_sctp_dpdk_am_hdr_t);
+	uct_sctp_dpdk_rx_desc_t *rx;
+
+	if (length <= UCT_SCTP_DPDK_RX_COPY_BYTES ||
+	    !uct_sctp_dpdk_iface_is_aligned(iface, data)) {
+		/* Small: copy and give the segment back at once, so a
+		 * message UCX keeps pins ~2 KiB, not SEG_SIZE.  Misaligned
+		 * for am_alignment: copy to an aligned descriptor. */
+		ucs_spin_lock(&iface->rx_lock);
+		rx = uct_sctp_dpdk_iface_desc_get(iface, length);
+		if (ucs_likely(rx != NULL)) {
+			memcpy(rx->data, data, length);
+			rx->am_id = am_id;
+			uct_sctp_dpdk_iface_rx_push(iface, rx);
+			ucs_spin_unlock(&iface->rx_lock);
+			sg_msg_release(msg);
+			return;
+		}
+		ucs_spin_unlock(&iface->rx_lock);
+		/* Out of memory for a copy: deliver from the segment. */
+	}
+	rx = uct_sctp_dpdk_iface_rx_desc_init(iface, data);
+	rx->msg = msg;
+	rx->mp_elem = NULL;
+	rx->length = length;
+	rx->am_id = am_id;
+	rx->flags = 0;
+	ctx->sg_descs_held++;
+	ucs_spin_lock(&iface->rx_lock);
+	uct_sctp_dpdk_iface_rx_push(iface, rx);
+	ucs_spin_unlock(&iface->rx_lock);
+}
+
+int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
+				   uint16_t dst_iface_id, int *alive)
+{
+	uct_sctp_dpdk_iface_t *dst;
+	int room = 0;
+
+	ucs_recursive_spin_lock(&ctx->lock);
+	dst = ctx->ifaces[dst_iface_id % UCT_SCTP_DPDK_MAX_IFACES];
+	*alive = dst != NULL && dst->id == dst_iface_id;
+	if (*alive)
+		room = dst->local_queued < UCT_SCTP_DPDK_LOCAL_QUEUE_MAX;
+	ucs_recursive_spin_unlock(&ctx->lock);
+	return room;
 }
 
 ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
@@ -290,10 +448,11 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_iface_t *dst;
 	uct_sctp_dpdk_rx_desc_t *rx;
 	ucs_status_t status = UCS_OK;
-	size_t off = 0;
-	void *elem, *data;
+	size_t off = 0, length = 0;
 	int i;
 
+	for (i = 0; i < iovcnt; i++)
+		length += iov[i].iov_len;
 	ucs_recursive_spin_lock(&ctx->lock);
 	dst = ctx->ifaces[dst_iface_id % UCT_SCTP_DPDK_MAX_IFACES];
 	if (ucs_unlikely(dst == NULL || dst->id != dst_iface_id)) {
@@ -301,45 +460,68 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 		goto out;
 	}
 	ucs_spin_lock(&dst->rx_lock);
-	elem = ucs_mpool_get_inline(&dst->local_mp);
-	if (ucs_unlikely(elem == NULL)) {
+	/* The bound of this send path: a receiver that does not progress
+	 * back-pressures its local senders like a closed SCTP window. */
+	if (dst->local_queued >= UCT_SCTP_DPDK_LOCAL_QUEUE_MAX) {
+		ucs_spin_unlock(&dst->rx_lock);
+		status = UCS_ERR_NO_RESOURCE;
+		goto out;
+	}
+	rx = uct_sctp_dpdk_iface_desc_get(dst, length);
+	if (ucs_unlikely(rx == NULL)) {
 		ucs_spin_unlock(&dst->rx_lock);
 		status = UCS_ERR_NO_MEMORY;
 		goto out;
 	}
-	data = UCS_PTR_BYTE_OFFSET(elem,
-				   UCT_SCTP_DPDK_RX_OVERHEAD(dst->rx_headroom));
 	for (i = 0; i < iovcnt; i++) {
-		memcpy(UCS_PTR_BYTE_OFFSET(data, off), iov[i].iov_base,
+		memcpy(UCS_PTR_BYTE_OFFSET(rx->data, off), iov[i].iov_base,
 		       iov[i].iov_len);
 		off += iov[i].iov_len;
 	}
-	rx = uct_sctp_dpdk_iface_rx_desc_init(dst, data);
-	rx->msg = NULL;
-	rx->mp_elem = elem;
-	rx->length = (uint32_t)off;
 	rx->am_id = am_id;
-	ucs_queue_push(&dst->rx_q, &rx->queue);
-	dst->rx_count++;
+	rx->flags |= UCT_SCTP_DPDK_RX_FLAG_LOCAL;
+	uct_sctp_dpdk_iface_rx_push(dst, rx);
 	ucs_spin_unlock(&dst->rx_lock);
 out:
 	ucs_recursive_spin_unlock(&ctx->lock);
 	return status;
 }
 
+/* Whether @rx may be lent to UCX (UCT_CB_PARAM_FLAG_DESC): large buffers
+ * only while few are lent, so held messages never exhaust the sg pool
+ * (and with it the reading of every association) or grow large_mp. */
+static UCS_F_ALWAYS_INLINE unsigned
+uct_sctp_dpdk_iface_rx_cb_flags(uct_sctp_dpdk_iface_t *iface,
+				const uct_sctp_dpdk_rx_desc_t *rx)
+{
+	if (rx->msg != NULL)
+		return (iface->ctx->sg_descs_lent <
+			iface->ctx->sg_cfg.rx_descs / 2) ?
+			       UCT_CB_PARAM_FLAG_DESC :
+			       0;
+	if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LARGE)
+		return (iface->large_lent < UCT_SCTP_DPDK_LOCAL_LEND_MAX) ?
+			       UCT_CB_PARAM_FLAG_DESC :
+			       0;
+	return UCT_CB_PARAM_FLAG_DESC;
+}
+
 /* Run the AM handlers of up to one burst of queued messages. */
 static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 {
 	uct_sctp_dpdk_rx_desc_t *rxs[UCT_SCTP_DPDK_RX_BURST];
-	unsigned n = 0, i;
+	unsigned n = 0, i, cb_flags;
 	ucs_status_t status;
 
 	if (iface->rx_count == 0)
 		return 0;
 	ucs_spin_lock(&iface->rx_lock);
 	while (n < UCT_SCTP_DPDK_RX_BURST && !ucs_queue_is_empty(&iface->rx_q)) {
-		rxs[n++] = ucs_queue_pull_elem_non_empty(
+		rxs[n] = ucs_queue_pull_elem_non_empty(
 			&iface->rx_q, uct_sctp_dpdk_rx_desc_t, queue);
+		if (rxs[n]->flags & UCT_SCTP_DPDK_RX_FLAG_LOCAL)
+			iface->local_queued--;
+		n++;
 	}
 	iface->rx_count -= n;
 	ucs_spin_unlock(&iface->rx_lock);
@@ -347,13 +529,20 @@ static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 	for (i = 0; i < n; i++) {
 		uct_sctp_dpdk_rx_desc_t *rx = rxs[i];
 
+		cb_flags = uct_sctp_dpdk_iface_rx_cb_flags(iface, rx);
 		uct_iface_trace_am(&iface->super, UCT_AM_TRACE_TYPE_RECV,
 				   rx->am_id, rx->data, rx->length, "RX");
 		status = uct_iface_invoke_am(&iface->super, rx->am_id, rx->data,
-					     rx->length,
-					     UCT_CB_PARAM_FLAG_DESC);
-		if (status != UCS_INPROGRESS)
-			uct_sctp_dpdk_iface_rx_free(iface, rx);
+					     rx->length, cb_flags);
+		if (status == UCS_INPROGRESS &&
+		    (cb_flags & UCT_CB_PARAM_FLAG_DESC)) {
+			if (rx->msg != NULL)
+				ucs_atomic_add32(&iface->ctx->sg_descs_lent, 1);
+			else if (rx->flags & UCT_SCTP_DPDK_RX_FLAG_LARGE)
+				ucs_atomic_add32(&iface->large_lent, 1);
+			continue;
+		}
+		uct_sctp_dpdk_iface_rx_free(iface, rx);
 	}
 	return n;
 }
@@ -387,17 +576,25 @@ static unsigned uct_sctp_dpdk_iface_handle_events(uct_sctp_dpdk_iface_t *iface)
 	return count;
 }
 
+/*
+ * Returns the events seen by the user (AMs delivered, failures reported,
+ * pending requests completed), as UCT asks; the poll loop's own work
+ * (usrsctp timers, frames, SACKs) only keeps the idle back-off away.
+ * Counting it too made progress never return 0 while an association was
+ * busy, and callers that progress until idle before arming an event
+ * (test_uct_event's arm loop) spun for ever.
+ */
 static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
-	unsigned count = 0;
+	unsigned count = 0, poll_work = 0;
 
 	if (ucs_unlikely(ctx == NULL))
 		return 0;
 	if (!ctx->thread_on && ucs_recursive_spin_trylock(&ctx->lock)) {
-		count += uct_sctp_dpdk_ctx_poll(ctx);
+		poll_work = uct_sctp_dpdk_ctx_poll(ctx);
 		ucs_recursive_spin_unlock(&ctx->lock);
 	}
 	count += uct_sctp_dpdk_iface_rx_drain(iface);
@@ -405,8 +602,78 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 		count += uct_sctp_dpdk_iface_handle_events(iface);
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		count += uct_sctp_dpdk_iface_dispatch_pending(iface);
-	dp_idle_update(&iface->idle, count);
+	/* Back off only where this thread is the poller (inline) and
+	 * IDLE_SLEEP_US asks for it (explicitly, or auto with more polling
+	 * threads than CPUs); with PROGRESS=thread the thread backs off. */
+	if (!ctx->thread_on)
+		dp_idle_update(&iface->idle, count + poll_work);
 	return count;
+}
+
+static ucs_status_t uct_sctp_dpdk_iface_event_fd_get(uct_iface_h tl_iface,
+						     int *fd_p)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
+
+	if (iface->event_fd < 0) {
+		ucs_error("sctp_dpdk: no event fd: this iface has no port ("
+			  UCT_SCTP_DPDK_ENV "DEVARGS is empty)");
+		return UCS_ERR_UNSUPPORTED;
+	}
+	*fd_p = iface->event_fd;
+	return UCS_OK;
+}
+
+/* Empty a nonblocking eventfd/timerfd. */
+static void uct_sctp_dpdk_fd_drain(int fd)
+{
+	uint64_t v;
+
+	while (read(fd, &v, sizeof(v)) == sizeof(v))
+		;
+}
+
+/*
+ * Arm: event_fd becomes readable when an AM is queued for this iface
+ * (EVENT_RECV) -- or, in inline mode, after UCT_SCTP_DPDK_INLINE_WAKE_US
+ * at the latest, because then the port is polled by nobody but this
+ * worker.  Sends complete at once (usrsctp copies), so EVENT_SEND_COMP
+ * has nothing to wait for.  UCS_ERR_BUSY while work is queued.
+ */
+static ucs_status_t uct_sctp_dpdk_iface_event_arm(uct_iface_h tl_iface,
+						  unsigned events)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
+	struct itimerspec its = {{0, 0},
+				 {0, UCT_SCTP_DPDK_INLINE_WAKE_US * 1000}};
+
+	if (iface->event_fd < 0)
+		return UCS_ERR_UNSUPPORTED;
+	uct_sctp_dpdk_fd_drain(iface->wake_fd);
+	if (iface->timer_fd >= 0)
+		uct_sctp_dpdk_fd_drain(iface->timer_fd);
+	if (!(events & (UCT_EVENT_RECV | UCT_EVENT_RECV_SIG)))
+		return UCS_OK;
+	if (iface->rx_count != 0 || iface->ev_gen != iface->ctx->ev_gen ||
+	    !ucs_list_is_empty(&iface->pending_eps))
+		return UCS_ERR_BUSY;
+	ucs_spin_lock(&iface->rx_lock);
+	iface->armed = 1;
+	ucs_spin_unlock(&iface->rx_lock);
+	/* A message queued between the check and the arming. */
+	if (iface->rx_count != 0) {
+		iface->armed = 0;
+		return UCS_ERR_BUSY;
+	}
+	if (iface->timer_fd >= 0 &&
+	    timerfd_settime(iface->timer_fd, 0, &its, NULL) != 0) {
+		ucs_error("sctp_dpdk: iface %u: timerfd_settime: %m",
+			  iface->id);
+		return UCS_ERR_IO_ERROR;
+	}
+	return UCS_OK;
 }
 
 static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
@@ -446,6 +713,8 @@ static uct_iface_ops_t uct_sctp_dpdk_iface_ops = {
 	.iface_progress_enable = uct_base_iface_progress_enable,
 	.iface_progress_disable = uct_base_iface_progress_disable,
 	.iface_progress = uct_sctp_dpdk_iface_progress,
+	.iface_event_fd_get = uct_sctp_dpdk_iface_event_fd_get,
+	.iface_event_arm = uct_sctp_dpdk_iface_event_arm,
 	.iface_close = UCS_CLASS_DELETE_FUNC_NAME(uct_sctp_dpdk_iface_t),
 	.iface_query = uct_sctp_dpdk_iface_query,
 	.iface_get_address = uct_sctp_dpdk_iface_get_address,
@@ -453,7 +722,90 @@ static uct_iface_ops_t uct_sctp_dpdk_iface_ops = {
 	.iface_is_reachable = uct_sctp_dpdk_iface_is_reachable,
 };
 
-static ucs_mpool_ops_t uct_sctp_dpdk_local_mp_ops = {
+/*
+ * am_alignment/am_align_offset (UCT_IFACE_PARAM_FIELD_AM_ALIGNMENT, _OFFSET):
+ * received AM data is placed so that data + offset is aligned -- our own
+ * descriptors are laid out so, and an AM that lands misaligned in an sg
+ * buffer is copied to one (a copy only when alignment was asked for).
+ * Refused like UCX's transports refuse them (uct_iface_param_am_alignment,
+ * ucs_mpool_init): an offset without an alignment, an alignment that is 0
+ * or not a power of 2; an offset not below the largest AM is ignored with
+ * a diag, as UCX does.
+ */
+static ucs_status_t
+uct_sctp_dpdk_iface_am_alignment(uct_sctp_dpdk_iface_t *iface,
+				 const uct_iface_params_t *params,
+				 const uct_sctp_dpdk_iface_config_t *config)
+{
+	size_t max_am = config->seg_size - sizeof(uct_sctp_dpdk_am_hdr_t);
+	size_t align, offset;
+	ucs_status_t status;
+
+	iface->am_align = 1;
+	iface->am_align_offset = 0;
+	/* Refuses an offset without an alignment, with an error. */
+	status = uct_iface_param_am_alignment(params, max_am, 0, 0, &align,
+					      &offset);
+	if (status != UCS_OK)
+		return status;
+	if (!(params->field_mask & UCT_IFACE_PARAM_FIELD_AM_ALIGNMENT))
+		return UCS_OK;
+	if (align == 0 || !ucs_is_pow2(align) ||
+	    align > UCT_SCTP_DPDK_AM_ALIGN_MAX) {
+		ucs_error("sctp_dpdk: am_alignment %zu is invalid: it must be a "
+			  "power of 2 from 1 to %u (uct_iface_params_t::"
+			  "am_alignment)", align, UCT_SCTP_DPDK_AM_ALIGN_MAX);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	iface->am_align = align;
+	iface->am_align_offset = offset;
+	return UCS_OK;
+}
+
+static void uct_sctp_dpdk_iface_event_cleanup(uct_sctp_dpdk_iface_t *iface)
+{
+	if (iface->event_fd >= 0 && iface->event_fd != iface->wake_fd)
+		close(iface->event_fd);
+	if (iface->timer_fd >= 0)
+		close(iface->timer_fd);
+	if (iface->wake_fd >= 0)
+		close(iface->wake_fd);
+	iface->event_fd = iface->wake_fd = iface->timer_fd = -1;
+}
+
+/* The wakeup fds (see the struct): an eventfd, and in inline mode an
+ * epoll set of it and a one-shot timerfd. */
+static ucs_status_t uct_sctp_dpdk_iface_event_init(uct_sctp_dpdk_iface_t *iface)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	iface->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (iface->wake_fd < 0)
+		goto err;
+	if (iface->ctx->thread_on) {
+		iface->event_fd = iface->wake_fd;
+		return UCS_OK;
+	}
+	iface->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+					 TFD_NONBLOCK | TFD_CLOEXEC);
+	iface->event_fd = epoll_create1(EPOLL_CLOEXEC);
+	if (iface->timer_fd < 0 || iface->event_fd < 0)
+		goto err;
+	ev.data.fd = iface->wake_fd;
+	if (epoll_ctl(iface->event_fd, EPOLL_CTL_ADD, iface->wake_fd, &ev))
+		goto err;
+	ev.data.fd = iface->timer_fd;
+	if (epoll_ctl(iface->event_fd, EPOLL_CTL_ADD, iface->timer_fd, &ev))
+		goto err;
+	return UCS_OK;
+err:
+	ucs_error("sctp_dpdk: cannot create the iface's wakeup fds: %m "
+		  "(raise the open-files limit, ulimit -n)");
+	uct_sctp_dpdk_iface_event_cleanup(iface);
+	return UCS_ERR_IO_ERROR;
+}
+
+static ucs_mpool_ops_t uct_sctp_dpdk_rx_mp_ops = {
 	.chunk_alloc = ucs_mpool_chunk_malloc,
 	.chunk_release = ucs_mpool_chunk_free,
 	.obj_init = NULL,
@@ -468,7 +820,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 {
 	const uct_sctp_dpdk_iface_config_t *config =
 		ucs_derived_of(tl_config, uct_sctp_dpdk_iface_config_t);
-	size_t elem_size;
+	size_t overhead, align, align_offset;
 	ucs_status_t status;
 
 	UCT_CHECK_PARAM(params->field_mask & UCT_IFACE_PARAM_FIELD_OPEN_MODE,
@@ -499,11 +851,21 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 				    params->rx_headroom :
 				    0;
 	self->release_desc.cb = uct_sctp_dpdk_iface_release_desc;
-	self->config.idle_sleep_us = config->idle_sleep_us;
+	self->local_queued = 0;
+	self->large_lent = 0;
+	self->rx_count = 0;
+	self->ep_seq = 0;
+	self->event_fd = self->wake_fd = self->timer_fd = -1;
+	self->armed = 0;
 	ucs_queue_head_init(&self->rx_q);
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
-	dp_idle_init(&self->idle, 256, config->idle_sleep_us);
+	self->config.idle_sleep_us = uct_sctp_dpdk_config_idle_sleep_us(config);
+	dp_idle_init(&self->idle, 256, self->config.idle_sleep_us);
+
+	status = uct_sctp_dpdk_iface_am_alignment(self, params, config);
+	if (status != UCS_OK)
+		return status;
 
 	if (config->devargs[0] == '\0') {
 		ucs_debug("sctp_dpdk: iface %p without a port ("
@@ -538,25 +900,45 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		status = UCS_ERR_NO_MEMORY;
 		goto err_ctx;
 	}
-	elem_size = UCT_SCTP_DPDK_RX_OVERHEAD(self->rx_headroom) +
-		    self->ctx->seg_bytes;
-	status = ucs_mpool_init(&self->local_mp, 0, elem_size, 0, 8,
-				UCT_SCTP_DPDK_LOCAL_MP_GROW, UINT_MAX,
-				&uct_sctp_dpdk_local_mp_ops,
-				"sctp_dpdk local rx");
+	/* Descriptors of our own (copies, local AMs): rx descriptor and
+	 * headroom in front of the data, data + am_align_offset aligned
+	 * (8-aligned data when no alignment was asked for). */
+	overhead = UCT_SCTP_DPDK_RX_OVERHEAD(self->rx_headroom);
+	align = ucs_max(self->am_align, 8);
+	align_offset = overhead + (self->am_align > 1 ? self->am_align_offset :
+							0);
+	status = ucs_mpool_init(&self->small_mp, 0,
+				overhead + UCT_SCTP_DPDK_RX_COPY_BYTES,
+				align_offset, align,
+				UCT_SCTP_DPDK_SMALL_MP_GROW, UINT_MAX,
+				&uct_sctp_dpdk_rx_mp_ops, "sctp_dpdk small rx");
 	if (status != UCS_OK)
 		goto err_bounce;
+	status = ucs_mpool_init(&self->large_mp, 0,
+				overhead + self->ctx->seg_bytes, align_offset,
+				align, UCT_SCTP_DPDK_LARGE_MP_GROW, UINT_MAX,
+				&uct_sctp_dpdk_rx_mp_ops, "sctp_dpdk large rx");
+	if (status != UCS_OK)
+		goto err_small_mp;
+	status = uct_sctp_dpdk_iface_event_init(self);
+	if (status != UCS_OK)
+		goto err_large_mp;
 	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
 	if (status != UCS_OK)
-		goto err_mp;
+		goto err_event;
 
-	ucs_debug("sctp_dpdk: iface %p id %u opened on %s, rx_headroom %u",
-		  self, self->id, params->mode.device.dev_name,
-		  self->rx_headroom);
+	ucs_debug("sctp_dpdk: iface %p id %u opened on %s, rx_headroom %u, "
+		  "am_alignment %zu offset %zu", self, self->id,
+		  params->mode.device.dev_name, self->rx_headroom,
+		  self->am_align, self->am_align_offset);
 	return UCS_OK;
 
-err_mp:
-	ucs_mpool_cleanup(&self->local_mp, 1);
+err_event:
+	uct_sctp_dpdk_iface_event_cleanup(self);
+err_large_mp:
+	ucs_mpool_cleanup(&self->large_mp, 1);
+err_small_mp:
+	ucs_mpool_cleanup(&self->small_mp, 1);
 err_bounce:
 	ucs_free(self->bounce);
 err_ctx:
@@ -579,8 +961,13 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 	if (!ucs_list_is_empty(&self->eps))
 		ucs_warn("sctp_dpdk: iface %u closed with %zu endpoints",
 			 self->id, ucs_list_length(&self->eps));
-	/* Out of the table first: nothing is queued to us after this. */
+	/* Out of the table first: nothing is queued to us after this.  Local
+	 * eps of other ifaces that point here now fail (their ifaces rescan
+	 * on the ev_gen change). */
 	uct_sctp_dpdk_ctx_remove_iface(self->ctx, self);
+	ucs_recursive_spin_lock(&self->ctx->lock);
+	self->ctx->ev_gen++;
+	ucs_recursive_spin_unlock(&self->ctx->lock);
 	while (!ucs_queue_is_empty(&self->rx_q)) {
 		rx = ucs_queue_pull_elem_non_empty(&self->rx_q,
 						   uct_sctp_dpdk_rx_desc_t,
@@ -588,7 +975,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 		uct_sctp_dpdk_iface_rx_free(self, rx);
 	}
 	self->rx_count = 0;
-	ucs_mpool_cleanup(&self->local_mp, 1);
+	ucs_mpool_cleanup(&self->large_mp, 1);
+	ucs_mpool_cleanup(&self->small_mp, 1);
+	uct_sctp_dpdk_iface_event_cleanup(self);
 	ucs_free(self->bounce);
 	uct_sctp_dpdk_ctx_put(self->ctx);
 	ucs_spinlock_destroy(&self->rx_lock);

@@ -31,7 +31,6 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 	struct sg_msg_desc *msgs[UCT_SCTP_DPDK_RX_BURST];
 	const uct_sctp_dpdk_am_hdr_t *hdr;
 	uct_sctp_dpdk_iface_t *iface;
-	uct_sctp_dpdk_rx_desc_t *rx;
 	struct sg_event ev;
 	unsigned work, n, i;
 	uint16_t id;
@@ -66,17 +65,10 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 					       "destination iface is closed");
 			continue;
 		}
-		/* The descriptor overlays the header when rx_headroom < 8:
-		 * read it first. */
+		/* A descriptor written in front of the data overlays the
+		 * header when rx_headroom < 8: read it first. */
 		am_id = hdr->am_id;
-		rx = uct_sctp_dpdk_iface_rx_desc_init(iface,
-						      msg->data + sizeof(*hdr));
-		rx->msg = msg;
-		rx->mp_elem = NULL;
-		rx->length = msg->len - sizeof(*hdr);
-		rx->am_id = am_id;
-		ctx->sg_descs_held++;
-		uct_sctp_dpdk_iface_rx_enqueue(iface, rx);
+		uct_sctp_dpdk_iface_rx_msg(iface, msg, am_id);
 	}
 	if (dp_port_tx_pending(ctx->port))
 		work++;

@@ -12,6 +12,10 @@
  *           over a memif pair to a forked peer process, which echoes them,
  *           and waits for the echoes.  Afterwards no mbuf (port mempool in
  *           use), receive descriptor or file descriptor has leaked.
+ *           An echo is then awaited by sleeping on the iface's event fd.
+ *   rxhold  the AM handler keeps (UCS_INPROGRESS) thousands of AMs echoed
+ *           by a forked peer; with 16 sg descriptors both iface pairs
+ *           keep receiving (receive-descriptor policy).
  *
  * Every wait has a deadline; the peer is killed by PID and the memif dir
  * and EAL runtime dirs are removed on every exit path.
@@ -29,6 +33,7 @@
 #include <rte_mempool.h>
 
 #include <dirent.h>
+#include <poll.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -151,7 +156,7 @@ static void env_close(env_t *e)
 typedef struct {
 	uint16_t from;
 	uint16_t len;
-	uint8_t data[1024];
+	uint8_t data[9000];
 } echo_t;
 
 typedef struct {
@@ -234,6 +239,19 @@ static void release_kept(iface_t *t)
 		uct_iface_release_desc(t->kept[--t->nkept]);
 }
 
+typedef struct {
+	uint8_t *buf;
+	size_t len;
+} pack_arg_t;
+
+static size_t pack_cb(void *dest, void *arg)
+{
+	pack_arg_t *a = arg;
+
+	memcpy(dest, a->buf, a->len);
+	return a->len;
+}
+
 /* Peer mode: send queued echoes back (AMs cannot be sent from inside a
  * handler that would have to progress on back-pressure). */
 static void echo_drain(iface_t *t)
@@ -255,6 +273,15 @@ static void echo_drain(iface_t *t)
 			p.iface_addr = (uct_iface_addr_t *)&id_be;
 			if (uct_ep_create(&p, ep) != UCS_OK)
 				exit(3);
+		}
+		if (q->len > 2048) {
+			pack_arg_t pa = {q->data, q->len};
+
+			if (uct_ep_am_bcopy(*ep, AM_ID, pack_cb, &pa, 0) !=
+			    (ssize_t)q->len)
+				return;
+			t->echo_head++;
+			continue;
 		}
 		memcpy(&hdr, q->data, 8);
 		if (uct_ep_am_short(*ep, AM_ID, hdr, q->data + 8,
@@ -323,19 +350,6 @@ static uct_ep_h ep_to(iface_t *from, const uint8_t *dev_addr,
 	      "peer not reachable");
 	CHECK_OK(uct_ep_create(&p, &ep), "ep create");
 	return ep;
-}
-
-typedef struct {
-	uint8_t *buf;
-	size_t len;
-} pack_arg_t;
-
-static size_t pack_cb(void *dest, void *arg)
-{
-	pack_arg_t *a = arg;
-
-	memcpy(dest, a->buf, a->len);
-	return a->len;
 }
 
 /* Send one AM of @len bytes with method @m (0 short, 1 short_iov,
@@ -421,6 +435,80 @@ static void set_common_env(const char *devargs, const char *ip,
 
 /* ---- local: two ifaces of one process ---- */
 
+typedef struct {
+	uct_pending_req_t uct;
+	uct_ep_h ep;
+	unsigned done;
+} pend_t;
+
+static ucs_status_t pend_cb(uct_pending_req_t *self)
+{
+	pend_t *p = ucs_container_of(self, pend_t, uct);
+	static uint8_t buf[64];
+	uint64_t hdr;
+
+	fill(buf, sizeof(buf), 1, 0xffff);
+	memcpy(&hdr, buf, 8);
+	if (uct_ep_am_short(p->ep, AM_ID, hdr, buf + 8, sizeof(buf) - 8) !=
+	    UCS_OK)
+		return UCS_ERR_NO_RESOURCE;
+	p->done++;
+	return UCS_OK;
+}
+
+/*
+ * Local delivery is bounded: while the receiver does not progress, sends
+ * stop with UCS_ERR_NO_RESOURCE after LOCAL_QUEUE_MAX AMs (they grew an
+ * mpool without limit before: UCX's test_uct_pending took the process
+ * past 20 GB); a pending request is accepted and dispatched once the
+ * receiver drains.
+ */
+static void test_local_bound(env_t *e, iface_t *a, iface_t *b, uct_ep_h ep)
+{
+	static uint8_t buf[64];
+	unsigned sent = 0, base = b->rx_count;
+	double deadline = now_s() + DEADLINE_S;
+	ucs_status_t st = UCS_OK;
+	pend_t p = {.ep = ep};
+	uint64_t hdr;
+
+	fill(buf, sizeof(buf), 1, 0);
+	memcpy(&hdr, buf, 8);
+	/* No progress: b's queue fills. */
+	while (sent < 100 * UCT_SCTP_DPDK_LOCAL_QUEUE_MAX) {
+		st = uct_ep_am_short(ep, AM_ID, hdr, buf + 8,
+				     sizeof(buf) - 8);
+		if (st != UCS_OK)
+			break;
+		sent++;
+	}
+	CHECK(st == UCS_ERR_NO_RESOURCE && sent == UCT_SCTP_DPDK_LOCAL_QUEUE_MAX,
+	      "local sends without receiver progress: %u accepted, then %s "
+	      "(want %u, then NO_RESOURCE)", sent, ucs_status_string(st),
+	      UCT_SCTP_DPDK_LOCAL_QUEUE_MAX);
+	p.uct.func = pend_cb;
+	st = uct_ep_pending_add(ep, &p.uct, 0);
+	CHECK(st == UCS_OK, "pending_add on a full local queue: %s",
+	      ucs_status_string(st));
+	/* A send must not overtake the queued request. */
+	st = uct_ep_am_short(ep, AM_ID, hdr, buf + 8, sizeof(buf) - 8);
+	CHECK(st == UCS_ERR_NO_RESOURCE, "send past a pending request: %s",
+	      ucs_status_string(st));
+	while ((p.done == 0 || b->rx_count < base + sent + 1) &&
+	       now_s() < deadline) {
+		uct_worker_progress(e->worker);
+		release_kept(b);
+	}
+	release_kept(b);
+	CHECK(p.done == 1 && b->rx_count == base + sent + 1,
+	      "after draining: pending done %u, b got %u of %u", p.done,
+	      b->rx_count - base, sent + 1);
+	CHECK(uct_ep_flush(ep, 0, NULL) == UCS_OK, "flush after pending");
+	printf("local-bound: %u AMs queued, then NO_RESOURCE; pending "
+	       "dispatched after the receiver drained: %s\n", sent,
+	       failures ? "FAIL" : "ok");
+}
+
 static int test_local(void)
 {
 	static const size_t sizes[] = {8, 100, 2040};
@@ -460,6 +548,7 @@ static int test_local(void)
 	CHECK(after.tx_pkts == before.tx_pkts,
 	      "local AMs left the port: tx_pkts %" PRIu64 " -> %" PRIu64,
 	      before.tx_pkts, after.tx_pkts);
+	test_local_bound(&e, &a, &b, ep);
 	uct_ep_destroy(ep);
 	uct_iface_close(a.iface);
 	uct_iface_close(b.iface);
@@ -502,6 +591,46 @@ static void peer_main(int addr_fd)
 }
 
 static pid_t peer_pid;
+
+/*
+ * A blocking wait the way ucp_worker_wait does it: arm the iface, sleep on
+ * its event fd, progress when it fires.  In inline mode the port is polled
+ * by nobody while the worker sleeps, so the fd must fire on its own (the
+ * one-shot timer) or the echo is never read: a wait with only an eventfd
+ * would block for ever.  Each sleep must end within 1 s.
+ */
+static void wait_by_event_fd(env_t *e, iface_t *t, uct_ep_h ep)
+{
+	double deadline = now_s() + DEADLINE_S;
+	unsigned want = t->rx_count + 1, sleeps = 0;
+	struct pollfd pfd = {.events = POLLIN};
+	ucs_status_t st;
+	uint16_t id;
+	int r;
+
+	CHECK_OK(uct_iface_event_fd_get(t->iface, &pfd.fd), "event fd");
+	memcpy(&id, t->iface_addr, 2);
+	send_am(e, ep, 0, rte_be_to_cpu_16(id), 0, 64);
+	while (t->rx_count < want && now_s() < deadline) {
+		st = uct_iface_event_arm(t->iface, UCT_EVENT_RECV);
+		if (st == UCS_ERR_BUSY) {
+			uct_worker_progress(e->worker);
+			continue;
+		}
+		CHECK(st == UCS_OK, "event_arm: %s", ucs_status_string(st));
+		r = poll(&pfd, 1, 1000);
+		CHECK(r == 1, "event fd did not fire within 1 s (poll %d) "
+		      "after %u sleeps", r, sleeps);
+		if (r != 1)
+			break;
+		sleeps++;
+		uct_worker_progress(e->worker);
+	}
+	release_kept(t);
+	CHECK(t->rx_count >= want, "echo not received by a blocking wait");
+	printf("event-fd: echo received after %u sleeps on the event fd: "
+	       "%s\n", sleeps, failures ? "FAIL" : "ok");
+}
 
 static void cleanup(void)
 {
@@ -605,6 +734,19 @@ static int test_cycles(void)
 	in_use_after = mp ? rte_mempool_in_use_count(mp) : 0;
 	held = ctx->sg_descs_held;
 
+	if (failures == 0) {
+		iface_t t;
+		uct_ep_h ep;
+
+		iface_open(&e, &t, 0);
+		ep = ep_to(&t, dev, ifa);
+		wait_by_event_fd(&e, &t, ep);
+		while (uct_ep_flush(ep, 0, NULL) != UCS_OK)
+			uct_worker_progress(e.worker);
+		uct_ep_destroy(ep);
+		uct_iface_close(t.iface);
+	}
+
 	/* Peer failure: kill the peer; the ep's error handler must run
 	 * (UCS_ERR_ENDPOINT_TIMEOUT) and sends fail, within the deadline. */
 	if (failures == 0) {
@@ -649,6 +791,189 @@ static int test_cycles(void)
 	       "mbufs in use %u -> %u, descriptors held %" PRId64 ": %s\n",
 	       c, sent_total, fds_before, fds_after, in_use_before,
 	       in_use_after, held, failures ? "FAIL" : "ok");
+	env_close(&e);
+	return failures ? 1 : 0;
+}
+
+/* ---- rxhold: UCX keeps thousands of received AMs; reading goes on ---- */
+
+#define HOLD_SMALL 2000	 /* 64-byte AMs the handler keeps */
+#define HOLD_LARGE 40	 /* 8000-byte AMs the handler keeps if it may */
+#define HOLD_RX_DESCS 16 /* sg descriptors of the receiver */
+#define HOLD_BATCH 200	 /* below the peer's echo queue */
+
+typedef struct {
+	void *desc[HOLD_SMALL + HOLD_LARGE];
+	unsigned n_desc;	/* kept (UCT_CB_PARAM_FLAG_DESC) */
+	unsigned n_copy;	/* delivered without the flag */
+	unsigned rx, bad;
+	size_t rx_headroom;
+} hold_t;
+
+static ucs_status_t hold_cb(void *arg, void *data, size_t length,
+			    unsigned flags)
+{
+	hold_t *h = arg;
+
+	if (!verify(data, length))
+		h->bad++;
+	h->rx++;
+	if (flags & UCT_CB_PARAM_FLAG_DESC) {
+		h->desc[h->n_desc++] = (char *)data - h->rx_headroom;
+		return UCS_INPROGRESS;
+	}
+	h->n_copy++;
+	return UCS_OK;
+}
+
+static int hold_wait(env_t *e, hold_t *h, unsigned want)
+{
+	double deadline = now_s() + DEADLINE_S;
+
+	while (h->rx < want && now_s() < deadline)
+		uct_worker_progress(e->worker);
+	return h->rx >= want;
+}
+
+/*
+ * The receive-descriptor policy: a receiver whose AM handler keeps every
+ * AM (UCS_INPROGRESS, as UCP does with unexpected messages) from one
+ * iface pair must go on receiving, there and on a second iface pair, with
+ * only HOLD_RX_DESCS sg descriptors.  Small AMs are copied out of the sg
+ * segment at once; large ones are lent only while fewer than half the sg
+ * descriptors are lent.  Before, the 17th kept AM stopped the reading of
+ * every association.
+ */
+static int test_rxhold(void)
+{
+	static hold_t h;
+	uint8_t dev[64], ifa[64];
+	char prefix[96], devargs[256];
+	uct_sctp_dpdk_ctx_t *ctx;
+	unsigned i, lent, held;
+	iface_t a, b;
+	uct_ep_h ep_a, ep_b;
+	int sv[2];
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		peer_main(sv[1]);
+	}
+	close(sv[1]);
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	setenv("UCX_SCTP_DPDK_RX_DESCS", "16", 1);
+	/* The dedicated polling thread copies and queues; fast failure
+	 * detection for the wakeup check at the end. */
+	setenv("UCX_SCTP_DPDK_PROGRESS", "thread", 1);
+	setenv("UCX_SCTP_DPDK_SG", "rto_min_ms=50 rto_initial_ms=100 "
+	       "rto_max_ms=200 path_max_rxt=3 hb_interval_ms=100", 1);
+	env_open(&e);
+	iface_open(&e, &a, 72);
+	iface_open(&e, &b, 0);
+	h.rx_headroom = 72;
+	CHECK_OK(uct_iface_set_am_handler(a.iface, AM_ID, hold_cb, &h, 0),
+		 "hold handler");
+	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
+	    write(sv[0], a.dev_addr, sizeof(a.dev_addr)) != sizeof(a.dev_addr)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	ep_a = ep_to(&a, dev, ifa);
+	ep_b = ep_to(&b, dev, ifa);
+	ctx = uct_sctp_dpdk_ctx_peek();
+	for (i = 0; i < HOLD_SMALL && failures == 0; i++) {
+		uint16_t id;
+
+		memcpy(&id, a.iface_addr, 2);
+		send_am(&e, ep_a, 0, rte_be_to_cpu_16(id), (uint16_t)i, 64);
+		if ((i + 1) % HOLD_BATCH == 0)
+			CHECK(hold_wait(&e, &h, i + 1),
+			      "iface a got %u of %u echoes (kept %u)", h.rx,
+			      i + 1, h.n_desc);
+	}
+	for (i = 0; i < HOLD_LARGE && failures == 0; i++) {
+		uint16_t id;
+
+		memcpy(&id, a.iface_addr, 2);
+		send_am(&e, ep_a, 2, rte_be_to_cpu_16(id), (uint16_t)i, 8000);
+	}
+	CHECK(hold_wait(&e, &h, HOLD_SMALL + HOLD_LARGE),
+	      "iface a got %u of %u echoes (kept %u)", h.rx,
+	      HOLD_SMALL + HOLD_LARGE, h.n_desc);
+	/* The second pair still receives. */
+	for (i = 0; i < 10 && failures == 0; i++) {
+		uint16_t id;
+
+		memcpy(&id, b.iface_addr, 2);
+		send_am(&e, ep_b, i % 4, rte_be_to_cpu_16(id), (uint16_t)i,
+			i % 4 >= 2 ? 5000 : 100);
+	}
+	CHECK(wait_count(&e, &b, 10), "iface b got %u of 10 echoes while a "
+	      "kept %u", b.rx_count, h.n_desc);
+	lent = ctx->sg_descs_lent;
+	held = (unsigned)ctx->sg_descs_held;
+	CHECK(h.bad == 0 && b.rx_bad == 0, "corrupted: %u + %u", h.bad,
+	      b.rx_bad);
+	CHECK(h.n_desc >= HOLD_SMALL, "only %u of %u small AMs were lent "
+	      "(FLAG_DESC)", h.n_desc, HOLD_SMALL);
+	CHECK(lent <= HOLD_RX_DESCS / 2 && held <= HOLD_RX_DESCS / 2,
+	      "sg descriptors lent %u, held %u: more than half of %u",
+	      lent, held, HOLD_RX_DESCS);
+	printf("rxhold: kept %u AMs (%u delivered without FLAG_DESC), sg "
+	       "descriptors lent %u of %u; second pair got %u: %s\n",
+	       h.n_desc, h.n_copy, lent, HOLD_RX_DESCS, b.rx_count,
+	       failures ? "FAIL" : "ok");
+	for (i = 0; i < h.n_desc; i++)
+		uct_iface_release_desc(h.desc[i]);
+	CHECK(ctx->sg_descs_lent == 0 && ctx->sg_descs_held == 0,
+	      "after release: sg descriptors lent %u held %" PRId64,
+	      ctx->sg_descs_lent, ctx->sg_descs_held);
+	while (uct_ep_flush(ep_a, 0, NULL) != UCS_OK ||
+	       uct_ep_flush(ep_b, 0, NULL) != UCS_OK)
+		uct_worker_progress(e.worker);
+	/* A worker asleep on its event fd learns of a peer failure: the
+	 * polling thread signals armed ifaces when a peer's state changes
+	 * (no AM would ever wake it). */
+	{
+		struct pollfd pfd = {.events = POLLIN};
+		double deadline = now_s() + DEADLINE_S;
+		ucs_status_t st;
+
+		CHECK_OK(uct_iface_event_fd_get(a.iface, &pfd.fd), "event fd");
+		kill(peer_pid, SIGKILL);
+		waitpid(peer_pid, NULL, 0);
+		peer_pid = 0;
+		while (err_calls == 0 && now_s() < deadline) {
+			st = uct_iface_event_arm(a.iface, UCT_EVENT_RECV);
+			if (st == UCS_OK &&
+			    poll(&pfd, 1, (int)(DEADLINE_S * 1000)) != 1)
+				break;
+			uct_worker_progress(e.worker);
+		}
+		CHECK(err_calls >= 1, "no error reported to a worker waiting "
+		      "on the event fd after the peer died");
+		printf("rxhold: peer killed; the worker asleep on its event fd "
+		       "woke and got the error: %s\n",
+		       failures ? "FAIL" : "ok");
+	}
+	uct_ep_destroy(ep_a);
+	uct_ep_destroy(ep_b);
+	uct_iface_close(a.iface);
+	uct_iface_close(b.iface);
 	env_close(&e);
 	return failures ? 1 : 0;
 }
@@ -756,8 +1081,11 @@ int main(int argc, char **argv)
 		rc = test_config();
 	else if (argc > 1 && strcmp(argv[1], "cycles") == 0)
 		rc = test_cycles();
+	else if (argc > 1 && strcmp(argv[1], "rxhold") == 0)
+		rc = test_rxhold();
 	else {
-		fprintf(stderr, "usage: %s local|cycles|config\n", argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|config|rxhold\n",
+			argv[0]);
 		return 2;
 	}
 	return rc;
