@@ -501,6 +501,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	self->release_desc.cb = uct_sctp_dpdk_iface_release_desc;
 	self->config.idle_sleep_us = config->idle_sleep_us;
 	ucs_queue_head_init(&self->rx_q);
+	self->rx_count = 0;
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
 	dp_idle_init(&self->idle, 256, config->idle_sleep_us);
