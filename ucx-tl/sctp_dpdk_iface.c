@@ -415,17 +415,24 @@ static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_ep_t *ep;
 
 	if (comp != NULL)
 		return UCS_ERR_UNSUPPORTED;
-	/* Every AM sent was taken whole by usrsctp, which owns delivery
-	 * from then on; only pending requests are outstanding here. */
-	if (!ucs_list_is_empty(&iface->pending_eps)) {
-		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
-		return UCS_ERR_NO_RESOURCE;
+	/* Flushed when every ep is (see uct_sctp_dpdk_ep_flush): nothing
+	 * pending and every association quiet.  The caller polls again. */
+	if (!ucs_list_is_empty(&iface->pending_eps))
+		goto wait;
+	ucs_list_for_each(ep, &iface->eps, list) {
+		if (uct_sctp_dpdk_ep_unsettled(iface, ep))
+			goto wait;
 	}
 	UCT_TL_IFACE_STAT_FLUSH(&iface->super);
 	return UCS_OK;
+
+wait:
+	UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
+	return UCS_ERR_NO_RESOURCE;
 }
 
 static UCS_CLASS_DECLARE_DELETE_FUNC(uct_sctp_dpdk_iface_t, uct_iface_t);

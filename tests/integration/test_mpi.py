@@ -67,7 +67,7 @@ def test_dedicated_poll_thread(impl):
     check(n == 5, f"{n} checks ran, expected 5")
 
 
-def test_finalize_drain(impl, sizes=(65536,)):
+def test_finalize_drain(impl, sizes=(65536, 3 << 20, 2000000)):
     """The last messages before MPI_Finalize arrive, and promptly
     (tests/mpi/mpi_finalize_drain.c).  MPICH blocks in a PMI barrier
     without UCX progress right after closing its endpoints, so the
