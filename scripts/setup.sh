@@ -80,8 +80,9 @@ UCX_SRC=$("$ROOT/scripts/setup-ucx-src.sh" "$DEPS/ucx" | tail -n 1)
 [[ -f $UCX_SRC/config.h ]] || die "UCX source tree not configured: $UCX_SRC"
 
 MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1)
+MPICH_TESTS=$("$ROOT/scripts/setup-mpich-tests.sh" "$DEPS/mpich" | tail -n 1)
 
-opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS")
+opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS" -Dmpich_tests="$MPICH_TESTS")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
 if [[ -f $BUILD/build.ninja ]]; then
   meson configure "$BUILD" "${opts[@]}" >/dev/null
