@@ -103,8 +103,11 @@ MIMALLOC_PREFIX=$("$ROOT/scripts/setup-mimalloc.sh" "$DEPS/mimalloc" | tail -n 1
 MPI4PY_TESTS=$("$ROOT/scripts/setup-mpi4py-tests.sh" "$DEPS/mpi4py" | tail -n 1) ||
   die "scripts/setup-mpi4py-tests.sh failed (its messages above say why)"
 
+MPICH_TESTS=$("$ROOT/scripts/setup-mpich-tests.sh" "$DEPS/mpich" | tail -n 1) ||
+  die "scripts/setup-mpich-tests.sh failed (its messages above say why)"
+
 opts=(-Ducx_src="$UCX_SRC" -Dmpi4py_tests="$MPI4PY_TESTS" -Dusrsctp_prefix="$USRSCTP_PREFIX"
-  -Dmimalloc_prefix="$MIMALLOC_PREFIX")
+  -Dmimalloc_prefix="$MIMALLOC_PREFIX" -Dmpich_tests="$MPICH_TESTS")
 [[ ${SDP_WERROR:-0} == 1 ]] && opts+=(-Dwerror=true)
 # --reconfigure on an existing build: `meson configure` refuses options the
 # build directory was set up before they existed.

@@ -170,6 +170,19 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 /** True while a large message started by sg_send is still being sent. */
 bool sg_send_busy(const struct sg_ep *ep);
 
+/**
+ * Whether @assoc can do without this process polling: the peer
+ * acknowledged every byte sent on it (nothing queued in usrsctp, in flight
+ * or left of a large send), and no packet came from the peer for
+ * sack_delay_ms + SG_QUIET_MARGIN_MS, so the delayed SACK this side may
+ * have owed for the peer's last packet has left (sg_poll runs the timer).
+ * A user-space stack that stops polling neither retransmits nor
+ * acknowledges: a process checks this before it may block outside the
+ * stack (e.g. in MPI_Finalize's out-of-band barrier).  An unknown or closed
+ * association is quiet.
+ */
+bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
+
 #define SG_MSG_UNORDERED 0x1 /* was sent unordered */
 #define SG_MSG_PARTIAL 0x2   /* longer than max_msg_bytes: more of the same
 			      * message follows in the next chain */

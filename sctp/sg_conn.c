@@ -125,6 +125,7 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 			continue;
 		}
 		link->st->pkts_in++;
+		peer->last_rx_tsc = now_tsc;
 		usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
 				  rte_pktmbuf_data_len(m), 0);
 		dp_pkt_free(m);

@@ -23,6 +23,8 @@ extern "C" {
 /* Room for the IPv4 header and a possible UDP encapsulation header. */
 #define SG_L3_OVERHEAD (20 + 8)
 #define SG_SCTP_HDR 12
+/* sg_assoc_quiet: slack over sack_delay_ms for the 1 ms timer tick */
+#define SG_QUIET_MARGIN_MS 5
 
 /* ---- sg_map.c: open-addressing u32 -> u64 map, key 0 = empty ---- */
 
@@ -67,6 +69,7 @@ struct sg_peer {
 	uint32_t magic;		/* SG_PEER_MAGIC while valid */
 	uint32_t ip_be;		/* peer IPv4 address */
 	struct sg_link *link;
+	uint64_t last_rx_tsc;	/* when its last packet came in */
 };
 
 struct sg_link {

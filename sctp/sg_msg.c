@@ -249,6 +249,33 @@ bool sg_send_busy(const struct sg_ep *ep)
 	return ep->big.active;
 }
 
+bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
+{
+	struct sctp_sockstat ss;
+	socklen_t len = sizeof(ss);
+	struct sg_assoc_info ai;
+	uint64_t v, idx, quiet_tsc;
+
+	if (!sg_map_get(&ep->assocs, assoc, &v))
+		return true;
+	if (ep->big.active && ep->big.assoc == assoc)
+		return false;
+	/* usrsctp frees a chunk's share of the send buffer when the peer's
+	 * SACK covers it, so 0 here means all acknowledged. */
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_assoc_id = (sctp_assoc_t)assoc;
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_GET_SNDBUF_USE, &ss,
+			       &len) == 0 &&
+	    ss.ss_total_sndbuf != 0)
+		return false;
+	sg_assoc_unpack(v, &ai);
+	if (!sg_map_get(&ep->link.peer_map, ai.peer_ip_be, &idx))
+		return true;
+	quiet_tsc = dp_tsc_hz() *
+		    (ep->cfg.sack_delay_ms + SG_QUIET_MARGIN_MS) / 1000;
+	return now_tsc - ep->link.peers[idx].last_rx_tsc >= quiet_tsc;
+}
+
 unsigned int sg_msg_send_more(struct sg_ep *ep)
 {
 	struct sg_bigsend *b = &ep->big;

@@ -286,6 +286,8 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */
 #define UCT_SCTP_DPDK_EP_FLAG_PENDING 0x4  /* on iface->pending_eps */
 #define UCT_SCTP_DPDK_EP_FLAG_DISPATCH 0x8 /* its pending requests run */
+#define UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT 0x10 /* flush said NO_RESOURCE:
+					       * queue the next pending_add */
 
 typedef struct uct_sctp_dpdk_ep {
 	uct_base_ep_t super;
@@ -471,6 +473,10 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags);
 /* True when the ep's association failed after the ep was created. */
 int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep);
+/* True while the ep's association still needs this process to poll
+ * (unacknowledged data, or a SACK owed): see uct_sctp_dpdk_ep_flush. */
+int uct_sctp_dpdk_ep_unsettled(uct_sctp_dpdk_iface_t *iface,
+			       const uct_sctp_dpdk_ep_t *ep);
 /* Dispatch pending requests of every ep of @iface that can send now.
  * @return requests completed. */
 unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface);

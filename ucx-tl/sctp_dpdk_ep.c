@@ -17,11 +17,20 @@
  * pending request, dispatched from iface progress once the association is
  * up and the poll loop has run (freeing send buffer).
  *
- * Flush: nothing a send accepted is outstanding in this layer (usrsctp owns
- * delivery and retransmission), so ep flush is UCS_OK unless pending
- * requests wait, then UCS_ERR_NO_RESOURCE as the UCT contract asks (the
- * caller adds a pending request and retries).  Fence: UCS_OK; per-stream
- * order already gives fence semantics for an ep's AMs.
+ * Flush: a send completes when usrsctp took the message, but usrsctp only
+ * transmits, retransmits and acknowledges while this process polls.  UCX
+ * tcp's flush can return once the kernel has the bytes; ours cannot:
+ * MPICH's MPI_Finalize flushes (closes) every ep and then blocks in an
+ * out-of-band PMI barrier without progress, so data still queued behind
+ * the congestion window never left, and the peer waited forever for it
+ * (MPICH test/mpi pt2pt precv_anysrc, sendrecv3 -isendrecv).  So ep flush
+ * is UCS_ERR_NO_RESOURCE while pending requests wait or the association is
+ * not quiet (sg_assoc_quiet: the peer has not acknowledged everything, or
+ * it sent a packet within the delayed-SACK time, for which we may still
+ * owe the SACK it waits for).  As the UCT contract asks, the caller then
+ * adds a pending request (accepted even when the ep could send: FLUSH_WAIT)
+ * and the iface's progress retries it.  Fence: UCS_OK; per-stream order
+ * already gives fence semantics for an ep's AMs.
  *
  * Failure: when the association is lost (retransmissions exhausted, ABORT)
  * or cannot start, peer->fail_gen moves on and every ep created before
@@ -79,6 +88,22 @@ int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep)
 		return !alive;
 	}
 	return ep->peer->fail_gen != ep->fail_gen;
+}
+
+int uct_sctp_dpdk_ep_unsettled(uct_sctp_dpdk_iface_t *iface,
+			       const uct_sctp_dpdk_ep_t *ep)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	int quiet;
+
+	if ((ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) ||
+	    (ep->peer->state != UCT_SCTP_DPDK_PEER_UP) ||
+	    uct_sctp_dpdk_ep_is_failed(ep))
+		return 0;
+	ucs_recursive_spin_lock(&ctx->lock);
+	quiet = sg_assoc_quiet(ctx->sg, ep->peer->assoc, dp_tsc());
+	ucs_recursive_spin_unlock(&ctx->lock);
+	return !quiet;
 }
 
 /* Slow path of a send that cannot go now. */
@@ -309,8 +334,12 @@ ucs_status_t uct_sctp_dpdk_ep_pending_add(uct_ep_h tl_ep,
 	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	int flush_wait = ep->flags & UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT;
 
-	if (ucs_queue_is_empty(&ep->pending_q) &&
+	/* After a flush's NO_RESOURCE the ep may well be able to send, but
+	 * BUSY would make UCP retry that flush in a loop without progress. */
+	ep->flags &= ~UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT;
+	if (ucs_queue_is_empty(&ep->pending_q) && !flush_wait &&
 	    uct_sctp_dpdk_ep_can_send(iface, ep))
 		return UCS_ERR_BUSY;
 	uct_pending_req_queue_push(&ep->pending_q, req);
@@ -366,13 +395,17 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 				    uct_completion_t *comp)
 {
 	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
 
 	if (flags & UCT_FLUSH_FLAG_CANCEL) {
-		/* Nothing of ours is in flight; pending requests are purged
-		 * by the caller (uct_ep_pending_purge). */
+		/* Pending requests are purged by the caller
+		 * (uct_ep_pending_purge); what usrsctp holds is abandoned. */
 		return UCS_OK;
 	}
-	if (!ucs_queue_is_empty(&ep->pending_q)) {
+	if (!ucs_queue_is_empty(&ep->pending_q) ||
+	    uct_sctp_dpdk_ep_unsettled(iface, ep)) {
+		ep->flags |= UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT;
 		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
 		return UCS_ERR_NO_RESOURCE;
 	}

@@ -682,17 +682,24 @@ static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_ep_t *ep;
 
 	if (comp != NULL)
 		return UCS_ERR_UNSUPPORTED;
-	/* Every AM sent was taken whole by usrsctp, which owns delivery
-	 * from then on; only pending requests are outstanding here. */
-	if (!ucs_list_is_empty(&iface->pending_eps)) {
-		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
-		return UCS_ERR_NO_RESOURCE;
+	/* Flushed when every ep is (see uct_sctp_dpdk_ep_flush): nothing
+	 * pending and every association quiet.  The caller polls again. */
+	if (!ucs_list_is_empty(&iface->pending_eps))
+		goto wait;
+	ucs_list_for_each(ep, &iface->eps, list) {
+		if (uct_sctp_dpdk_ep_unsettled(iface, ep))
+			goto wait;
 	}
 	UCT_TL_IFACE_STAT_FLUSH(&iface->super);
 	return UCS_OK;
+
+wait:
+	UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
+	return UCS_ERR_NO_RESOURCE;
 }
 
 static UCS_CLASS_DECLARE_DELETE_FUNC(uct_sctp_dpdk_iface_t, uct_iface_t);
@@ -858,6 +865,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	self->event_fd = self->wake_fd = self->timer_fd = -1;
 	self->armed = 0;
 	ucs_queue_head_init(&self->rx_q);
+	self->rx_count = 0;
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
 	self->config.idle_sleep_us = uct_sctp_dpdk_config_idle_sleep_us(config);

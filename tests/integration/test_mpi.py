@@ -70,6 +70,39 @@ def test_dedicated_poll_thread(impl):
     check(n == 5, f"{n} checks ran, expected 5")
 
 
+def test_finalize_drain(impl, sizes=(65536, 3 << 20, 2000000)):
+    """The last messages before MPI_Finalize arrive, and promptly
+    (tests/mpi/mpi_finalize_drain.c).  MPICH blocks in a PMI barrier
+    without UCX progress right after closing its endpoints, so the
+    transport's flush must wait until the peer has acknowledged everything
+    (else: hang) and until this side has sent the SACK it may owe for the
+    peer's last packet (else the peer's flush waits until its
+    retransmissions declare the association lost).  The last message also
+    arrives alone in an empty RX queue, which an iface whose queue counter
+    was left uninitialised never drained.  MALLOC_PERTURB_ is off in the
+    ranks: meson's random fill hides uninitialised fields that plain malloc
+    (what users run) exposes."""
+    exe = os.path.join(BIN, f"mpi_finalize_drain_{impl}")
+    check(os.access(exe, os.X_OK), f"{exe} missing (SDP_MPI_TEST_DIR)")
+    env = dict(os.environ, MALLOC_PERTURB_="0")
+    for large in sizes:
+        cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "-np", "2",
+               "--timeout", "120", "--env", "UCX_LOG_LEVEL=diag", exe,
+               str(large)]
+        r = subprocess.run(cmd, capture_output=True, text=True, timeout=240,
+                           env=env)
+        out = r.stdout + r.stderr
+        check(r.returncode == 0 and
+              re.search(r"^2 passed, 0 failed$", r.stdout, re.M),
+              f"{large} bytes: rc {r.returncode} (124: hung)\n"
+              f"{out[-3000:]}")
+        lost = re.findall(r"association \d+ to \S+ lost", out)
+        check(not lost, f"{large} bytes: {lost}: a flush waited for a SACK "
+              f"the peer owed when it stopped polling\n{out[-3000:]}")
+        eps = len(re.findall(r"sdp\.sctp: endpoint on SCTP port", out))
+        check(eps >= 2, "the ranks did not run over sctp_dpdk")
+
+
 def test_pingpong_under_loss_and_delay(impl):
     mpirun(impl, 2, "--only", "pingpong", "--max-size", str(16 << 20),
            "--iters", "1", fabric="bridge", netem="delay 5ms loss 1%")
@@ -83,6 +116,8 @@ if __name__ == "__main__":
             lambda: test_two_ranks_memif(impl))
         run(f"{impl}: 4 ranks over the af_packet bridge, all checks",
             lambda: test_four_ranks_bridge(impl))
+        run(f"{impl}: last messages before MPI_Finalize arrive (memif)",
+            lambda: test_finalize_drain(impl))
         run(f"{impl}: 2 ranks, dedicated polling thread (PROGRESS=thread), "
             "MTU 1500",
             lambda: test_dedicated_poll_thread(impl))

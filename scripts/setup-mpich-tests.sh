@@ -1,0 +1,106 @@
+#!/bin/bash
+# setup-mpich-tests.sh DEST - MPICH's own test suite (test/mpi) for the
+# installed Debian mpich, with its pt2pt tests built against it, for
+# tests/integration/test_mpich_suite.py.
+#
+#   1. the source version of the installed mpich (dpkg's source:Version,
+#      e.g. 4.0.2-3 for the binNMU 4.0.2-3+b1);
+#   2. `apt-get source --download-only mpich=<that version>` (apt checks
+#      the .dsc's hashes) through the deb-src entry setup-ucx-src.sh wrote;
+#   3. only test/mpi of the upstream tarball is unpacked (after checking
+#      that no Debian patch touches it): ~20 MB instead of the whole tree;
+#   4. test/mpi's own configure with mpicc.mpich, then make in util/ and
+#      pt2pt/ only (pt2pt pulls in dtpools/ itself).
+#
+# A stamp makes later runs a no-op.  Nothing of MPICH enters the project's
+# tree.  The last line printed is the configured test/mpi directory (pass
+# it to meson as -Dmpich_tests=...).
+set -euo pipefail
+
+SRC_LIST=/etc/apt/sources.list.d/sdp-deb-src.sources
+
+log() { echo "setup-mpich-tests: $*" >&2; }
+die() { echo "setup-mpich-tests: error: $*" >&2; exit 1; }
+
+[[ $# -eq 1 ]] || die "usage: $0 DEST   (e.g. $0 .deps/mpich)"
+DEST=$(realpath -m -- "$1")
+
+status=$(dpkg-query -W -f='${Status}' mpich 2>/dev/null) || true
+[[ $status == "install ok installed" ]] ||
+  die "the Debian package mpich is not installed (apt-get install mpich libmpich-dev)"
+SRC_VERSION=$(dpkg-query -W -f='${source:Version}' mpich)
+UPSTREAM=${SRC_VERSION#*:}
+UPSTREAM=${UPSTREAM%-*}
+command -v mpicc.mpich >/dev/null ||
+  die "mpicc.mpich not found: install libmpich-dev (the tests are built with it)"
+for tool in make gcc xz; do
+  command -v "$tool" >/dev/null || die "$tool not found: install build-essential xz-utils"
+done
+
+TREE=$DEST/mpich-$UPSTREAM/test/mpi
+STAMP=$DEST/.sdp-mpich-tests.stamp
+STAMP_TEXT="mpich=$SRC_VERSION tree=$TREE built=util,pt2pt"
+if [[ -f $STAMP && -f $TREE/pt2pt/testlist && -x $TREE/pt2pt/sendrecv3 ]] &&
+   [[ $(cat "$STAMP") == "$STAMP_TEXT" ]]; then
+  echo "$TREE"
+  exit 0
+fi
+
+SUDO=
+[[ $EUID -eq 0 ]] || SUDO=sudo
+
+# ---- 2. the source package ---------------------------------------------------
+src_available() {
+  apt-cache showsrc --only-source mpich 2>/dev/null | grep -qx "Version: $SRC_VERSION"
+}
+if ! src_available; then
+  [[ -f $SRC_LIST ]] ||
+    die "apt knows no source package mpich $SRC_VERSION: run scripts/setup-ucx-src.sh first (it writes the deb-src entry $SRC_LIST) or add a deb-src line for your Debian mirror"
+  log "updating $SRC_LIST (mpich $SRC_VERSION sources not indexed yet)"
+  $SUDO apt-get update -q -o Dir::Etc::sourcelist="$SRC_LIST" -o Dir::Etc::sourceparts=- \
+    -o APT::Get::List-Cleanup=0 >&2 || die "apt-get update of $SRC_LIST failed"
+  src_available || die "mpich $SRC_VERSION is not available as a source package (apt-cache showsrc mpich)"
+fi
+
+mkdir -p "$DEST"
+dl=$DEST/.download
+rm -rf "$dl"
+mkdir -p "$dl"
+log "apt-get source --download-only mpich=$SRC_VERSION"
+# Sandboxed download as _apt needs a directory _apt can write; ours may not be.
+(cd "$dl" && apt-get source -q --download-only --only-source \
+  -o APT::Sandbox::User=root "mpich=$SRC_VERSION" >&2) ||
+  die "apt-get source --download-only mpich=$SRC_VERSION failed"
+orig=$(find "$dl" -maxdepth 1 -name "mpich_${UPSTREAM}.orig.tar.*" | head -n 1)
+debian=$(find "$dl" -maxdepth 1 -name "mpich_*.debian.tar.*" | head -n 1)
+[[ -n $orig && -n $debian ]] || die "apt-get source left no orig/debian tarballs in $dl"
+
+# ---- 3. test/mpi only, unless Debian patches it -------------------------------
+patched=$(tar -xOf "$debian" --wildcards 'debian/patches/*' 2>/dev/null |
+  grep -E '^\+\+\+ [^ ]*test/mpi/' || true)
+[[ -z $patched ]] ||
+  die "Debian's patches touch test/mpi ($patched): this script unpacks test/mpi unpatched; apply them here first"
+rm -rf "$DEST/mpich-$UPSTREAM"
+log "unpacking mpich-$UPSTREAM/test/mpi from $(basename "$orig")"
+tar -xf "$orig" -C "$DEST" "mpich-$UPSTREAM/test/mpi" ||
+  die "$(basename "$orig") has no mpich-$UPSTREAM/test/mpi"
+rm -rf "$dl"
+
+# ---- 4. configure and build pt2pt -------------------------------------------
+rm -f "$STAMP"
+log "configure (log: $TREE/sdp-configure.log)"
+(cd "$TREE" && ./configure CC=mpicc.mpich MPICC=mpicc.mpich MPIEXEC=mpiexec.mpich \
+  --enable-fortran=no --disable-cxx --disable-romio --disable-spawn \
+  --disable-ft-tests --disable-perftest --disable-checkerrors \
+  --disable-dependency-tracking >"$TREE/sdp-configure.log" 2>&1) ||
+  die "configure failed; see $TREE/sdp-configure.log and $TREE/config.log"
+log "make util pt2pt (log: $TREE/sdp-make.log)"
+jobs=$(nproc 2>/dev/null || echo 1)
+(make -C "$TREE/util" -j"$jobs" && make -C "$TREE/pt2pt" -j"$jobs") \
+  >"$TREE/sdp-make.log" 2>&1 || die "build failed; see $TREE/sdp-make.log"
+[[ -f $TREE/pt2pt/testlist && -x $TREE/pt2pt/sendrecv3 ]] ||
+  die "the build left no pt2pt/testlist or pt2pt/sendrecv3 in $TREE"
+
+echo "$STAMP_TEXT" >"$STAMP"
+log "MPICH $UPSTREAM test suite ready (pt2pt built)"
+echo "$TREE"
