@@ -221,11 +221,11 @@ static void send_arp(struct dp_port *port, uint16_t op,
 	}
 	p = (uint8_t *)rte_pktmbuf_append(m, DP_ARP_FRAME_LEN);
 	dp_arp_build(p, op, &port->fctx.mac, port->fctx.ip_be, tha, tip_be);
-	port->st.arp_tx++;
-	/* ARP bypasses the pacer: it is tiny and rare. */
-	port->tx_buf[port->nb_tx++] = m;
-	if (port->nb_tx == DP_BURST)
-		dp_tx_drain(port, now_tsc);
+	/* ARP bypasses the pacer: it is tiny and rare.  Under TX
+	 * back-pressure it is dropped and counted (DP_DROP_TX_FULL) like any
+	 * frame: requests are retried, a peer asks again. */
+	if (dp_tx_push(port, m, now_tsc) == 0)
+		port->st.arp_tx++;
 }
 
 void dp_arp_port_request(struct dp_port *port, uint32_t ip_be,

@@ -179,7 +179,9 @@ struct dp_port {
 };
 
 /* dp_tx.c */
-void dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
+/* Into tx_buf, bypassing the pacer; @return 0 or -ENOBUFS (dropped and
+ * counted as DP_DROP_TX_FULL: the buffer is held full by back-pressure). */
+int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
 void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		   uint64_t now_tsc);
 void dp_tx_drain(struct dp_port *port, uint64_t now_tsc);

@@ -73,15 +73,20 @@ bool dp_tx_room(struct dp_port *port, uint16_t n)
 	return port->nb_tx + n <= DP_BURST;
 }
 
-/* Put a fully framed frame in the TX buffer (bypassing the pacer). */
-static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
-			     uint64_t now_tsc)
+/*
+ * Put a fully framed frame in the TX buffer (bypassing the pacer).  Every
+ * writer of tx_buf goes through here: the room check is what keeps a
+ * buffer held full by back-pressure from overflowing.
+ * @return 0, or -ENOBUFS dropped and counted (the NIC has taken nothing
+ *         for a whole burst).
+ */
+static inline int tx_buffer(struct dp_port *port, struct rte_mbuf *m,
+			    uint64_t now_tsc)
 {
 	if (unlikely(!dp_tx_room(port, 1))) {
-		/* the NIC has taken nothing for a whole burst */
 		port->st.drops[DP_DROP_TX_FULL]++;
 		rte_pktmbuf_free(m);
-		return;
+		return -ENOBUFS;
 	}
 	if (port->nb_tx == 0)
 		port->tx_deadline_tsc = now_tsc + port->tx_drain_tsc;
@@ -89,6 +94,7 @@ static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
 	port->tx_buf[port->nb_tx++] = m;
 	if (port->nb_tx == DP_BURST)
 		dp_tx_burst_now(port);
+	return 0;
 }
 
 void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
@@ -104,9 +110,9 @@ void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
 	tx_buffer(port, m, now_tsc);
 }
 
-void dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
+int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
 {
-	tx_buffer(port, m, now_tsc);
+	return tx_buffer(port, m, now_tsc);
 }
 
 void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
