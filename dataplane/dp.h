@@ -218,7 +218,9 @@ void dp_pkt_free(struct rte_mbuf *m);
  * resolved by ARP first; the packet is held meanwhile.
  * The mbuf is consumed in every case.
  * @return 0 queued; -EMSGSIZE payload above the MTU; -EHOSTUNREACH
- *         destination off-link; -ENOBUFS hold queue full (counted).
+ *         destination off-link; -ENOBUFS dropped and counted: ARP hold
+ *         queue full (drop_hold_full), pacer queue full (pace_drops) or
+ *         TX buffer held full by the NIC (drop_tx_full).
  */
 int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		 struct rte_mbuf *m, uint64_t now_tsc);
@@ -262,7 +264,7 @@ enum dp_drop {
 	DP_DROP_ARP,		/* malformed ARP */
 	DP_DROP_RX_RING_FULL,	/* consumer fell behind */
 	DP_DROP_TX_FULL,	/* NIC refused frames */
-	DP_DROP_HOLD_FULL,	/* pacing/ARP hold queue full */
+	DP_DROP_HOLD_FULL,	/* ARP hold queue full */
 	DP_DROP_ARP_TIMEOUT,	/* neighbour never answered */
 	DP_DROP_NO_MBUF,	/* pool exhausted */
 	DP_DROP_MAX,
@@ -277,7 +279,8 @@ struct dp_stats {
 	uint64_t delivered;		/* packets enqueued on the rx ring */
 	uint64_t arp_rx, arp_tx;	/* ARP frames in/out */
 	uint64_t gap_frames;		/* pacer gap frames the NIC took */
-	uint64_t gap_drops;		/* gap frames the NIC had no room for */
+	uint64_t pace_drops;		/* frames dropped: pacer queue full
+					 * (pace_queue_us) */
 	uint64_t pace_clamps;		/* pacer gaps clamped */
 	uint64_t pace_late;		/* late polls, catch-up limited */
 	uint64_t pace_rate_changes;	/* rates applied */

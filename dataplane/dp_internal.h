@@ -182,11 +182,15 @@ struct dp_port {
 /* Into tx_buf, bypassing the pacer; @return 0 or -ENOBUFS (dropped and
  * counted as DP_DROP_TX_FULL: the buffer is held full by back-pressure). */
 int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
-void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
-		   uint64_t now_tsc);
+/* Through the pacer (when the port has one) into tx_buf.  @return 0, or
+ * -ENOBUFS dropped and counted (pace_drops, or drop_tx_full unpaced). */
+int dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
+		  uint64_t now_tsc);
 void dp_tx_drain(struct dp_port *port, uint64_t now_tsc);
 void dp_tx_release(struct dp_port *port);
 /* dp_pace.c: the port's pacer (frames wait in pace_fifo) */
+/* @return 0; -ENOBUFS queue full (caller frees and counts pace_drops);
+ * -EAGAIN bypassed to tx_buf, which dropped and counted it (freed). */
 int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		    uint64_t now_tsc);
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);

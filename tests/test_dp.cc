@@ -708,3 +708,167 @@ TEST_F(DpPortTest, ArpUnderTxBackPressureIsDroppedNotOverflowed)
 	EXPECT_EQ(0u, port->nb_hold);
 	drain_nic(port);
 }
+
+/* Replace the port's pacer by one in @mode at @rate_bps (10G link). */
+static void repace(dp_port *port, dp_pace_mode mode, uint64_t rate_bps)
+{
+	dp_pace_release(port);
+	port->cfg.pace_mode = mode;
+	port->cfg.pace_rate_bps = rate_bps;
+	port->cfg.link_bps = 10000000000ull;
+	ASSERT_EQ(0, dp_tx_pace_setup(port, 10000));
+}
+
+/* Gap mode with the NIC full: data frames wait with their gaps, and once
+ * the NIC takes frames again each data frame is followed by its whole gap
+ * (3x its wire time at a quarter of the link rate), never by the next
+ * data frame. */
+TEST_F(DpPortTest, GapModeUnderBackPressureSendsWholeUnits)
+{
+	const int kFrames = 12;
+	const uint32_t kWire = 1000 + 34 + 24; /* payload+headers+overhead */
+	std::vector<std::pair<char, uint32_t>> seq; /* 'd'/'g', wire bytes */
+	unsigned int in_nic, fill_seen = 0;
+
+	dp_arp_add_static(&port->arp, cfg.ip_be, &port->fctx.mac);
+	repace(port, DP_PACE_GAP, 2500000000ull);
+	in_nic = fill_nic(port);
+	ASSERT_GT(in_nic, 0u);
+	for (int i = 0; i < kFrames; i++) {
+		rte_mbuf *m = dp_pkt_alloc(port);
+		memset(rte_pktmbuf_append(m, 1000), 0x42, 1000);
+		ASSERT_EQ(0, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, m,
+					  dp_tsc()));
+	}
+	/* the NIC takes a few frames at a time */
+	for (int it = 0, seen = 0; it < 100000 && (dp_port_tx_pending(port) ||
+						   seen < kFrames);
+	     it++) {
+		rte_mbuf *pkts[4];
+		uint16_t k;
+
+		dp_port_flush(port, dp_tsc());
+		k = rte_eth_rx_burst(port->port_id, 0, pkts, 4);
+		for (uint16_t j = 0; j < k; j++) {
+			auto *eth = rte_pktmbuf_mtod(pkts[j], rte_ether_hdr *);
+			uint16_t type = rte_be_to_cpu_16(eth->ether_type);
+			uint32_t wire = RTE_MAX(rte_pktmbuf_pkt_len(pkts[j]),
+						60u) + 24;
+
+			if (fill_seen < in_nic)
+				fill_seen++;
+			else if (type == RTE_ETHER_TYPE_IPV4)
+				seq.emplace_back('d', wire), seen++;
+			else if (type == 0x8808)
+				seq.emplace_back('g', wire);
+		}
+		rte_pktmbuf_free_bulk(pkts, k);
+	}
+	drain_nic(port);
+	dp_stats st;
+	dp_port_stats(port, &st);
+	repace(port, DP_PACE_DEADLINE, 0);
+
+	int data = 0;
+	uint64_t gap_bytes = 0;
+	for (size_t i = 0; i < seq.size(); i++) {
+		if (seq[i].first == 'g') {
+			gap_bytes += seq[i].second;
+			continue;
+		}
+		if (data > 0) {
+			EXPECT_GE(gap_bytes, 3 * kWire - 84)
+				<< "data frame " << data << " left early";
+			EXPECT_LE(gap_bytes, 3 * kWire + 84);
+		}
+		data++;
+		gap_bytes = 0;
+	}
+	EXPECT_EQ(kFrames, data);
+	EXPECT_GT(st.gap_frames, 0u);
+}
+
+/* A full pacer queue drops, counts pace_drops and tells the sender. */
+TEST_F(DpPortTest, PacerQueueFullReturnsEnobufsAndCounts)
+{
+	dp_stats before, after;
+	int ok = 0, nobufs = 0;
+	char json[2048];
+
+	dp_arp_add_static(&port->arp, cfg.ip_be, &port->fctx.mac);
+	repace(port, DP_PACE_DEADLINE, 10000000ull); /* 10 Mbit/s */
+	dp_port_stats(port, &before);
+	for (int i = 0; i < 64; i++) {
+		rte_mbuf *m = dp_pkt_alloc(port);
+		rte_pktmbuf_append(m, 1000);
+		int rc = dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, m,
+				      dp_tsc());
+		ok += rc == 0;
+		nobufs += rc == -ENOBUFS;
+	}
+	dp_port_stats(port, &after);
+	repace(port, DP_PACE_DEADLINE, 0);
+	drain_nic(port);
+	EXPECT_EQ(64, ok + nobufs);
+	EXPECT_GT(nobufs, 0);
+	EXPECT_EQ(before.pace_drops + (uint64_t)nobufs, after.pace_drops);
+	EXPECT_EQ(before.drops[DP_DROP_HOLD_FULL],
+		  after.drops[DP_DROP_HOLD_FULL]);
+	ASSERT_LT(dp_stats_json(&after, json, sizeof(json)), (int)sizeof(json));
+	EXPECT_NE(nullptr, strstr(json, ("\"pace_drops\": " +
+					 std::to_string(after.pace_drops))
+						.c_str()))
+		<< json;
+}
+
+/* A gap-mode port closed while the NIC holds gap frames: the device is
+ * closed (a real PMD frees the mbufs its TX ring holds then) before the
+ * gap pool is freed.  The ethdev's DESTROY event marks the moment. */
+struct GapCloseProbe {
+	char pool_name[RTE_MEMPOOL_NAMESIZE];
+	bool destroyed;
+	bool pool_alive_at_destroy;
+};
+
+static int gap_close_cb(uint16_t, rte_eth_event_type, void *arg, void *)
+{
+	auto *pr = static_cast<GapCloseProbe *>(arg);
+
+	pr->destroyed = true;
+	pr->pool_alive_at_destroy = rte_mempool_lookup(pr->pool_name) != nullptr;
+	return 0;
+}
+
+TEST_F(DpPortTest, GapPoolFreedAfterTheDeviceOnClose)
+{
+	dp_config c2;
+	dp_port *p2 = nullptr;
+	GapCloseProbe pr{};
+
+	ASSERT_EQ(0, rte_dev_probe("net_ring1"));
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring1 ip=10.0.1.1 "
+				     "link_wait_ms=2000 rx_ring=256 pace=gap "
+				     "link=10G rate=1G "
+				     "arp=10.0.1.1@02:5d:0a:00:01:01", &c2));
+	ASSERT_EQ(0, dp_port_open(&c2, &p2));
+	snprintf(pr.pool_name, sizeof(pr.pool_name), "dp_gap_%u",
+		 p2->port_id);
+	ASSERT_EQ(0, rte_eth_dev_callback_register(p2->port_id,
+						   RTE_ETH_EVENT_DESTROY,
+						   gap_close_cb, &pr));
+	for (int i = 0; i < 8; i++) {
+		rte_mbuf *m = dp_pkt_alloc(p2);
+		rte_pktmbuf_append(m, 1000);
+		ASSERT_EQ(0, dp_port_send(p2, c2.ip_be, DP_IPPROTO_EXP, m,
+					  dp_tsc()));
+		dp_port_flush(p2, dp_tsc());
+	}
+	rte_mempool *gp = rte_mempool_lookup(pr.pool_name);
+	ASSERT_NE(nullptr, gp);
+	ASSERT_GT(rte_mempool_in_use_count(gp), 0u) << "no gap frame in the NIC";
+	dp_port_close(p2);
+	EXPECT_TRUE(pr.destroyed);
+	EXPECT_TRUE(pr.pool_alive_at_destroy)
+		<< "gap pool freed while the device still held gap frames";
+	EXPECT_EQ(nullptr, rte_mempool_lookup(pr.pool_name));
+}

@@ -62,9 +62,10 @@ def test_gap_mode_sends_pause_frames_receiver_drops_them():
     # one gap frame per data frame at half the link rate; the receiver
     # stops at the first of the sender's 10 FIN frames, whose gap frames
     # it then no longer sees
+    # gap frames the NIC has no room for wait (with their data frame),
+    # they are never dropped
     sent = r["tx"]["gap_frames"]
-    planned = sent + r["tx"]["gap_drops"]
-    check(planned >= 3000, f"only {planned} gap frames for 3000 frames")
+    check(sent >= 3000, f"only {sent} gap frames for 3000 frames")
     check(sent - 10 <= r["gap_frames_dropped"] <= sent,
           f"receiver dropped {r['gap_frames_dropped']} gap frames of "
           f"{sent} sent")
