@@ -44,7 +44,7 @@ extern "C" {
 #define DP_IPPROTO_UDP 17
 #define DP_IPPROTO_EXP 253 /* RFC 3692 experimental: sdp-ping frames */
 #define DP_SCTP_UDP_PORT 9899 /* RFC 6951 */
-#define DP_MAX_STATIC_ARP 16
+#define DP_MAX_STATIC_ARP 4096 /* arp= entries (< DP_ARP_MAX_ENTRIES) */
 #define DP_MTU_MIN 576
 #define DP_MTU_MAX 9000
 #define DP_ETH_OVERHEAD 18 /* Ethernet header + FCS */
@@ -262,6 +262,8 @@ enum dp_drop {
 	DP_DROP_SCTP_LEN,	/* SCTP packet shorter than its headers */
 	DP_DROP_SCTP_CRC,	/* CRC32c mismatch */
 	DP_DROP_ARP,		/* malformed ARP */
+	DP_DROP_ARP_UNTRUSTED,	/* ARP sender MAC is not the Ethernet
+				 * source, and not a reply we asked for */
 	DP_DROP_RX_RING_FULL,	/* consumer fell behind */
 	DP_DROP_TX_FULL,	/* NIC refused frames */
 	DP_DROP_HOLD_FULL,	/* ARP hold queue full */

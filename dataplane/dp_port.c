@@ -371,6 +371,8 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 
 	dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
 			  dp_ms_to_tsc(cfg->arp_retry_ms), cfg->arp_retries);
+	/* every static entry fits, with room left to resolve others */
+	RTE_BUILD_BUG_ON(DP_MAX_STATIC_ARP >= DP_ARP_MAX_ENTRIES);
 	for (i = 0; i < cfg->nb_static_arp; i++) {
 		struct rte_ether_addr mac;
 
@@ -550,6 +552,7 @@ static const char *const drop_names[DP_DROP_MAX] = {
 	[DP_DROP_SCTP_LEN] = "sctp_len",
 	[DP_DROP_SCTP_CRC] = "sctp_crc",
 	[DP_DROP_ARP] = "arp",
+	[DP_DROP_ARP_UNTRUSTED] = "arp_untrusted",
 	[DP_DROP_RX_RING_FULL] = "rx_ring_full",
 	[DP_DROP_TX_FULL] = "tx_full",
 	[DP_DROP_HOLD_FULL] = "hold_full",

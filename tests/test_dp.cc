@@ -267,18 +267,130 @@ TEST(DpArp, StaticEntriesNeverExpireOrChange)
 	EXPECT_TRUE(rte_is_same_ether_addr(&mac, &kPeerMac));
 }
 
-TEST(DpArp, TableFullIsReported)
+/* Only entries that hold packets (resolving) or were configured fill
+ * the table for good: then a new neighbour is refused. */
+TEST(DpArp, TableOfResolvingEntriesIsFull)
 {
-	dp_arp_table t;
+	static dp_arp_table t;
 	rte_ether_addr mac;
 
 	dp_arp_table_init(&t, 10, 10, 1);
-	for (uint32_t i = 0; i < DP_ARP_SIZE; i++)
+	for (uint32_t i = 0; i < DP_ARP_MAX_ENTRIES; i++)
 		ASSERT_EQ(-ENOENT, dp_arp_lookup(&t, htonl(0x0a000000 + i + 1),
 						 0, &mac));
 	EXPECT_EQ(-ENOSPC, dp_arp_lookup(&t, htonl(0x0b000001), 0, &mac));
 	/* existing entries are still found with a full table */
 	EXPECT_EQ(-EAGAIN, dp_arp_lookup(&t, htonl(0x0a000001), 0, &mac));
+}
+
+static rte_ether_addr mac_of(uint32_t i)
+{
+	rte_ether_addr m = { { 0x02, 0x10, (uint8_t)(i >> 24),
+			       (uint8_t)(i >> 16), (uint8_t)(i >> 8),
+			       (uint8_t)i } };
+	return m;
+}
+
+/* A job of 4096 ranks on one /16: every peer resolved at once. */
+TEST(DpArp, FourThousandPeersOnOneSubnet)
+{
+	static dp_arp_table t;
+	rte_ether_addr mac;
+	const uint32_t n = 4096;
+
+	dp_arp_table_init(&t, 1000000, 10, 3);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ip = htonl(0x0a010000 + i + 2);
+
+		ASSERT_EQ(-ENOENT, dp_arp_lookup(&t, ip, i, &mac)) << i;
+		ASSERT_TRUE(dp_arp_learn(&t, ip, &(mac = mac_of(i)), i)) << i;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		ASSERT_EQ(0, dp_arp_lookup(&t, htonl(0x0a010000 + i + 2), n,
+					   &mac)) << i;
+		rte_ether_addr want = mac_of(i);
+		ASSERT_TRUE(rte_is_same_ether_addr(&want, &mac)) << i;
+	}
+	EXPECT_EQ(0u, t.evictions);
+	/* and as many static entries as the configuration allows */
+	static dp_arp_table st;
+	dp_arp_table_init(&st, 10, 10, 1);
+	for (uint32_t i = 0; i < DP_MAX_STATIC_ARP; i++)
+		ASSERT_EQ(0, dp_arp_add_static(&st, htonl(0x0a020000 + i),
+					       &(mac = mac_of(i)))) << i;
+	EXPECT_EQ(0, dp_arp_lookup(&st, htonl(0x0a020000 + 4000), 5, &mac));
+}
+
+/* A full table evicts the least recently used resolved neighbour instead
+ * of refusing the next one; used entries and static ones stay. */
+TEST(DpArp, FullTableEvictsLeastRecentlyUsed)
+{
+	static dp_arp_table t;
+	rte_ether_addr mac;
+	const uint32_t n = DP_ARP_MAX_ENTRIES;
+	uint64_t now = 10;
+
+	dp_arp_table_init(&t, 1000000000, 10, 3);
+	ASSERT_EQ(0, dp_arp_add_static(&t, htonl(0x0a0000fe),
+				       &(mac = mac_of(999999))));
+	for (uint32_t i = 0; i + 1 < n; i++)
+		ASSERT_TRUE(dp_arp_learn(&t, htonl(0x0a100000 + i),
+					 &(mac = mac_of(i)), now++));
+	ASSERT_EQ(n, t.nb_used);
+	/* peer 0 is used again: peer 1 is now the least recently used */
+	ASSERT_EQ(0, dp_arp_lookup(&t, htonl(0x0a100000), now++, &mac));
+	EXPECT_EQ(-ENOENT, dp_arp_lookup(&t, htonl(0x0a200000), now++, &mac));
+	EXPECT_EQ(1u, t.evictions);
+	EXPECT_EQ(nullptr, dp_arp_find(&t, htonl(0x0a100001)));
+	EXPECT_NE(nullptr, dp_arp_find(&t, htonl(0x0a100000)));
+	EXPECT_NE(nullptr, dp_arp_find(&t, htonl(0x0a0000fe)));
+	EXPECT_EQ(n, t.nb_used);
+}
+
+/* Random learns and lookups over three times the capacity against a model
+ * of an LRU cache: whatever the model holds, the table finds with the right
+ * MAC (eviction keeps every probe run intact). */
+TEST(DpArp, RandomChurnMatchesAnLruModel)
+{
+	static dp_arp_table t;
+	std::mt19937 rng(11);
+	const uint32_t universe = DP_ARP_MAX_ENTRIES * 3;
+	std::vector<uint64_t> used(universe, 0); /* 0 = absent in model */
+	uint64_t now = 1;
+	uint32_t present = 0;
+	rte_ether_addr mac;
+
+	dp_arp_table_init(&t, UINT64_MAX / 4, 10, 3);
+	for (int step = 0; step < 60000; step++, now++) {
+		uint32_t i = rng() % universe, ip = htonl(0x0a400000 + i);
+
+		if (used[i] != 0) {
+			ASSERT_EQ(0, dp_arp_lookup(&t, ip, now, &mac)) << step;
+			rte_ether_addr want = mac_of(i);
+			ASSERT_TRUE(rte_is_same_ether_addr(&want, &mac));
+			used[i] = now;
+			continue;
+		}
+		if (present == DP_ARP_MAX_ENTRIES) {
+			/* the model evicts its least recently used */
+			uint32_t v = 0;
+			for (uint32_t k = 0; k < universe; k++)
+				if (used[k] != 0 &&
+				    (used[v] == 0 || used[k] < used[v]))
+					v = k;
+			used[v] = 0;
+			present--;
+		}
+		ASSERT_TRUE(dp_arp_learn(&t, ip, &(mac = mac_of(i)), now));
+		used[i] = now;
+		present++;
+		ASSERT_EQ(present, t.nb_used);
+	}
+	for (uint32_t i = 0; i < universe; i++)
+		ASSERT_EQ(used[i] != 0,
+			  dp_arp_find(&t, htonl(0x0a400000 + i)) != nullptr)
+			<< i;
+	EXPECT_GT(t.evictions, 0u);
 }
 
 TEST(DpArp, ParseRejectsMalformed)
@@ -380,6 +492,24 @@ TEST(DpConfig, DefaultsAndValidString)
 	EXPECT_EQ(512u, c.mem_mb);
 	ASSERT_EQ(0, dp_config_parse("dev=0000:01:00.0 ip=10.0.0.1", &c));
 	EXPECT_TRUE(c.is_pci);
+}
+
+TEST(DpConfig, ThousandsOfStaticArpEntries)
+{
+	static dp_config c;
+	std::string s = "dev=net_null0 ip=10.1.0.1/16";
+	char tok[64];
+
+	for (int i = 0; i < DP_MAX_STATIC_ARP; i++) {
+		snprintf(tok, sizeof(tok), " arp=10.1.%d.%d@02:00:00:00:%02x:%02x",
+			 i / 250, i % 250 + 2, i >> 8, i & 0xff);
+		s += tok;
+	}
+	ASSERT_EQ(0, dp_config_parse(s.c_str(), &c));
+	EXPECT_EQ((uint32_t)DP_MAX_STATIC_ARP, c.nb_static_arp);
+	EXPECT_GT(DP_MAX_STATIC_ARP, 16);
+	s += " arp=10.1.200.1@02:00:00:00:00:01";
+	EXPECT_EQ(-EINVAL, dp_config_parse(s.c_str(), &c));
 }
 
 TEST(DpConfig, EveryBadFieldIsRejected)
@@ -871,4 +1001,46 @@ TEST_F(DpPortTest, GapPoolFreedAfterTheDeviceOnClose)
 	EXPECT_TRUE(pr.pool_alive_at_destroy)
 		<< "gap pool freed while the device still held gap frames";
 	EXPECT_EQ(nullptr, rte_mempool_lookup(pr.pool_name));
+}
+
+/* Learning from ARP: a frame whose sender MAC is its Ethernet source, or a
+ * reply to a request of ours; anything else is neither learned nor
+ * answered, and counted. */
+TEST_F(DpPortTest, ArpLearnsOnlyFromTrustedFrames)
+{
+	const rte_ether_addr real = { { 0x02, 0, 0, 0, 0x70, 0x01 } };
+	const rte_ether_addr other = { { 0x02, 0, 0, 0, 0x70, 0x99 } };
+	uint32_t a = ipv4("10.0.0.71"), b = ipv4("10.0.0.72"),
+		 c = ipv4("10.0.0.73"), d = ipv4("10.0.0.74");
+	uint64_t now = dp_tsc();
+	dp_stats before, after;
+
+	dp_port_stats(port, &before);
+	/* a request for us whose sender MAC is not its Ethernet source */
+	dp_arp_port_input(port, arp_mbuf(port, 1, &real, &other, a, cfg.ip_be),
+			  now);
+	EXPECT_EQ(nullptr, dp_arp_find(&port->arp, a));
+	/* an unsolicited reply, same mismatch */
+	dp_arp_port_input(port, arp_mbuf(port, 2, &real, &other, b, cfg.ip_be),
+			  now);
+	EXPECT_EQ(nullptr, dp_arp_find(&port->arp, b));
+	dp_port_stats(port, &after);
+	EXPECT_EQ(before.drops[DP_DROP_ARP_UNTRUSTED] + 2,
+		  after.drops[DP_DROP_ARP_UNTRUSTED]);
+	EXPECT_EQ(before.arp_tx, after.arp_tx) << "answered an untrusted request";
+	/* a consistent request is learned and answered */
+	dp_arp_port_input(port, arp_mbuf(port, 1, &real, &real, c, cfg.ip_be),
+			  now);
+	ASSERT_NE(nullptr, dp_arp_find(&port->arp, c));
+	EXPECT_TRUE(rte_is_same_ether_addr(&real,
+					   &dp_arp_find(&port->arp, c)->mac));
+	/* a reply to our own request is learned even from a proxy */
+	rte_ether_addr mac;
+	ASSERT_EQ(-ENOENT, dp_arp_lookup(&port->arp, d, now, &mac));
+	dp_arp_port_input(port, arp_mbuf(port, 2, &real, &other, d, cfg.ip_be),
+			  now);
+	ASSERT_EQ(0, dp_arp_lookup(&port->arp, d, now + 1, &mac));
+	EXPECT_TRUE(rte_is_same_ether_addr(&other, &mac));
+	dp_port_flush(port, dp_tsc());
+	drain_nic(port);
 }
