@@ -287,7 +287,6 @@ struct dp_stats {
 	uint64_t pace_late;		/* late polls, catch-up limited */
 	uint64_t pace_rate_changes;	/* rates applied */
 	uint64_t crc_sw, crc_hw;	/* SCTP CRCs checked/filled in sw/hw */
-	uint64_t rx_copies;		/* bytes copied on RX: always 0 */
 	uint64_t drops[DP_DROP_MAX];	/* by reason */
 };
 

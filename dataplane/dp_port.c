@@ -577,10 +577,9 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		"\ngap_frames %" PRIu64 "\npace_drops %" PRIu64
 		"\npace_clamps %" PRIu64
 		"\npace_late %" PRIu64
-		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64 "\nrx_copies %" PRIu64
-		"\n", s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
+		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64 "\n", s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
-		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw, s->crc_hw, s->rx_copies);
+		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw, s->crc_hw);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
@@ -602,11 +601,11 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"pace_clamps\": %" PRIu64 ", \"pace_late\": %"
 		     PRIu64 ", \"pace_rate_changes\": %" PRIu64
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
-		     ", \"rx_copies\": %" PRIu64 ", \"drops\": {",
+		     ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
-		     s->pace_rate_changes, s->crc_sw, s->crc_hw, s->rx_copies);
+		     s->pace_rate_changes, s->crc_sw, s->crc_hw);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

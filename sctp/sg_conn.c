@@ -17,11 +17,13 @@
  * addresses: each side binds and connects with its own handles.
  *
  * Buffer ownership: usrsctp frees the buffer passed to conn_output when the
- * callback returns, so it is copied into an mbuf (the only TX copy); the
- * mbuf belongs to the dataplane from dp_port_send on.  RX mbufs are ours
- * until dp_pkt_free; usrsctp_conninput copies the payload into its own
- * mbufs.  conn_output runs re-entrantly inside usrsctp_conninput,
- * usrsctp_sendv and usrsctp_handle_timers: it only enqueues.
+ * callback returns, so it is copied into an mbuf (our one TX copy, after
+ * usrsctp's own); the mbuf belongs to the dataplane from dp_port_send on.
+ * RX mbufs are ours until dp_pkt_free; usrsctp_conninput copies the packet
+ * into its own mbufs (the first of usrsctp's two receive copies, counted
+ * in sg_stats.rx_copies).  conn_output runs re-entrantly inside
+ * usrsctp_conninput, usrsctp_sendv and usrsctp_handle_timers: it only
+ * enqueues.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -125,6 +127,9 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 			continue;
 		}
 		link->st->pkts_in++;
+		/* usrsctp copies the packet into its own mbuf chain */
+		link->st->rx_copies++;
+		link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
 		usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
 				  rte_pktmbuf_data_len(m), 0);
 		dp_pkt_free(m);

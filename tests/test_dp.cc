@@ -602,6 +602,7 @@ TEST_F(DpPortTest, LoopbackZeroCopyAndNoLeak)
 	rte_mempool *mp = port->pool;
 	unsigned int base, i;
 	std::vector<rte_mbuf *> got(64);
+	std::vector<const uint8_t *> written; /* payload addresses sent */
 	dp_stats st;
 
 	/* first packet resolves our own address through the loopback */
@@ -612,6 +613,7 @@ TEST_F(DpPortTest, LoopbackZeroCopyAndNoLeak)
 		auto *p = (uint8_t *)rte_pktmbuf_append(m, 100);
 		for (int k = 0; k < 100; k++)
 			p[k] = (uint8_t)(i + k);
+		written.push_back(p);
 		ASSERT_EQ(0, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, m,
 					  dp_tsc()));
 	}
@@ -625,8 +627,10 @@ TEST_F(DpPortTest, LoopbackZeroCopyAndNoLeak)
 		EXPECT_EQ(DP_IPPROTO_EXP, info.proto);
 		EXPECT_EQ(cfg.ip_be, info.src_ip_be);
 		ASSERT_EQ(100u, rte_pktmbuf_data_len(got[i]));
-		/* zero copy: the headers are still right in front */
+		/* zero copy: the payload is where the frame was written, in
+		 * the buffer the NIC handed us, headers right in front */
 		EXPECT_EQ(0x45, p[-20]);
+		EXPECT_EQ(written[i], p);
 		for (int k = 0; k < 100; k++)
 			ASSERT_EQ((uint8_t)(i + k), p[k]);
 	}
@@ -636,7 +640,6 @@ TEST_F(DpPortTest, LoopbackZeroCopyAndNoLeak)
 		dp_pkt_free(got[i]);
 	EXPECT_EQ(base, rte_mempool_in_use_count(mp));
 	dp_port_stats(port, &st);
-	EXPECT_EQ(0u, st.rx_copies);
 	EXPECT_GE(st.arp_tx, 2u); /* request + reply to ourselves */
 }
 
