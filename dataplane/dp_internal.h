@@ -19,7 +19,9 @@ extern "C" {
 #endif
 
 #define DP_BURST 32
+#ifndef DP_ARP_SIZE_LOG2 /* the fuzz build shrinks it to reach eviction */
 #define DP_ARP_SIZE_LOG2 13
+#endif
 #define DP_ARP_SIZE (1u << DP_ARP_SIZE_LOG2) /* neighbour cache slots */
 /* Entries the cache holds before it evicts the least recently used one
  * (3/4 of the slots keeps linear probing short).  Above DP_MAX_STATIC_ARP

@@ -371,13 +371,19 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 
 	dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
 			  dp_ms_to_tsc(cfg->arp_retry_ms), cfg->arp_retries);
-	/* every static entry fits, with room left to resolve others */
-	RTE_BUILD_BUG_ON(DP_MAX_STATIC_ARP >= DP_ARP_MAX_ENTRIES);
 	for (i = 0; i < cfg->nb_static_arp; i++) {
 		struct rte_ether_addr mac;
 
 		memcpy(mac.addr_bytes, cfg->static_arp[i].mac, 6);
-		dp_arp_add_static(&port->arp, cfg->static_arp[i].ip_be, &mac);
+		rc = dp_arp_add_static(&port->arp, cfg->static_arp[i].ip_be,
+				       &mac);
+		if (rc != 0) {
+			SDP_LOG(ERR, DP, "port %u: static arp= entry %u does "
+				"not fit the neighbour cache (%u entries): "
+				"give fewer arp= entries", pid, i,
+				(unsigned int)DP_ARP_MAX_ENTRIES);
+			goto err_stop;
+		}
 	}
 	port->tx_drain_tsc = dp_ms_to_tsc(1) * cfg->tx_drain_us / 1000;
 	if (port->tx_drain_tsc == 0)
