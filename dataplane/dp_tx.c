@@ -103,7 +103,8 @@ int dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		port->st.pace_drops++;
 		rte_pktmbuf_free(m);
 	}
-	return rc;
+	/* -EAGAIN: bypassed the pacer, dropped by tx_buffer (counted) */
+	return rc == 0 ? 0 : -ENOBUFS;
 }
 
 int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)

@@ -240,7 +240,9 @@ struct sg_stats {
 	 * this layer copy nothing on receive): usrsctp_conninput copies each
 	 * SCTP packet into a fresh mbuf chain, usrsctp_recvv copies message
 	 * bytes out of it into an rx descriptor.  So every message byte is
-	 * copied exactly twice; notifications are not counted. */
+	 * copied out exactly once and in at least once (retransmitted and
+	 * duplicated packets are copied again); notifications are not
+	 * counted. */
 	uint64_t rx_copies;		  /* copy operations (packets in +
 					   * reads of message bytes) */
 	uint64_t rx_copy_input_bytes;	  /* SCTP packet bytes copied in by
@@ -249,7 +251,13 @@ struct sg_stats {
 					   * usrsctp_recvv */
 	uint64_t rx_backpressure;	  /* reads stopped: no descriptor */
 	uint64_t tx_backpressure;	  /* sg_send returned -EAGAIN */
-	uint64_t tx_drops;		  /* conn_output packets not queued */
+	uint64_t tx_drops;		  /* conn_output packets refused (size,
+					   * off-link, no mbuf) */
+	uint64_t tx_nobufs;		  /* conn_output packets the dataplane
+					   * dropped under back-pressure (TX
+					   * buffer, pacer queue or ARP hold
+					   * full, -ENOBUFS): counted there
+					   * too, SCTP retransmits */
 	uint64_t rx_not_sctp;		  /* non-SCTP packets discarded */
 	uint64_t rx_no_peer;		  /* packets dropped: max_peers */
 	uint64_t events_dropped;	  /* event queue overflow */

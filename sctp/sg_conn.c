@@ -144,6 +144,7 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct sg_link *link;
 	struct rte_mbuf *m;
 	void *p;
+	int rc;
 
 	(void)tos;
 	(void)set_df; /* the dataplane never fragments */
@@ -162,10 +163,14 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return EMSGSIZE;
 	}
 	memcpy(p, buf, len);
-	if (unlikely(dp_port_send(link->port, peer->ip_be, DP_IPPROTO_SCTP, m,
-				  link->now_tsc) != 0)) {
+	rc = dp_port_send(link->port, peer->ip_be, DP_IPPROTO_SCTP, m,
+			  link->now_tsc);
+	if (unlikely(rc != 0)) {
 		/* Counted by the dataplane too; SCTP retransmits. */
-		link->st->tx_drops++;
+		if (rc == -ENOBUFS)
+			link->st->tx_nobufs++;
+		else
+			link->st->tx_drops++;
 		return 0;
 	}
 	link->st->pkts_out++;

@@ -424,6 +424,7 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(rx_backpressure);
 	P(tx_backpressure);
 	P(tx_drops);
+	P(tx_nobufs);
 	P(rx_not_sctp);
 	P(rx_no_peer);
 	P(events_dropped);

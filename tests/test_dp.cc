@@ -809,6 +809,12 @@ TEST_F(DpPortTest, ArpUnderTxBackPressureIsDroppedNotOverflowed)
 					  now));
 	}
 	ASSERT_EQ(DP_BURST, port->nb_tx);
+	/* a packet has no room either: dropped, counted, and the sender
+	 * told (SCTP counts it as tx_nobufs) */
+	rte_mbuf *extra = dp_pkt_alloc(port);
+	rte_pktmbuf_append(extra, 32);
+	EXPECT_EQ(-ENOBUFS, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP,
+					 extra, now));
 	dp_port_stats(port, &before);
 	/* a request for us: the reply has no room */
 	dp_arp_port_input(port, arp_mbuf(port, 1, &asker_mac, &asker_mac,

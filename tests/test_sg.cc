@@ -579,14 +579,12 @@ TEST_F(SgTwoNodes, StreamsOrderBigMessageAndShutdown)
 		CHILD_CHECK(ev.assoc == a);
 		sg_ep_stats(n.ep, &st);
 		sg_stats_print(&st, stderr);
-		/* every received message byte copied exactly twice, both
-		 * times by usrsctp: packet in, message out */
+		/* every received message byte copied twice, both times by
+		 * usrsctp: exactly once out of it (recvv into a descriptor),
+		 * at least once into it (conninput copies every packet, so
+		 * headers, retransmissions and duplicates too) */
 		CHILD_CHECK(st.rx_copy_recv_bytes == st.bytes_in);
 		CHILD_CHECK(st.rx_copy_input_bytes >= st.bytes_in);
-		/* the rest: per packet common header and control chunks,
-		 * per bundled message a DATA chunk header and padding */
-		CHILD_CHECK(st.rx_copy_input_bytes <=
-			    st.bytes_in + st.pkts_in * 64 + st.msgs_in * 20);
 		CHILD_CHECK(st.rx_copies >= st.pkts_in + st.msgs_in);
 		CHILD_CHECK(st.crc_drops == 0);
 		/* Path MTU right: no packet refused by the dataplane. */
@@ -700,13 +698,11 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
 		sg_stats st;
 		sg_ep_stats(n.ep, &st);
-		/* 64 KiB messages: each byte copied twice (conninput into
-		 * usrsctp, recvv into a descriptor), packet headers once */
+		/* 64 KiB messages: each byte copied out of usrsctp exactly
+		 * once, into it at least once (retransmissions again) */
 		CHILD_CHECK(st.bytes_in >= (uint64_t)kMsg * kCount);
 		CHILD_CHECK(st.rx_copy_recv_bytes == st.bytes_in);
 		CHILD_CHECK(st.rx_copy_input_bytes >= st.bytes_in);
-		CHILD_CHECK(st.rx_copy_input_bytes <=
-			    st.bytes_in + st.pkts_in * 64);
 		CHILD_CHECK(st.rx_copies >= st.pkts_in + st.msgs_in);
 		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
 		n.down();
