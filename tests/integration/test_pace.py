@@ -86,7 +86,7 @@ def test_paced_sctp_never_stalls():
     print(f"    200M paced: {r['gbps'] * 1000:.0f} Mbit/s goodput, "
           f"{r['usrsctp']['retrans_chunks']} retransmitted chunks, "
           f"{r['usrsctp']['t3_timeouts']} T3, pacer drops "
-          f"{r['dp']['drops'].get('hold_full', 0)}")
+          f"{r['dp']['pace_drops']}")
 
 
 if __name__ == "__main__":
