@@ -260,11 +260,11 @@ static int run_tx(struct dp_port *port, const struct opts *o)
 	dp_port_stats(port, &st);
 	printf("{\"role\": \"tx\", \"sent\": %" PRIu64 ", \"seconds\": %.6f, "
 	       "\"pace_late\": %" PRIu64 ", \"pace_clamps\": %" PRIu64
-	       ", \"gap_frames\": %" PRIu64 ", \"gap_drops\": %" PRIu64
+	       ", \"gap_frames\": %" PRIu64 ", \"pace_drops\": %" PRIu64
 	       ", \"tx_pkts\": %" PRIu64
 	       ", \"tx_drops\": %" PRIu64 "}\n", sent,
 	       (double)(t1 - t0) / hz, st.pace_late, st.pace_clamps,
-	       st.gap_frames, st.gap_drops, st.tx_pkts,
+	       st.gap_frames, st.pace_drops, st.tx_pkts,
 	       st.drops[DP_DROP_TX_FULL] + st.drops[DP_DROP_HOLD_FULL]);
 	return 0;
 }

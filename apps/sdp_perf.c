@@ -532,14 +532,18 @@ static void print_stats_json(const struct perf *p, FILE *f)
 	fprintf(f, "\"sg\": {\"msgs_out\": %" PRIu64 ", \"bytes_out\": %" PRIu64
 		", \"msgs_in\": %" PRIu64 ", \"bytes_in\": %" PRIu64
 		", \"pkts_in\": %" PRIu64 ", \"pkts_out\": %" PRIu64
-		", \"rx_copies\": %" PRIu64 ", \"rx_backpressure\": %" PRIu64
+		", \"rx_copies\": %" PRIu64 ", \"rx_copy_input_bytes\": %" PRIu64
+		", \"rx_copy_recv_bytes\": %" PRIu64
+		", \"rx_backpressure\": %" PRIu64
 		", \"tx_backpressure\": %" PRIu64 ", \"tx_drops\": %" PRIu64
+		", \"tx_nobufs\": %" PRIu64
 		", \"rx_not_sctp\": %" PRIu64 ", \"timer_runs\": %" PRIu64
 		", \"crc_drops\": %" PRIu64 "}, ",
 		sg.msgs_out, sg.bytes_out, sg.msgs_in, sg.bytes_in, sg.pkts_in,
-		sg.pkts_out, sg.rx_copies, sg.rx_backpressure,
-		sg.tx_backpressure, sg.tx_drops, sg.rx_not_sctp, sg.timer_runs,
-		sg.crc_drops);
+		sg.pkts_out, sg.rx_copies, sg.rx_copy_input_bytes,
+		sg.rx_copy_recv_bytes, sg.rx_backpressure,
+		sg.tx_backpressure, sg.tx_drops, sg.tx_nobufs, sg.rx_not_sctp,
+		sg.timer_runs, sg.crc_drops);
 	sg_stack_stats_json(buf, sizeof(buf));
 	fprintf(f, "\"usrsctp\": {%s}, ", buf);
 	dp_stats_json(&dp, buf, sizeof(buf));

@@ -44,7 +44,7 @@ extern "C" {
 #define DP_IPPROTO_UDP 17
 #define DP_IPPROTO_EXP 253 /* RFC 3692 experimental: sdp-ping frames */
 #define DP_SCTP_UDP_PORT 9899 /* RFC 6951 */
-#define DP_MAX_STATIC_ARP 16
+#define DP_MAX_STATIC_ARP 4096 /* arp= entries (< DP_ARP_MAX_ENTRIES) */
 #define DP_MTU_MIN 576
 #define DP_MTU_MAX 9000
 #define DP_ETH_OVERHEAD 18 /* Ethernet header + FCS */
@@ -218,7 +218,9 @@ void dp_pkt_free(struct rte_mbuf *m);
  * resolved by ARP first; the packet is held meanwhile.
  * The mbuf is consumed in every case.
  * @return 0 queued; -EMSGSIZE payload above the MTU; -EHOSTUNREACH
- *         destination off-link; -ENOBUFS hold queue full (counted).
+ *         destination off-link; -ENOBUFS dropped and counted: ARP hold
+ *         queue full (drop_hold_full), pacer queue full (pace_drops) or
+ *         TX buffer held full by the NIC (drop_tx_full).
  */
 int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		 struct rte_mbuf *m, uint64_t now_tsc);
@@ -260,9 +262,11 @@ enum dp_drop {
 	DP_DROP_SCTP_LEN,	/* SCTP packet shorter than its headers */
 	DP_DROP_SCTP_CRC,	/* CRC32c mismatch */
 	DP_DROP_ARP,		/* malformed ARP */
+	DP_DROP_ARP_UNTRUSTED,	/* ARP sender MAC is not the Ethernet
+				 * source, and not a reply we asked for */
 	DP_DROP_RX_RING_FULL,	/* consumer fell behind */
 	DP_DROP_TX_FULL,	/* NIC refused frames */
-	DP_DROP_HOLD_FULL,	/* pacing/ARP hold queue full */
+	DP_DROP_HOLD_FULL,	/* ARP hold queue full */
 	DP_DROP_ARP_TIMEOUT,	/* neighbour never answered */
 	DP_DROP_NO_MBUF,	/* pool exhausted */
 	DP_DROP_MAX,
@@ -277,12 +281,12 @@ struct dp_stats {
 	uint64_t delivered;		/* packets enqueued on the rx ring */
 	uint64_t arp_rx, arp_tx;	/* ARP frames in/out */
 	uint64_t gap_frames;		/* pacer gap frames the NIC took */
-	uint64_t gap_drops;		/* gap frames the NIC had no room for */
+	uint64_t pace_drops;		/* frames dropped: pacer queue full
+					 * (pace_queue_us) */
 	uint64_t pace_clamps;		/* pacer gaps clamped */
 	uint64_t pace_late;		/* late polls, catch-up limited */
 	uint64_t pace_rate_changes;	/* rates applied */
 	uint64_t crc_sw, crc_hw;	/* SCTP CRCs checked/filled in sw/hw */
-	uint64_t rx_copies;		/* bytes copied on RX: always 0 */
 	uint64_t drops[DP_DROP_MAX];	/* by reason */
 };
 

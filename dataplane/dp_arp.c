@@ -5,13 +5,18 @@
  * queue for packets waiting on a resolution.
  *
  * Cache: open addressing on the IPv4 address, linear probing, DP_ARP_SIZE
- * slots.  Entries are never deleted (an expired entry is re-armed in
- * place), so probing needs no tombstones.  State machine per entry:
+ * slots of which at most DP_ARP_MAX_ENTRIES are used.  A full table evicts
+ * its least recently used REACHABLE entry (a linear scan: only when a new
+ * neighbour arrives at a full table); deletion shifts the following
+ * entries of the probe run back, so probing needs no tombstones.  State
+ * machine per entry:
  *
  *   FREE --lookup--> INCOMPLETE --reply--> REACHABLE --ttl--> (re-armed)
  *                        |  retry_tsc: request again, tries++
- *                        +--tries == max--> FREE, held packets dropped
- *   STATIC: configured, never expires, never overwritten.
+ *                        +--tries == max--> REACHABLE, expired, no MAC:
+ *                                           held packets dropped
+ *   REACHABLE --table full, least recently used--> FREE (evicted)
+ *   STATIC: configured, never expires, never overwritten or evicted.
  *
  * All time is TSC passed by the caller; the table itself is pure logic.
  */
@@ -37,7 +42,7 @@ static inline uint32_t slot_of(uint32_t ip_be)
 {
 	uint32_t h = ip_be * 0x9E3779B1u; /* Fibonacci hashing */
 
-	return h >> (32 - 8); /* DP_ARP_SIZE == 256 */
+	return h >> (32 - DP_ARP_SIZE_LOG2);
 }
 
 /* Slot holding @ip_be, or the free slot where it would go, or NULL. */
@@ -45,7 +50,6 @@ static struct dp_arp_entry *probe(struct dp_arp_table *t, uint32_t ip_be)
 {
 	uint32_t i, s = slot_of(ip_be);
 
-	RTE_BUILD_BUG_ON(DP_ARP_SIZE != 256);
 	for (i = 0; i < DP_ARP_SIZE; i++) {
 		struct dp_arp_entry *e = &t->e[(s + i) & (DP_ARP_SIZE - 1)];
 
@@ -53,6 +57,68 @@ static struct dp_arp_entry *probe(struct dp_arp_table *t, uint32_t ip_be)
 			return e;
 	}
 	return NULL;
+}
+
+/* Free slot @i and shift later entries of its probe run back into the
+ * hole, so that every entry stays reachable from its home slot. */
+static void delete_slot(struct dp_arp_table *t, uint32_t i)
+{
+	const uint32_t mask = DP_ARP_SIZE - 1;
+	uint32_t j = i;
+
+	for (;;) {
+		uint32_t home;
+
+		j = (j + 1) & mask;
+		if (t->e[j].state == DP_ARP_FREE)
+			break;
+		home = slot_of(t->e[j].ip_be);
+		/* entry j may move to i if its home is not in (i, j] */
+		if (((j - home) & mask) >= ((j - i) & mask)) {
+			t->e[i] = t->e[j];
+			i = j;
+		}
+	}
+	memset(&t->e[i], 0, sizeof(t->e[i]));
+	t->nb_used--;
+}
+
+/* Evict the least recently used REACHABLE entry.  @return false when
+ * every entry is STATIC or INCOMPLETE. */
+static bool evict_lru(struct dp_arp_table *t)
+{
+	uint32_t i, victim = DP_ARP_SIZE;
+	uint64_t oldest = UINT64_MAX;
+
+	for (i = 0; i < DP_ARP_SIZE; i++) {
+		const struct dp_arp_entry *e = &t->e[i];
+
+		if (e->state == DP_ARP_REACHABLE && e->used_tsc <= oldest) {
+			oldest = e->used_tsc;
+			victim = i;
+		}
+	}
+	if (victim == DP_ARP_SIZE)
+		return false;
+	delete_slot(t, victim);
+	t->evictions++;
+	return true;
+}
+
+/* The slot for @ip_be: its entry, or a free slot (evicting when the
+ * table is full).  NULL when nothing can be evicted. */
+static struct dp_arp_entry *slot_for(struct dp_arp_table *t, uint32_t ip_be)
+{
+	struct dp_arp_entry *e = probe(t, ip_be);
+
+	if (e != NULL && e->state != DP_ARP_FREE)
+		return e;
+	if (t->nb_used >= DP_ARP_MAX_ENTRIES) {
+		if (!evict_lru(t))
+			return NULL;
+		e = probe(t, ip_be); /* the shift may have moved the hole */
+	}
+	return e;
 }
 
 struct dp_arp_entry *dp_arp_find(struct dp_arp_table *t, uint32_t ip_be)
@@ -65,7 +131,7 @@ struct dp_arp_entry *dp_arp_find(struct dp_arp_table *t, uint32_t ip_be)
 int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 		      const struct rte_ether_addr *mac)
 {
-	struct dp_arp_entry *e = probe(t, ip_be);
+	struct dp_arp_entry *e = slot_for(t, ip_be);
 
 	if (e == NULL)
 		return -ENOSPC;
@@ -80,7 +146,7 @@ int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 		  struct rte_ether_addr *mac_p)
 {
-	struct dp_arp_entry *e = probe(t, ip_be);
+	struct dp_arp_entry *e = slot_for(t, ip_be);
 
 	if (e == NULL)
 		return -ENOSPC;
@@ -90,6 +156,7 @@ int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 		return 0;
 	case DP_ARP_REACHABLE:
 		if ((int64_t)(now_tsc - e->deadline_tsc) < 0) {
+			e->used_tsc = now_tsc;
 			*mac_p = e->mac;
 			return 0;
 		}
@@ -102,6 +169,7 @@ int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 	}
 	e->ip_be = ip_be;
 	e->state = DP_ARP_INCOMPLETE;
+	e->used_tsc = now_tsc;
 	e->tries = 1;
 	e->deadline_tsc = now_tsc + t->retry_tsc;
 	return -ENOENT;
@@ -110,7 +178,7 @@ int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 		  const struct rte_ether_addr *mac, uint64_t now_tsc)
 {
-	struct dp_arp_entry *e = probe(t, ip_be);
+	struct dp_arp_entry *e = slot_for(t, ip_be);
 	bool fresh;
 
 	if (e == NULL || e->state == DP_ARP_STATIC)
@@ -123,6 +191,7 @@ bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 	e->mac = *mac;
 	e->tries = 0;
 	e->deadline_tsc = now_tsc + t->ttl_tsc;
+	e->used_tsc = now_tsc;
 	return fresh;
 }
 
@@ -221,11 +290,11 @@ static void send_arp(struct dp_port *port, uint16_t op,
 	}
 	p = (uint8_t *)rte_pktmbuf_append(m, DP_ARP_FRAME_LEN);
 	dp_arp_build(p, op, &port->fctx.mac, port->fctx.ip_be, tha, tip_be);
-	port->st.arp_tx++;
-	/* ARP bypasses the pacer: it is tiny and rare. */
-	port->tx_buf[port->nb_tx++] = m;
-	if (port->nb_tx == DP_BURST)
-		dp_tx_drain(port, now_tsc);
+	/* ARP bypasses the pacer: it is tiny and rare.  Under TX
+	 * back-pressure it is dropped and counted (DP_DROP_TX_FULL) like any
+	 * frame: requests are retried, a peer asks again. */
+	if (dp_tx_push(port, m, now_tsc) == 0)
+		port->st.arp_tx++;
 }
 
 void dp_arp_port_request(struct dp_port *port, uint32_t ip_be,
@@ -260,12 +329,37 @@ static void release_held(struct dp_port *port, uint32_t ip_be,
 	port->nb_hold = kept;
 }
 
+/*
+ * Whether an ARP frame may teach us its sender's MAC: a reply to a request
+ * of ours (the entry is INCOMPLETE), or a frame whose sender hardware
+ * address equals its Ethernet source.  No checksum covers either address
+ * (the FCS is gone by now), so a frame corrupted on the way, or one from a
+ * host that speaks for another, must not point a neighbour at a MAC
+ * nobody answers on until the entry expires.
+ */
+static bool arp_trusted(struct dp_port *port, const struct rte_mbuf *m,
+			uint16_t op, const struct rte_ether_addr *sha,
+			uint32_t sip)
+{
+	const struct rte_ether_hdr *eth =
+		rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	const struct dp_arp_entry *e;
+
+	if (rte_is_same_ether_addr(&eth->src_addr, sha))
+		return true;
+	if (op != RTE_ARP_OP_REPLY)
+		return false;
+	e = dp_arp_find(&port->arp, sip);
+	return e != NULL && e->state == DP_ARP_INCOMPLETE;
+}
+
 void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
 		       uint64_t now_tsc)
 {
 	struct rte_ether_addr sha;
 	uint32_t sip, tip;
 	uint16_t op;
+	bool trusted;
 
 	if (rte_pktmbuf_data_len(m) != rte_pktmbuf_pkt_len(m) ||
 	    dp_arp_parse(rte_pktmbuf_mtod(m, const uint8_t *),
@@ -274,8 +368,14 @@ void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
 		rte_pktmbuf_free(m);
 		return;
 	}
+	trusted = arp_trusted(port, m, op, &sha, sip);
 	rte_pktmbuf_free(m);
-	port->st.arp_rx++; /* valid ones; malformed count as drops */
+	if (!trusted) {
+		/* neither learned nor answered: a real peer asks again */
+		port->st.drops[DP_DROP_ARP_UNTRUSTED]++;
+		return;
+	}
+	port->st.arp_rx++; /* valid ones; the others count as drops */
 	if (tip != port->fctx.ip_be) {
 		/* Not about us.  Refresh an entry we already have (RFC 826
 		 * "merge"), but do not create one. */

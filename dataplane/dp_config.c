@@ -42,7 +42,7 @@ static const char help_text[] =
 	"  udp=0|1            SCTP over UDP, RFC 6951 (default 0)\n"
 	"  udp_port=N         encapsulation port (default 9899)\n"
 	"  crc=auto|offload|isal|sse42|table  CRC32c back-end (default auto)\n"
-	"  arp=IP@MAC         static neighbour (repeatable, up to 16)\n"
+	"  arp=IP@MAC         static neighbour (repeatable, up to 4096)\n"
 	"  arp_retries=N      ARP requests before giving up, 1..100 "
 	"(default 5)\n"
 	"  arp_retry_ms=N     between ARP requests, 1..60000 (default 200)\n"

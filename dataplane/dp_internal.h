@@ -19,7 +19,14 @@ extern "C" {
 #endif
 
 #define DP_BURST 32
-#define DP_ARP_SIZE 256	     /* neighbour cache slots (power of 2) */
+#ifndef DP_ARP_SIZE_LOG2 /* the fuzz build shrinks it to reach eviction */
+#define DP_ARP_SIZE_LOG2 13
+#endif
+#define DP_ARP_SIZE (1u << DP_ARP_SIZE_LOG2) /* neighbour cache slots */
+/* Entries the cache holds before it evicts the least recently used one
+ * (3/4 of the slots keeps linear probing short).  Above DP_MAX_STATIC_ARP
+ * and above the ranks of any job on one subnet we expect. */
+#define DP_ARP_MAX_ENTRIES (DP_ARP_SIZE / 4 * 3)
 #define DP_ARP_HOLD 64	     /* packets held while resolving */
 /* Room in front of an L4 payload for Ethernet + IPv4 + UDP headers. */
 #define DP_HDR_ROOM (RTE_ETHER_HDR_LEN + 20 + 8)
@@ -86,6 +93,7 @@ struct dp_arp_entry {
 	uint8_t tries;		 /* requests sent so far */
 	struct rte_ether_addr mac;
 	uint64_t deadline_tsc;	 /* expiry (REACHABLE) or next retry */
+	uint64_t used_tsc;	 /* last lookup hit or learn: LRU order */
 };
 
 struct dp_arp_table {
@@ -93,12 +101,18 @@ struct dp_arp_table {
 	uint64_t ttl_tsc;	 /* REACHABLE lifetime */
 	uint64_t retry_tsc;	 /* between requests */
 	uint32_t max_tries;	 /* requests before giving up */
-	uint32_t nb_used;
+	uint32_t nb_used;	 /* entries not FREE */
+	uint64_t evictions;	 /* LRU entries dropped for new ones */
 };
 
 void dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
 		       uint64_t retry_tsc, uint32_t max_tries);
-/* @return 0 added; -ENOSPC table full. */
+/*
+ * A full table (DP_ARP_MAX_ENTRIES) makes room by evicting the least
+ * recently used REACHABLE entry (a failed resolution counts as one);
+ * STATIC and INCOMPLETE entries (packets may be held) are never evicted.
+ */
+/* @return 0 added; -ENOSPC every entry is static or resolving. */
 int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 		      const struct rte_ether_addr *mac);
 /*
@@ -109,7 +123,8 @@ int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
  */
 int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 		  struct rte_ether_addr *mac_p);
-/* Learn @ip_be -> @mac from a request or reply; @return true if new. */
+/* Learn @ip_be -> @mac from a request or reply; @return true if new.
+ * Whether a frame may teach us is dp_arp_port_input's decision. */
 bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 		  const struct rte_ether_addr *mac, uint64_t now_tsc);
 
@@ -179,12 +194,18 @@ struct dp_port {
 };
 
 /* dp_tx.c */
-void dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
-void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
-		   uint64_t now_tsc);
+/* Into tx_buf, bypassing the pacer; @return 0 or -ENOBUFS (dropped and
+ * counted as DP_DROP_TX_FULL: the buffer is held full by back-pressure). */
+int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
+/* Through the pacer (when the port has one) into tx_buf.  @return 0, or
+ * -ENOBUFS dropped and counted (pace_drops, or drop_tx_full unpaced). */
+int dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
+		  uint64_t now_tsc);
 void dp_tx_drain(struct dp_port *port, uint64_t now_tsc);
 void dp_tx_release(struct dp_port *port);
 /* dp_pace.c: the port's pacer (frames wait in pace_fifo) */
+/* @return 0; -ENOBUFS queue full (caller frees and counts pace_drops);
+ * -EAGAIN bypassed to tx_buf, which dropped and counted it (freed). */
 int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		    uint64_t now_tsc);
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);

@@ -167,51 +167,64 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 	struct dp_pacer *p = port->pacer;
 
 	if (p->q.rate_bps == 0 && p->next == NULL &&
-	    rte_ring_empty(p->fifo)) {
-		dp_tx_push(port, m, now_tsc);
-		return 0;
-	}
+	    rte_ring_empty(p->fifo))
+		return dp_tx_push(port, m, now_tsc) == 0 ? 0 : -EAGAIN;
 	if (unlikely(rte_ring_count(p->fifo) >= p->limit_frames))
 		return -ENOBUFS;
 	return rte_ring_sp_enqueue(p->fifo, m) == 0 ? 0 : -ENOBUFS;
 }
 
+/*
+ * Queue the gap the pacer owes, as far as the TX buffer has room.  What
+ * does not fit stays owed (pace_may_send() holds the next data frame back
+ * until it is paid), so a frame and its gap always reach the NIC whole and
+ * in order: a full NIC queue delays the pair, it never turns the gap into
+ * a back-to-back burst.  Same when the gap pool is empty (the NIC still
+ * holds 4095 gap frames).
+ */
 static void send_gap(struct dp_port *port, struct dp_pacer *p,
 		     uint64_t now_tsc)
 {
-	uint16_t sizes[GAP_PLAN_MAX];
-	uint16_t i, n;
+	struct rte_mbuf *g[DP_BURST];
+	uint16_t sizes[DP_BURST];
+	uint16_t i, n, room;
 
-	do {
-		n = pace_gap_plan(&p->q, sizes, GAP_PLAN_MAX);
+	while (p->q.gap_debt_bytes >= PACE_GAP_MIN_WIRE_BYTES) {
+		if (!dp_tx_room(port, 1))
+			return;
+		room = (uint16_t)(DP_BURST - port->nb_tx);
+		if (rte_pktmbuf_alloc_bulk(p->gap_pool, g, room) != 0)
+			return;
+		n = pace_gap_plan(&p->q, sizes, room);
 		for (i = 0; i < n; i++) {
-			struct rte_mbuf *g;
-
-			if (!dp_tx_room(port, 1) ||
-			    (g = rte_pktmbuf_alloc(p->gap_pool)) == NULL) {
-				port->st.gap_drops++;
-				continue;
-			}
-			rte_pktmbuf_attach(g, p->gap_frame);
-			g->data_len = sizes[i];
-			g->pkt_len = sizes[i];
-			dp_tx_push(port, g, now_tsc);
+			rte_pktmbuf_attach(g[i], p->gap_frame);
+			g[i]->data_len = sizes[i];
+			g[i]->pkt_len = sizes[i];
+			dp_tx_push(port, g[i], now_tsc); /* has room */
 		}
-	} while (n == GAP_PLAN_MAX);
+		if (n < room)
+			rte_pktmbuf_free_bulk(g + n, (unsigned int)(room - n));
+	}
 }
 
 /*
  * Release the frames whose time has come.  A frame leaves the fifo only
  * when the TX buffer has room for it: a full NIC queue holds paced frames
- * back instead of dropping them.
+ * back instead of dropping them.  In GAP mode a frame leaves only once
+ * the NIC has taken everything before it (the previous frame's gap
+ * included): each burst carries one frame and as much of its gap as fits.
  */
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 {
 	struct dp_pacer *p = port->pacer;
-	unsigned int pushed = 0;
+	bool gap = p->prof.mode == PACE_MODE_GAP, queued = false;
 
 	if (unlikely(pace_queue_sync(&p->q) != 0))
 		set_limit(port, p);
+	if (gap) {
+		queued = port->nb_tx != 0;
+		send_gap(port, p, now_tsc); /* what the last frame still owes */
+	}
 	for (;;) {
 		struct rte_mbuf *m = p->next;
 
@@ -219,7 +232,8 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 		    rte_ring_sc_dequeue(p->fifo, (void **)&m) != 0)
 			break;
 		if ((p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc)) ||
-		    !dp_tx_room(port, 1)) {
+		    !dp_tx_room(port, gap && p->q.rate_bps != 0 ? DP_BURST
+								: 1)) {
 			p->next = m;
 			break;
 		}
@@ -233,12 +247,12 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 						now_tsc);
 		}
 		p->backlogged = !rte_ring_empty(p->fifo);
-		dp_tx_push(port, m, now_tsc);
-		pushed++;
-		if (p->prof.mode == PACE_MODE_GAP && p->q.rate_bps != 0)
+		dp_tx_push(port, m, now_tsc); /* has room */
+		queued = true;
+		if (gap && p->q.rate_bps != 0)
 			send_gap(port, p, now_tsc);
 	}
-	if (pushed != 0)
+	if (queued)
 		dp_tx_burst_now(port);
 }
 
@@ -254,6 +268,8 @@ void dp_pace_release(struct dp_port *port)
 		rte_pktmbuf_free(m);
 	rte_ring_free(p->fifo);
 	rte_pktmbuf_free(p->gap_frame);
+	/* after the device is closed (dp_port_close): the NIC may hold
+	 * gap frames until then */
 	rte_mempool_free(p->gap_pool);
 	rte_free(p);
 	port->pacer = NULL;

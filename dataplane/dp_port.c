@@ -334,7 +334,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 						RING_F_EXACT_SZ);
 	if (port->rx_ring == NULL) {
 		rc = -ENOMEM;
-		goto err_free_pool;
+		goto err_free_all;
 	}
 	rc = rte_eth_rx_queue_setup(pid, 0, nb_rxd, (unsigned int)socket,
 				    NULL, port->pool);
@@ -344,13 +344,13 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	if (rc != 0) {
 		SDP_LOG(ERR, DP, "port %u: queue setup (%u/%u descriptors) "
 			"failed: %s", pid, nb_rxd, nb_txd, rte_strerror(-rc));
-		goto err_free_ring;
+		goto err_free_all;
 	}
 	rc = start_port(pid, &info, cfg->link_wait_ms);
 	if (rc != 0) {
 		SDP_LOG(ERR, DP, "port %u: start failed: %s", pid,
 			rte_strerror(-rc));
-		goto err_free_ring;
+		goto err_free_all;
 	}
 	rte_eth_macaddr_get(pid, &port->fctx.mac);
 	if (rte_is_zero_ether_addr(&port->fctx.mac) ||
@@ -375,7 +375,15 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		struct rte_ether_addr mac;
 
 		memcpy(mac.addr_bytes, cfg->static_arp[i].mac, 6);
-		dp_arp_add_static(&port->arp, cfg->static_arp[i].ip_be, &mac);
+		rc = dp_arp_add_static(&port->arp, cfg->static_arp[i].ip_be,
+				       &mac);
+		if (rc != 0) {
+			SDP_LOG(ERR, DP, "port %u: static arp= entry %u does "
+				"not fit the neighbour cache (%u entries): "
+				"give fewer arp= entries", pid, i,
+				(unsigned int)DP_ARP_MAX_ENTRIES);
+			goto err_stop;
+		}
 	}
 	port->tx_drain_tsc = dp_ms_to_tsc(1) * cfg->tx_drain_us / 1000;
 	if (port->tx_drain_tsc == 0)
@@ -404,12 +412,17 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	return 0;
 
 err_stop:
-	dp_tx_release(port);
 	rte_eth_dev_stop(pid);
-err_free_ring:
+err_free_all:
+	/* The device first: closing it frees the mbufs its queues hold,
+	 * which must happen before their pools (ours, the pacer's gap
+	 * pool) go. */
+	rte_eth_dev_close(pid);
+	dp_tx_release(port);
 	rte_ring_free(port->rx_ring);
-err_free_pool:
 	rte_mempool_free(port->pool);
+	rte_free(port);
+	return rc;
 err_close:
 	rte_eth_dev_close(pid);
 err_free_port:
@@ -424,12 +437,15 @@ static void port_close(struct dp_port *port)
 	if (port == NULL)
 		return;
 	dp_tx_drain(port, dp_tsc());
+	/* Stop and close the device before freeing any pool it may hold
+	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
+	 * that sit in TX descriptors until the PMD frees them. */
+	rte_eth_dev_stop(port->port_id);
+	rte_eth_dev_close(port->port_id);
 	dp_tx_release(port);
 	dp_arp_port_release(port);
 	while (rte_ring_sc_dequeue(port->rx_ring, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
-	rte_eth_dev_stop(port->port_id);
-	rte_eth_dev_close(port->port_id);
 	rte_ring_free(port->rx_ring);
 	if (rte_mempool_in_use_count(port->pool) != 0)
 		SDP_LOG(WARN, DP, "port %u: %u mbufs still held at close "
@@ -542,6 +558,7 @@ static const char *const drop_names[DP_DROP_MAX] = {
 	[DP_DROP_SCTP_LEN] = "sctp_len",
 	[DP_DROP_SCTP_CRC] = "sctp_crc",
 	[DP_DROP_ARP] = "arp",
+	[DP_DROP_ARP_UNTRUSTED] = "arp_untrusted",
 	[DP_DROP_RX_RING_FULL] = "rx_ring_full",
 	[DP_DROP_TX_FULL] = "tx_full",
 	[DP_DROP_HOLD_FULL] = "hold_full",
@@ -563,12 +580,12 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 	fprintf(f, "rx_pkts %" PRIu64 "\nrx_bytes %" PRIu64
 		"\ntx_pkts %" PRIu64 "\ntx_bytes %" PRIu64
 		"\ndelivered %" PRIu64 "\narp_rx %" PRIu64 "\narp_tx %" PRIu64
-		"\ngap_frames %" PRIu64 "\npace_clamps %" PRIu64
+		"\ngap_frames %" PRIu64 "\npace_drops %" PRIu64
+		"\npace_clamps %" PRIu64
 		"\npace_late %" PRIu64
-		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64 "\nrx_copies %" PRIu64
-		"\n", s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
+		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64 "\n", s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
-		s->pace_clamps, s->pace_late, s->crc_sw, s->crc_hw, s->rx_copies);
+		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw, s->crc_hw);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
@@ -586,15 +603,15 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     PRIu64 ", \"tx_pkts\": %" PRIu64 ", \"tx_bytes\": %"
 		     PRIu64 ", \"delivered\": %" PRIu64 ", \"arp_rx\": %"
 		     PRIu64 ", \"arp_tx\": %" PRIu64 ", \"gap_frames\": %"
-		     PRIu64 ", \"gap_drops\": %" PRIu64
+		     PRIu64 ", \"pace_drops\": %" PRIu64
 		     ", \"pace_clamps\": %" PRIu64 ", \"pace_late\": %"
 		     PRIu64 ", \"pace_rate_changes\": %" PRIu64
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
-		     ", \"rx_copies\": %" PRIu64 ", \"drops\": {",
+		     ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
-		     s->gap_drops, s->pace_clamps, s->pace_late,
-		     s->pace_rate_changes, s->crc_sw, s->crc_hw, s->rx_copies);
+		     s->pace_drops, s->pace_clamps, s->pace_late,
+		     s->pace_rate_changes, s->crc_sw, s->crc_hw);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

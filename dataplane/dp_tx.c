@@ -29,10 +29,10 @@
 
 /*
  * Hand the TX buffer to the NIC.  What the NIC does not take after
- * TX_RETRIES stays in the buffer, in order, for the next attempt: data is
- * never dropped here.  Gap frames (indirect mbufs on the pacer's PAUSE
- * frame) that did not fit are dropped instead and counted: a missing gap
- * frame only makes the next departure early.
+ * TX_RETRIES stays in the buffer, in order, for the next attempt: nothing
+ * is dropped here, gap frames (indirect mbufs on the pacer's PAUSE frame)
+ * included: a dropped gap frame would let the next data frame leave early,
+ * back to back with the previous one.
  */
 void dp_tx_burst_now(struct dp_port *port)
 {
@@ -51,15 +51,8 @@ void dp_tx_burst_now(struct dp_port *port)
 						   (uint16_t)(n - sent)));
 	port->st.tx_pkts += sent;
 	for (i = sent; i < n; i++) {
-		struct rte_mbuf *m = port->tx_buf[i];
-
-		if (RTE_MBUF_CLONED(m)) {
-			clones--;
-			port->st.gap_drops++;
-			rte_pktmbuf_free(m);
-			continue;
-		}
-		port->tx_buf[kept++] = m;
+		clones -= !!RTE_MBUF_CLONED(port->tx_buf[i]);
+		port->tx_buf[kept++] = port->tx_buf[i];
 	}
 	port->st.gap_frames += clones;
 	port->nb_tx = kept;
@@ -73,15 +66,20 @@ bool dp_tx_room(struct dp_port *port, uint16_t n)
 	return port->nb_tx + n <= DP_BURST;
 }
 
-/* Put a fully framed frame in the TX buffer (bypassing the pacer). */
-static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
-			     uint64_t now_tsc)
+/*
+ * Put a fully framed frame in the TX buffer (bypassing the pacer).  Every
+ * writer of tx_buf goes through here: the room check is what keeps a
+ * buffer held full by back-pressure from overflowing.
+ * @return 0, or -ENOBUFS dropped and counted (the NIC has taken nothing
+ *         for a whole burst).
+ */
+static inline int tx_buffer(struct dp_port *port, struct rte_mbuf *m,
+			    uint64_t now_tsc)
 {
 	if (unlikely(!dp_tx_room(port, 1))) {
-		/* the NIC has taken nothing for a whole burst */
 		port->st.drops[DP_DROP_TX_FULL]++;
 		rte_pktmbuf_free(m);
-		return;
+		return -ENOBUFS;
 	}
 	if (port->nb_tx == 0)
 		port->tx_deadline_tsc = now_tsc + port->tx_drain_tsc;
@@ -89,24 +87,29 @@ static inline void tx_buffer(struct dp_port *port, struct rte_mbuf *m,
 	port->tx_buf[port->nb_tx++] = m;
 	if (port->nb_tx == DP_BURST)
 		dp_tx_burst_now(port);
+	return 0;
 }
 
-void dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
-		   uint64_t now_tsc)
+int dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
+		  uint64_t now_tsc)
 {
-	if (port->pacer != NULL) {
-		if (unlikely(dp_pace_enqueue(port, m, now_tsc) != 0)) {
-			port->st.drops[DP_DROP_HOLD_FULL]++;
-			rte_pktmbuf_free(m);
-		}
-		return;
+	int rc;
+
+	if (port->pacer == NULL)
+		return tx_buffer(port, m, now_tsc);
+	rc = dp_pace_enqueue(port, m, now_tsc);
+	if (unlikely(rc == -ENOBUFS)) {
+		/* the pacer's queue holds pace_queue_us already */
+		port->st.pace_drops++;
+		rte_pktmbuf_free(m);
 	}
-	tx_buffer(port, m, now_tsc);
+	/* -EAGAIN: bypassed the pacer, dropped by tx_buffer (counted) */
+	return rc == 0 ? 0 : -ENOBUFS;
 }
 
-void dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
+int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
 {
-	tx_buffer(port, m, now_tsc);
+	return tx_buffer(port, m, now_tsc);
 }
 
 void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
@@ -181,10 +184,8 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		       dst_ip_be, proto, udp ? port->cfg.udp_port : 0,
 		       (uint16_t)l4_len, port->ip_id++,
 		       port->ip_cksum_tx_offload);
-	if (likely(rc == 0)) {
-		dp_tx_enqueue(port, m, now_tsc);
-		return 0;
-	}
+	if (likely(rc == 0))
+		return dp_tx_enqueue(port, m, now_tsc);
 	if (rc == -ENOENT)
 		dp_arp_port_request(port, dst_ip_be, now_tsc);
 	if (port->nb_hold == DP_ARP_HOLD || rc == -ENOSPC) {

@@ -49,6 +49,8 @@ PACKAGES=(
   iproute2 iputils-ping procps
   # benchmark plots
   python3-matplotlib
+  # fuzzing (tests/fuzz): clang with libFuzzer and the sanitizer runtimes
+  clang-14 libclang-rt-14-dev
 )
 
 log() { echo "setup: $*" >&2; }

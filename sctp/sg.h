@@ -249,11 +249,28 @@ struct sg_stats {
 	uint64_t msgs_out, bytes_out;	  /* messages fully taken by usrsctp */
 	uint64_t msgs_in, bytes_in;	  /* messages put on the rx ring */
 	uint64_t pkts_in, pkts_out;	  /* SCTP packets to/from usrsctp */
-	uint64_t rx_copies;		  /* bytes copied on receive outside
-					   * usrsctp: always 0 */
+	/* Copies of received data, all made by usrsctp (the dataplane and
+	 * this layer copy nothing on receive): usrsctp_conninput copies each
+	 * SCTP packet into a fresh mbuf chain, usrsctp_recvv copies message
+	 * bytes out of it into an rx descriptor.  So every message byte is
+	 * copied out exactly once and in at least once (retransmitted and
+	 * duplicated packets are copied again); notifications are not
+	 * counted. */
+	uint64_t rx_copies;		  /* copy operations (packets in +
+					   * reads of message bytes) */
+	uint64_t rx_copy_input_bytes;	  /* SCTP packet bytes copied in by
+					   * usrsctp_conninput */
+	uint64_t rx_copy_recv_bytes;	  /* message bytes copied out by
+					   * usrsctp_recvv */
 	uint64_t rx_backpressure;	  /* reads stopped: no descriptor */
 	uint64_t tx_backpressure;	  /* sg_send returned -EAGAIN */
-	uint64_t tx_drops;		  /* conn_output packets not queued */
+	uint64_t tx_drops;		  /* conn_output packets refused (size,
+					   * off-link, no mbuf) */
+	uint64_t tx_nobufs;		  /* conn_output packets the dataplane
+					   * dropped under back-pressure (TX
+					   * buffer, pacer queue or ARP hold
+					   * full, -ENOBUFS): counted there
+					   * too, SCTP retransmits */
 	uint64_t rx_not_sctp;		  /* non-SCTP packets discarded */
 	uint64_t rx_no_peer;		  /* packets dropped: max_peers */
 	uint64_t events_dropped;	  /* event queue overflow */

@@ -17,11 +17,13 @@
  * addresses: each side binds and connects with its own handles.
  *
  * Buffer ownership: usrsctp frees the buffer passed to conn_output when the
- * callback returns, so it is copied into an mbuf (the only TX copy); the
- * mbuf belongs to the dataplane from dp_port_send on.  RX mbufs are ours
- * until dp_pkt_free; usrsctp_conninput copies the payload into its own
- * mbufs.  conn_output runs re-entrantly inside usrsctp_conninput,
- * usrsctp_sendv and usrsctp_handle_timers: it only enqueues.
+ * callback returns, so it is copied into an mbuf (our one TX copy, after
+ * usrsctp's own); the mbuf belongs to the dataplane from dp_port_send on.
+ * RX mbufs are ours until dp_pkt_free; usrsctp_conninput copies the packet
+ * into its own mbufs (the first of usrsctp's two receive copies, counted
+ * in sg_stats.rx_copies).  conn_output runs re-entrantly inside
+ * usrsctp_conninput, usrsctp_sendv and usrsctp_handle_timers: it only
+ * enqueues.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -126,6 +128,9 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 		}
 		link->st->pkts_in++;
 		peer->last_rx_tsc = now_tsc;
+		/* usrsctp copies the packet into its own mbuf chain */
+		link->st->rx_copies++;
+		link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
 		usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
 				  rte_pktmbuf_data_len(m), 0);
 		dp_pkt_free(m);
@@ -140,6 +145,7 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct sg_link *link;
 	struct rte_mbuf *m;
 	void *p;
+	int rc;
 
 	(void)tos;
 	(void)set_df; /* the dataplane never fragments */
@@ -158,10 +164,14 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return EMSGSIZE;
 	}
 	memcpy(p, buf, len);
-	if (unlikely(dp_port_send(link->port, peer->ip_be, DP_IPPROTO_SCTP, m,
-				  link->now_tsc) != 0)) {
+	rc = dp_port_send(link->port, peer->ip_be, DP_IPPROTO_SCTP, m,
+			  link->now_tsc);
+	if (unlikely(rc != 0)) {
 		/* Counted by the dataplane too; SCTP retransmits. */
-		link->st->tx_drops++;
+		if (rc == -ENOBUFS)
+			link->st->tx_nobufs++;
+		else
+			link->st->tx_drops++;
 		return 0;
 	}
 	link->st->pkts_out++;

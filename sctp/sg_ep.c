@@ -419,9 +419,12 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(pkts_in);
 	P(pkts_out);
 	P(rx_copies);
+	P(rx_copy_input_bytes);
+	P(rx_copy_recv_bytes);
 	P(rx_backpressure);
 	P(tx_backpressure);
 	P(tx_drops);
+	P(tx_nobufs);
 	P(rx_not_sctp);
 	P(rx_no_peer);
 	P(events_dropped);

@@ -349,6 +349,9 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 			sg_rxpool_put_chain(&d->pub);
 			continue;
 		}
+		/* the second receive copy: out of usrsctp's chain */
+		ep->st.rx_copies++;
+		ep->st.rx_copy_recv_bytes += (uint64_t)n;
 		d->pub.len = (uint32_t)n;
 		d->pub.next = NULL;
 		if (ep->rx_head == NULL) {
