@@ -132,6 +132,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	char *dp_extra;		/* extra dataplane key=value tokens */
 	char *sg_extra;		/* extra sctp key=value tokens */
 	int stats;		/* print counters at exit (JSON, stderr) */
+	double exit_timeout_s;	/* bound of the exit drain, seconds */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -155,6 +156,11 @@ typedef struct uct_sctp_dpdk_peer {
 	sg_assoc_t assoc;	     /* valid unless IDLE */
 	volatile uint32_t fail_gen;  /* +1 per lost/failed/restarted assoc */
 	uint64_t blocked_poll;	     /* ctx->poll_count at the last EAGAIN */
+	/* Flush (under ctx->lock): messages sg_send accepted, and that
+	 * count when the association was last seen with nothing
+	 * unacknowledged; equal = drained without asking usrsctp. */
+	uint64_t tx_msgs;
+	uint64_t drained_msgs;
 } uct_sctp_dpdk_peer_t;
 
 struct uct_sctp_dpdk_iface;
@@ -179,6 +185,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	double bandwidth_bps;	      /* bytes/s for iface_query */
 	uint64_t poll_count;	      /* sg_poll calls */
 	int stats_at_exit;	      /* UCX_SCTP_DPDK_STATS */
+	double exit_timeout_s;	      /* UCX_SCTP_DPDK_EXIT_TIMEOUT */
 	volatile uint32_t ev_gen;     /* +1 per peer state change */
 	uint16_t next_iface_id;
 	struct uct_sctp_dpdk_iface *ifaces[UCT_SCTP_DPDK_MAX_IFACES];
@@ -213,6 +220,7 @@ typedef struct uct_sctp_dpdk_iface {
 	ucs_mpool_t local_mp;		 /* local (same-process) descriptors */
 	ucs_list_link_t eps;		 /* all eps of this iface */
 	ucs_list_link_t pending_eps;	 /* eps with pending requests */
+	ucs_queue_head_t flush_q;	 /* uct_sctp_dpdk_flush_req_t */
 	struct dp_idle idle;		 /* back-off of this worker's thread */
 	void *bounce;			 /* am_bcopy pack buffer, seg_bytes */
 	struct {
@@ -356,6 +364,28 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 					       uint8_t am_id,
 					       const struct iovec *iov,
 					       int iovcnt);
+
+/* ---- sctp_dpdk_flush.c: flush = acknowledged by the peer's SCTP ---- */
+
+/* A flush with a completion, waiting on its iface's flush_q. */
+typedef struct uct_sctp_dpdk_flush_req {
+	ucs_queue_elem_t queue;
+	uct_completion_t *comp;
+	struct uct_sctp_dpdk_ep *ep;	 /* NULL: iface flush */
+} uct_sctp_dpdk_flush_req_t;
+
+/* Whether every message sg_send accepted for @peer was acknowledged
+ * (caller holds ctx->lock). */
+int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
+			       uct_sctp_dpdk_peer_t *peer);
+/* Complete the flushes of @iface whose data is acknowledged now.
+ * @return flushes completed. */
+unsigned uct_sctp_dpdk_iface_flush_progress(struct uct_sctp_dpdk_iface *iface);
+/* Complete @ep's waiting flushes with @status (ep going away). */
+void uct_sctp_dpdk_ep_flush_cancel(struct uct_sctp_dpdk_ep *ep,
+				   ucs_status_t status);
+ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface, unsigned flags,
+				       uct_completion_t *comp);
 
 /* ---- sctp_dpdk_ep.c ---- */
 

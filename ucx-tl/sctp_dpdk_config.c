@@ -119,6 +119,12 @@ ucs_status_t uct_sctp_dpdk_config_build(
 			  config->poll_lcore, CPU_SETSIZE - 1);
 		return UCS_ERR_INVALID_PARAM;
 	}
+	if (!(config->exit_timeout_s >= 0) || config->exit_timeout_s > 3600) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "EXIT_TIMEOUT=%gs is out "
+			  "of range: use 0 (no wait at exit) .. 3600s",
+			  config->exit_timeout_s);
+		return UCS_ERR_INVALID_PARAM;
+	}
 	if (config->streams < 2) {
 		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "STREAMS=%u is too "
 			  "small: stream 0 is reserved, use 2..%u",

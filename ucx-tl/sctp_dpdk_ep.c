@@ -108,7 +108,9 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 
 	ucs_recursive_spin_lock(&ctx->lock);
 	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
-	if (ucs_unlikely(rc == -EAGAIN))
+	if (ucs_likely(rc == 0))
+		ep->peer->tx_msgs++; /* outstanding until acknowledged */
+	else if (rc == -EAGAIN)
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(&ctx->lock);
 	if (ucs_likely(rc == 0))
@@ -326,24 +328,6 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 	return count;
 }
 
-ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
-				    uct_completion_t *comp)
-{
-	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
-
-	if (flags & UCT_FLUSH_FLAG_CANCEL) {
-		/* Nothing of ours is in flight; pending requests are purged
-		 * by the caller (uct_ep_pending_purge). */
-		return UCS_OK;
-	}
-	if (!ucs_queue_is_empty(&ep->pending_q)) {
-		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
-		return UCS_ERR_NO_RESOURCE;
-	}
-	UCT_TL_EP_STAT_FLUSH(&ep->super);
-	return UCS_OK;
-}
-
 ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags)
 {
 	/* One ordered SCTP stream per ep: later AMs never overtake. */
@@ -402,6 +386,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 
 static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_ep_t)
 {
+	uct_sctp_dpdk_ep_flush_cancel(self, UCS_ERR_CANCELED);
 	if (!ucs_queue_is_empty(&self->pending_q))
 		ucs_warn("sctp_dpdk: ep %p destroyed with pending requests",
 			 self);

@@ -155,6 +155,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stats),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"EXIT_TIMEOUT", "5s",
+	 "At process exit, wait at most this long for the peers to acknowledge\n"
+	 "every message sent (SCTP graceful shutdown after the queued data),\n"
+	 "e.g. 5s, 500ms; 0: do not wait (unacknowledged messages are lost\n"
+	 "with the process). Raise it on lossy or slow links when a warning\n"
+	 "at exit says the bound cut the drain short.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, exit_timeout_s),
+	 UCS_CONFIG_TYPE_TIME},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
@@ -405,27 +414,10 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 		count += uct_sctp_dpdk_iface_handle_events(iface);
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		count += uct_sctp_dpdk_iface_dispatch_pending(iface);
+	if (ucs_unlikely(!ucs_queue_is_empty(&iface->flush_q)))
+		count += uct_sctp_dpdk_iface_flush_progress(iface);
 	dp_idle_update(&iface->idle, count);
 	return count;
-}
-
-static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
-					      unsigned flags,
-					      uct_completion_t *comp)
-{
-	uct_sctp_dpdk_iface_t *iface =
-		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
-
-	if (comp != NULL)
-		return UCS_ERR_UNSUPPORTED;
-	/* Every AM sent was taken whole by usrsctp, which owns delivery
-	 * from then on; only pending requests are outstanding here. */
-	if (!ucs_list_is_empty(&iface->pending_eps)) {
-		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
-		return UCS_ERR_NO_RESOURCE;
-	}
-	UCT_TL_IFACE_STAT_FLUSH(&iface->super);
-	return UCS_OK;
 }
 
 static UCS_CLASS_DECLARE_DELETE_FUNC(uct_sctp_dpdk_iface_t, uct_iface_t);
@@ -501,6 +493,8 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	self->release_desc.cb = uct_sctp_dpdk_iface_release_desc;
 	self->config.idle_sleep_us = config->idle_sleep_us;
 	ucs_queue_head_init(&self->rx_q);
+	self->rx_count = 0;
+	ucs_queue_head_init(&self->flush_q);
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
 	dp_idle_init(&self->idle, 256, config->idle_sleep_us);
@@ -576,6 +570,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 					UCT_PROGRESS_SEND | UCT_PROGRESS_RECV);
 	if (self->ctx == NULL)
 		return;
+	if (!ucs_queue_is_empty(&self->flush_q))
+		ucs_warn("sctp_dpdk: iface %u closed with %zu flushes waiting",
+			 self->id, ucs_queue_length(&self->flush_q));
 	if (!ucs_list_is_empty(&self->eps))
 		ucs_warn("sctp_dpdk: iface %u closed with %zu endpoints",
 			 self->id, ucs_list_length(&self->eps));

@@ -79,6 +79,9 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 
 	if (peer->state != UCT_SCTP_DPDK_PEER_IDLE)
 		return;
+	/* An IDLE peer's old association ended after its data was
+	 * acknowledged (SHUTDOWN) or failed (fail_gen): nothing to flush. */
+	peer->drained_msgs = peer->tx_msgs;
 	rc = sg_connect(ctx->sg, peer->ip_be, peer->sctp_port, &assoc);
 	if (rc == 0 || rc == -EALREADY) {
 		peer->assoc = assoc;
@@ -154,6 +157,7 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 			 peer->sctp_port,
 			 ev->type == SG_EV_LOST ? "lost" : "could not start");
 		peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+		peer->drained_msgs = peer->tx_msgs;
 		peer->fail_gen++;
 		break;
 	case SG_EV_SHUTDOWN:
@@ -161,7 +165,9 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 		 * A later send reconnects. */
 		if (peer == NULL)
 			return;
+		/* SHUTDOWN_COMP: every byte of ours was acknowledged. */
 		peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+		peer->drained_msgs = peer->tx_msgs;
 		break;
 	default:
 		/* SEND_DONE/FAILED: AMs never exceed the send buffer. */
