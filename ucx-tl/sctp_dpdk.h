@@ -231,6 +231,8 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */
 #define UCT_SCTP_DPDK_EP_FLAG_PENDING 0x4  /* on iface->pending_eps */
+#define UCT_SCTP_DPDK_EP_FLAG_DISPATCH 0x8 /* its pending queue's head is
+					    * being dispatched: may send */
 
 typedef struct uct_sctp_dpdk_ep {
 	uct_base_ep_t super;

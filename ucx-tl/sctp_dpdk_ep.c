@@ -44,7 +44,12 @@
 
 #include <string.h>
 
-/* Whether the ep's association can take a message now. */
+/* Whether the ep's association can take a message now, and no AM may
+ * overtake the ep's pending requests: while any is queued only the one
+ * being dispatched sends (UCT contract, UCX test_pending.cc
+ * send_ooo_with_pending).  A poll elsewhere (another iface, the poll
+ * thread, an AM handler's progress) re-opens the association but not an
+ * ep with a queue. */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
 			  const uct_sctp_dpdk_ep_t *ep)
@@ -53,7 +58,9 @@ uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
 
 	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
 	       (peer->fail_gen == ep->fail_gen) &&
-	       (peer->blocked_poll != iface->ctx->poll_count);
+	       (peer->blocked_poll != iface->ctx->poll_count) &&
+	       (ucs_queue_is_empty(&ep->pending_q) ||
+		(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH));
 }
 
 int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep)
@@ -316,10 +323,10 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 	unsigned count = 0;
 
 	ucs_list_for_each_safe(ep, tmp, &iface->pending_eps, pending_list) {
-		if (!uct_sctp_dpdk_ep_can_send(iface, ep))
-			continue;
+		ep->flags |= UCT_SCTP_DPDK_EP_FLAG_DISPATCH;
 		uct_pending_queue_dispatch(priv, &ep->pending_q,
 					   uct_sctp_dpdk_ep_can_send(iface, ep));
+		ep->flags &= ~UCT_SCTP_DPDK_EP_FLAG_DISPATCH;
 		if (ucs_queue_is_empty(&ep->pending_q)) {
 			uct_sctp_dpdk_ep_pending_unlink(ep);
 			count++;

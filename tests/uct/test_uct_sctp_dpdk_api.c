@@ -8,6 +8,11 @@
  *           port (dp tx_pkts unchanged).  Port: net_null, no peer needed.
  *   config  every bad UCX_SCTP_DPDK_* value (one at a time, the rest
  *           valid) fails the iface open with UCS_ERR_INVALID_PARAM.
+ *   order   fills the send buffer to a peer process, queues pending
+ *           requests (their sequence number fixed when queued) and keeps
+ *           sending while a second iface's progress polls the port: the
+ *           peer must see every sequence number in order (no AM overtakes
+ *           the ep's pending requests).
  *   cycles  an iface is opened and closed 50 times; each cycle sends AMs
  *           over a memif pair to a forked peer process, which echoes them,
  *           and waits for the echoes.  Afterwards no mbuf (port mempool in
@@ -653,6 +658,202 @@ static int test_cycles(void)
 	return failures ? 1 : 0;
 }
 
+/* ---- order: no AM overtakes the ep's pending requests ---- */
+
+#define ORDER_AM_ID 9
+#define ORDER_MSGS 20000
+#define ORDER_LEN 1800	/* am_short payload: 4-byte seq + filler */
+#define ORDER_REQS 64
+
+static uint32_t order_expect, order_rx, order_ooo, order_first_bad = UINT32_MAX;
+
+static ucs_status_t order_cb(void *arg, void *data, size_t length,
+			     unsigned flags)
+{
+	uint32_t seq;
+
+	memcpy(&seq, (char *)data + 8, 4);
+	if (seq != order_expect) {
+		if (order_ooo++ == 0)
+			order_first_bad = seq;
+	}
+	order_expect = seq + 1;
+	order_rx++;
+	return UCS_OK;
+}
+
+/* Peer: count AMs and check their sequence; report on request. */
+static void order_peer_main(int fd)
+{
+	char prefix[96], dev[256];
+	uint32_t report[3];
+	double deadline = now_s() + 120;
+	uint32_t want = 0;
+	iface_t t;
+	env_t e;
+
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+	snprintf(dev, sizeof(dev), "net_memif0,role=server,id=0,socket=%s/"
+		 "memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(dev, "10.77.8.1/24", prefix);
+	env_open(&e);
+	iface_open(&e, &t, 0);
+	CHECK_OK(uct_iface_set_am_handler(t.iface, ORDER_AM_ID, order_cb, &t,
+					  0), "order handler");
+	if (write(fd, t.dev_addr, sizeof(t.dev_addr)) < 0 ||
+	    write(fd, t.iface_addr, sizeof(t.iface_addr)) < 0)
+		exit(1);
+	if (read(fd, &want, sizeof(want)) != sizeof(want))
+		exit(1);
+	while (order_rx < want && now_s() < deadline)
+		uct_worker_progress(e.worker);
+	report[0] = order_rx;
+	report[1] = order_ooo;
+	report[2] = order_first_bad;
+	if (write(fd, report, sizeof(report)) < 0)
+		exit(1);
+	/* Stay until the parent is done with the association. */
+	while (read(fd, &want, sizeof(want)) > 0)
+		;
+	exit(0);
+}
+
+typedef struct {
+	uct_pending_req_t super;
+	uct_ep_h ep;
+	uint32_t seq;	/* fixed when queued, like a UCP request's data */
+	int busy;
+} order_req_t;
+
+static unsigned order_dispatched;
+
+static ucs_status_t order_send(uct_ep_h ep, uint32_t seq)
+{
+	uint8_t buf[ORDER_LEN];
+	uint64_t hdr = 0x5e9;
+
+	memset(buf, 0xab, sizeof(buf));
+	memcpy(buf, &seq, 4);
+	return uct_ep_am_short(ep, ORDER_AM_ID, hdr, buf, sizeof(buf));
+}
+
+static ucs_status_t order_pending_cb(uct_pending_req_t *self)
+{
+	order_req_t *r = ucs_container_of(self, order_req_t, super);
+	ucs_status_t st = order_send(r->ep, r->seq);
+
+	if (st == UCS_OK) {
+		r->busy = 0;
+		order_dispatched++;
+	}
+	return st;
+}
+
+static int test_order(void)
+{
+	static order_req_t reqs[ORDER_REQS];
+	uint8_t dev[64], ifa[64];
+	uint32_t seq = 0, want = ORDER_MSGS, report[3] = {0, 0, 0};
+	unsigned pend_adds = 0, i, busy;
+	char prefix[96], devargs[256];
+	double deadline;
+	iface_t a, b;
+	int sv[2];
+	uct_ep_h ep;
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		order_peer_main(sv[1]);
+	}
+	close(sv[1]);
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	/* A small send buffer fills quickly. */
+	setenv("UCX_SCTP_DPDK_SG", "sndbuf=256k", 1);
+	env_open(&e);
+	/* Two ifaces on one worker: b's progress polls the shared port,
+	 * which used to re-open a's ep while its pending queue waited. */
+	iface_open(&e, &a, 0);
+	iface_open(&e, &b, 0);
+	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
+	    write(sv[0], &want, sizeof(want)) != sizeof(want)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	ep = ep_to(&a, dev, ifa);
+	deadline = now_s() + 60;
+	while (seq < ORDER_MSGS && now_s() < deadline) {
+		ucs_status_t st;
+
+		uct_worker_progress(e.worker);
+		st = order_send(ep, seq);
+		if (st == UCS_OK) {
+			seq++;
+			continue;
+		}
+		CHECK(st == UCS_ERR_NO_RESOURCE, "am_short: %s",
+		      ucs_status_string(st));
+		if (st != UCS_ERR_NO_RESOURCE)
+			break;
+		for (i = 0; i < ORDER_REQS && reqs[i].busy; i++)
+			;
+		if (i == ORDER_REQS)
+			continue;
+		reqs[i].super.func = order_pending_cb;
+		reqs[i].ep = ep;
+		reqs[i].seq = seq;
+		st = uct_ep_pending_add(ep, &reqs[i].super, 0);
+		if (st == UCS_OK) {
+			reqs[i].busy = 1;
+			pend_adds++;
+			seq++;
+		} else {
+			CHECK(st == UCS_ERR_BUSY, "pending_add: %s",
+			      ucs_status_string(st));
+		}
+	}
+	do {
+		uct_worker_progress(e.worker);
+		for (busy = 0, i = 0; i < ORDER_REQS; i++)
+			busy += reqs[i].busy;
+	} while (busy != 0 && now_s() < deadline);
+	CHECK(seq == ORDER_MSGS && busy == 0, "sent %u of %u, %u pending "
+	      "left", seq, ORDER_MSGS, busy);
+	CHECK(pend_adds > 0, "the send buffer never filled: no pending "
+	      "request was queued, nothing tested");
+	while (uct_ep_flush(ep, 0, NULL) == UCS_INPROGRESS &&
+	       now_s() < deadline)
+		uct_worker_progress(e.worker);
+	if (read(sv[0], report, sizeof(report)) != sizeof(report))
+		CHECK(0, "no report from the peer");
+	CHECK(report[0] == ORDER_MSGS, "peer got %u of %u AMs", report[0],
+	      ORDER_MSGS);
+	CHECK(report[1] == 0, "%u AMs out of order (first: seq %u): an AM "
+	      "overtook a pending request", report[1], report[2]);
+	printf("order: %u AMs, %u via pending (%u dispatched), peer got %u, "
+	       "%u out of order: %s\n", seq, pend_adds, order_dispatched,
+	       report[0], report[1], failures ? "FAIL" : "ok");
+	uct_ep_destroy(ep);
+	uct_iface_close(a.iface);
+	uct_iface_close(b.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
 /* ---- config: each bad UCX_SCTP_DPDK_* value fails the iface open ---- */
 
 static int test_config(void)
@@ -756,8 +957,10 @@ int main(int argc, char **argv)
 		rc = test_config();
 	else if (argc > 1 && strcmp(argv[1], "cycles") == 0)
 		rc = test_cycles();
+	else if (argc > 1 && strcmp(argv[1], "order") == 0)
+		rc = test_order();
 	else {
-		fprintf(stderr, "usage: %s local|cycles|config\n", argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|order|config\n", argv[0]);
 		return 2;
 	}
 	return rc;
