@@ -39,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -705,6 +706,13 @@ static void order_peer_main(int fd)
 		exit(1);
 	if (read(fd, &want, sizeof(want)) != sizeof(want))
 		exit(1);
+	/* The final count comes after the parent's flush. */
+	while (now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		if (recv(fd, &want, sizeof(want), MSG_DONTWAIT) ==
+		    sizeof(want))
+			break;
+	}
 	while (order_rx < want && now_s() < deadline)
 		uct_worker_progress(e.worker);
 	report[0] = order_rx;
@@ -725,7 +733,14 @@ typedef struct {
 	int busy;
 } order_req_t;
 
-static unsigned order_dispatched;
+static unsigned order_dispatched, order_flushed;
+
+static void order_flush_done(uct_completion_t *self)
+{
+	CHECK(self->status == UCS_OK, "flush completed with %s",
+	      ucs_status_string(self->status));
+	order_flushed++;
+}
 
 static ucs_status_t order_send(uct_ep_h ep, uint32_t seq)
 {
@@ -834,13 +849,44 @@ static int test_order(void)
 	      "left", seq, ORDER_MSGS, busy);
 	CHECK(pend_adds > 0, "the send buffer never filled: no pending "
 	      "request was queued, nothing tested");
-	while (uct_ep_flush(ep, 0, NULL) == UCS_INPROGRESS &&
-	       now_s() < deadline)
-		uct_worker_progress(e.worker);
+	/* Flush means acknowledged: an iface flush with a completion is in
+	 * progress while data is unacknowledged and completes from
+	 * progress; when ep flush says UCS_OK nothing is unacknowledged. */
+	{
+		uct_sctp_dpdk_ep_t *sep = ucs_derived_of(ep, uct_sctp_dpdk_ep_t);
+		uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+		uct_completion_t comp = {order_flush_done, 1, UCS_OK};
+		uint64_t unacked = 1;
+		ucs_status_t st;
+
+		for (i = 0; i < 2000; i++)
+			if (order_send(ep, seq + i) != UCS_OK)
+				break;
+		seq += i;
+		want = seq;
+		st = uct_iface_flush(a.iface, 0, &comp);
+		CHECK(st == UCS_INPROGRESS, "iface flush right after a burst: "
+		      "%s", ucs_status_string(st));
+		while (order_flushed == 0 && st == UCS_INPROGRESS &&
+		       now_s() < deadline)
+			uct_worker_progress(e.worker);
+		CHECK(st != UCS_INPROGRESS || order_flushed == 1,
+		      "iface flush completion called %u times", order_flushed);
+		while ((st = uct_ep_flush(ep, 0, NULL)) == UCS_INPROGRESS &&
+		       now_s() < deadline)
+			uct_worker_progress(e.worker);
+		CHECK(st == UCS_OK, "ep flush: %s", ucs_status_string(st));
+		ucs_recursive_spin_lock(&ctx->lock);
+		sg_assoc_unacked(ctx->sg, sep->peer->assoc, &unacked);
+		ucs_recursive_spin_unlock(&ctx->lock);
+		CHECK(unacked == 0, "ep flush said UCS_OK with %" PRIu64
+		      " bytes unacknowledged", unacked);
+	}
+	if (write(sv[0], &want, sizeof(want)) != sizeof(want))
+		CHECK(0, "peer gone");
 	if (read(sv[0], report, sizeof(report)) != sizeof(report))
 		CHECK(0, "no report from the peer");
-	CHECK(report[0] == ORDER_MSGS, "peer got %u of %u AMs", report[0],
-	      ORDER_MSGS);
+	CHECK(report[0] == seq, "peer got %u of %u AMs", report[0], seq);
 	CHECK(report[1] == 0, "%u AMs out of order (first: seq %u): an AM "
 	      "overtook a pending request", report[1], report[2]);
 	printf("order: %u AMs, %u via pending (%u dispatched), peer got %u, "
