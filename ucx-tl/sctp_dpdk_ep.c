@@ -10,18 +10,19 @@
  * message lost on one stream does not hold up other eps' streams.
  *
  * Send: every AM is one SCTP message, [uct_sctp_dpdk_am_hdr_t][payload],
- * handed to sg_send, which usrsctp copies whole (it never exceeds the send
- * buffer), so short, bcopy and zcopy all complete at once (zcopy returns
- * UCS_OK: usrsctp made the copy).  Back-pressure (sg_send -EAGAIN) and an
- * association not up yet are UCS_ERR_NO_RESOURCE; the caller queues a
- * pending request, dispatched from iface progress once the association is
- * up and the poll loop has run (freeing send buffer).
+ * handed to sg_send, which usrsctp copies (short, bcopy and zcopy all
+ * complete at once; zcopy returns UCS_OK because the caller's buffers are
+ * free again).  Back-pressure (sg_send -EAGAIN), an association not up
+ * yet, and pending requests queued on the ep are UCS_ERR_NO_RESOURCE: no
+ * AM overtakes the ep's pending requests, which are dispatched in order
+ * from iface progress once the association is up and the poll loop has
+ * run (freeing send buffer).
  *
- * Flush: nothing a send accepted is outstanding in this layer (usrsctp owns
- * delivery and retransmission), so ep flush is UCS_OK unless pending
- * requests wait, then UCS_ERR_NO_RESOURCE as the UCT contract asks (the
- * caller adds a pending request and retries).  Fence: UCS_OK; per-stream
- * order already gives fence semantics for an ep's AMs.
+ * Flush (sctp_dpdk_flush.c): what sg_send accepted stays in this process
+ * until the peer's SCTP acknowledges it, so a flush completes only then
+ * (UCS_INPROGRESS + completion meanwhile); UCS_ERR_NO_RESOURCE while
+ * pending requests wait, as the UCT contract asks.  Fence: UCS_OK;
+ * per-stream order already gives fence semantics for an ep's AMs.
  *
  * Failure: when the association is lost (retransmissions exhausted, ABORT)
  * or cannot start, peer->fail_gen moves on and every ep created before

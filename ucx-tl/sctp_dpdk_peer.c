@@ -170,7 +170,8 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 		peer->drained_msgs = peer->tx_msgs;
 		break;
 	default:
-		/* SEND_DONE/FAILED: AMs never exceed the send buffer. */
+		/* SEND_DONE/FAILED: only for messages larger than the send
+		 * buffer, which the transport's SEG_SIZE check excludes. */
 		return;
 	}
 	ctx->ev_gen++;
