@@ -324,6 +324,15 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 	unsigned count = 0;
 
 	ucs_list_for_each_safe(ep, tmp, &iface->pending_eps, pending_list) {
+		if (ucs_unlikely(ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) &&
+		    !uct_sctp_dpdk_ep_is_failed(ep)) {
+			/* The peer shut down gracefully while requests
+			 * waited: nothing else would send on this ep, so
+			 * reconnect from here. */
+			ucs_recursive_spin_lock(&iface->ctx->lock);
+			uct_sctp_dpdk_ctx_peer_connect(iface->ctx, ep->peer);
+			ucs_recursive_spin_unlock(&iface->ctx->lock);
+		}
 		ep->flags |= UCT_SCTP_DPDK_EP_FLAG_DISPATCH;
 		uct_pending_queue_dispatch(priv, &ep->pending_q,
 					   uct_sctp_dpdk_ep_can_send(iface, ep));
