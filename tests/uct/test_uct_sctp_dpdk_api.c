@@ -13,6 +13,9 @@
  *           sending while a second iface's progress polls the port: the
  *           peer must see every sequence number in order (no AM overtakes
  *           the ep's pending requests).
+ *   exit    a sender process exits right after sending while the
+ *           receiver does not poll for 2 s: the exit drain keeps the data
+ *           until it is acknowledged (UCX_SCTP_DPDK_EXIT_TIMEOUT).
  *   cycles  an iface is opened and closed 50 times; each cycle sends AMs
  *           over a memif pair to a forked peer process, which echoes them,
  *           and waits for the echoes.  Afterwards no mbuf (port mempool in
@@ -900,6 +903,115 @@ static int test_order(void)
 	return failures ? 1 : 0;
 }
 
+/* ---- exit: a process that exits right after sending loses nothing ---- */
+
+#define EXIT_MSGS 125
+#define EXIT_LEN 8000
+#define EXIT_SLEEP_S 2.0
+
+/* Sender (child): one AM to bring the association up, wait for "go",
+ * send EXIT_MSGS AMs (taken whole by usrsctp, the receiver is not polling
+ * so nothing is acknowledged) and exit at once: the exit drain must keep
+ * the data until the receiver acknowledged it. */
+static void exit_sender_main(int fd)
+{
+	char prefix[96], dev[256];
+	uint8_t rdev[64], rifa[64];
+	char go;
+	iface_t t;
+	env_t e;
+	uct_ep_h ep;
+	unsigned k;
+
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(dev, sizeof(dev), "net_memif0,role=client,id=0,socket=%s/"
+		 "memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(dev, "10.77.8.2/24", prefix);
+	env_open(&e);
+	iface_open(&e, &t, 0);
+	if (read(fd, rdev, sizeof(rdev)) != sizeof(rdev) ||
+	    read(fd, rifa, sizeof(rifa)) != sizeof(rifa))
+		_exit(1);
+	ep = ep_to(&t, rdev, rifa);
+	send_am(&e, ep, 2, 1, 0, 100);
+	if (write(fd, "u", 1) != 1)
+		_exit(1);
+	/* Keep polling: the AM leaves the port's TX queue from the poll. */
+	while (recv(fd, &go, 1, MSG_DONTWAIT) != 1)
+		uct_worker_progress(e.worker);
+	for (k = 1; k <= EXIT_MSGS; k++)
+		send_am(&e, ep, 2, 1, (uint16_t)k, EXIT_LEN);
+	exit(failures ? 1 : 0); /* atexit: the transport's exit drain */
+}
+
+static int test_exit(void)
+{
+	char prefix[96], devargs[256], c;
+	double t0, deadline;
+	int sv[2], st = 0;
+	iface_t t;
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		exit_sender_main(sv[1]);
+	}
+	close(sv[1]);
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=server,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.1/24", prefix);
+	env_open(&e);
+	iface_open(&e, &t, 0);
+	if (write(sv[0], t.dev_addr, sizeof(t.dev_addr)) < 0 ||
+	    write(sv[0], t.iface_addr, sizeof(t.iface_addr)) < 0)
+		return 1;
+	/* Poll until the first AM arrived and the sender said so. */
+	deadline = now_s() + DEADLINE_S;
+	while ((t.rx_count < 1 || recv(sv[0], &c, 1, MSG_DONTWAIT) != 1) &&
+	       now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		release_kept(&t);
+	}
+	CHECK(t.rx_count == 1, "association did not come up (%u AMs)",
+	      t.rx_count);
+	/* Stop polling: nothing the sender sends now is acknowledged until
+	 * we come back, after the sender has begun to exit. */
+	if (write(sv[0], "g", 1) != 1)
+		return 1;
+	t0 = now_s();
+	while (now_s() < t0 + EXIT_SLEEP_S)
+		usleep(10000);
+	deadline = now_s() + DEADLINE_S;
+	while (t.rx_count < EXIT_MSGS + 1 && now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		release_kept(&t);
+	}
+	waitpid(peer_pid, &st, 0);
+	peer_pid = 0;
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sender status 0x%x",
+	      st);
+	CHECK(t.rx_count == EXIT_MSGS + 1, "received %u of %u AMs the sender "
+	      "sent before exiting", t.rx_count - 1, EXIT_MSGS);
+	CHECK(t.rx_bad == 0, "%u AMs corrupted", t.rx_bad);
+	printf("exit: sender exited right after %u AMs while the receiver "
+	       "slept %.1f s; received %u: %s\n", EXIT_MSGS, EXIT_SLEEP_S,
+	       t.rx_count - 1, failures ? "FAIL" : "ok");
+	uct_iface_close(t.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
 /* ---- config: each bad UCX_SCTP_DPDK_* value fails the iface open ---- */
 
 static int test_config(void)
@@ -1005,8 +1117,10 @@ int main(int argc, char **argv)
 		rc = test_cycles();
 	else if (argc > 1 && strcmp(argv[1], "order") == 0)
 		rc = test_order();
+	else if (argc > 1 && strcmp(argv[1], "exit") == 0)
+		rc = test_exit();
 	else {
-		fprintf(stderr, "usage: %s local|cycles|order|config\n", argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|order|exit|config\n", argv[0]);
 		return 2;
 	}
 	return rc;
