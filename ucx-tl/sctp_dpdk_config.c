@@ -187,6 +187,26 @@ ucs_status_t uct_sctp_dpdk_config_build(
 			  "instead", UCT_SCTP_DPDK_SG_HEADROOM_BYTES);
 		return UCS_ERR_INVALID_PARAM;
 	}
+	/* Every AM is one SCTP message: a segment above the send buffer
+	 * could only go in pieces (sg_send -EINPROGRESS, caller's buffer
+	 * held), one above the receive buffer cannot be delivered whole. */
+	if (config->seg_size > sg_cfg->sndbuf_bytes ||
+	    config->seg_size > sg_cfg->rcvbuf_bytes) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SEG_SIZE=%zu is above "
+			  "the SCTP %s buffer (" UCT_SCTP_DPDK_ENV "SG %s=%u): "
+			  "lower " UCT_SCTP_DPDK_ENV "SEG_SIZE or raise %s in "
+			  UCT_SCTP_DPDK_ENV "SG", config->seg_size,
+			  config->seg_size > sg_cfg->sndbuf_bytes ? "send" :
+								    "receive",
+			  config->seg_size > sg_cfg->sndbuf_bytes ? "sndbuf" :
+								    "rcvbuf",
+			  config->seg_size > sg_cfg->sndbuf_bytes ?
+				  sg_cfg->sndbuf_bytes :
+				  sg_cfg->rcvbuf_bytes,
+			  config->seg_size > sg_cfg->sndbuf_bytes ? "sndbuf" :
+								    "rcvbuf");
+		return UCS_ERR_INVALID_PARAM;
+	}
 	snprintf(text, len, "%s| %s", dp_text, sg_text);
 	return UCS_OK;
 }

@@ -81,8 +81,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": \"%s\", "
+		 "\"rx_msgs\": %" PRIu64 ", \"rx_drops\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}}\n",
-		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp_json, us_json);
+		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), ctx->rx_msgs,
+		 ctx->rx_drops, dp_json, us_json);
 	fputs(buf, stderr);
 }
 

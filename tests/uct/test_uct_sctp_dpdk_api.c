@@ -13,6 +13,7 @@
  *           sending while a second iface's progress polls the port: the
  *           peer must see every sequence number in order (no AM overtakes
  *           the ep's pending requests).
+ *   bigseg  SEG_SIZE=256k: 200 KiB bcopy AMs arrive whole and intact.
  *   exit    a sender process exits right after sending while the
  *           receiver does not poll for 2 s: the exit drain keeps the data
  *           until it is acknowledged (UCX_SCTP_DPDK_EXIT_TIMEOUT).
@@ -670,13 +671,20 @@ static int test_cycles(void)
 #define ORDER_REQS 64
 
 static uint32_t order_expect, order_rx, order_ooo, order_first_bad = UINT32_MAX;
+static uint32_t order_bad;
 
 static ucs_status_t order_cb(void *arg, void *data, size_t length,
 			     unsigned flags)
 {
 	uint32_t seq;
+	size_t i;
 
 	memcpy(&seq, (char *)data + 8, 4);
+	for (i = 12; i < length; i++)
+		if (((uint8_t *)data)[i] != (uint8_t)(seq * 7 + i)) {
+			order_bad++;
+			break;
+		}
 	if (seq != order_expect) {
 		if (order_ooo++ == 0)
 			order_first_bad = seq;
@@ -690,8 +698,8 @@ static ucs_status_t order_cb(void *arg, void *data, size_t length,
 static void order_peer_main(int fd)
 {
 	char prefix[96], dev[256];
-	uint32_t report[3];
-	double deadline = now_s() + 120;
+	uint32_t report[4];
+	double deadline = now_s() + 60;
 	uint32_t want = 0;
 	iface_t t;
 	env_t e;
@@ -721,6 +729,7 @@ static void order_peer_main(int fd)
 	report[0] = order_rx;
 	report[1] = order_ooo;
 	report[2] = order_first_bad;
+	report[3] = order_bad;
 	if (write(fd, report, sizeof(report)) < 0)
 		exit(1);
 	/* Stay until the parent is done with the association. */
@@ -750,7 +759,10 @@ static ucs_status_t order_send(uct_ep_h ep, uint32_t seq)
 	uint8_t buf[ORDER_LEN];
 	uint64_t hdr = 0x5e9;
 
-	memset(buf, 0xab, sizeof(buf));
+	size_t i;
+
+	for (i = 4; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(seq * 7 + i + 8);
 	memcpy(buf, &seq, 4);
 	return uct_ep_am_short(ep, ORDER_AM_ID, hdr, buf, sizeof(buf));
 }
@@ -771,7 +783,7 @@ static int test_order(void)
 {
 	static order_req_t reqs[ORDER_REQS];
 	uint8_t dev[64], ifa[64];
-	uint32_t seq = 0, want = ORDER_MSGS, report[3] = {0, 0, 0};
+	uint32_t seq = 0, want = ORDER_MSGS, report[4] = {0, 0, 0, 0};
 	unsigned pend_adds = 0, i, busy;
 	char prefix[96], devargs[256];
 	double deadline;
@@ -892,12 +904,112 @@ static int test_order(void)
 	CHECK(report[0] == seq, "peer got %u of %u AMs", report[0], seq);
 	CHECK(report[1] == 0, "%u AMs out of order (first: seq %u): an AM "
 	      "overtook a pending request", report[1], report[2]);
+	CHECK(report[3] == 0, "%u AMs corrupted", report[3]);
 	printf("order: %u AMs, %u via pending (%u dispatched), peer got %u, "
 	       "%u out of order: %s\n", seq, pend_adds, order_dispatched,
 	       report[0], report[1], failures ? "FAIL" : "ok");
 	uct_ep_destroy(ep);
 	uct_iface_close(a.iface);
 	uct_iface_close(b.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
+/* ---- bigseg: SEG_SIZE above 64 KiB carries whole AMs ---- */
+
+#define BIG_MSGS 60
+#define BIG_LEN (200 << 10)
+
+static size_t big_pack(void *dest, void *arg)
+{
+	uint32_t seq = *(uint32_t *)arg;
+	uint8_t *d = dest;
+	size_t i;
+
+	memset(d, 0, 8);
+	memcpy(d + 8, &seq, 4);
+	for (i = 12; i < BIG_LEN; i++)
+		d[i] = (uint8_t)(seq * 7 + i);
+	return BIG_LEN;
+}
+
+static int test_bigseg(void)
+{
+	uint8_t dev[64], ifa[64];
+	uint32_t want = BIG_MSGS, report[4] = {0, 0, 0, 0}, seq;
+	char prefix[96], devargs[256];
+	double deadline;
+	ssize_t n;
+	iface_t a;
+	int sv[2];
+	uct_ep_h ep;
+	uct_iface_attr_t attr;
+	env_t e;
+
+	setenv("UCX_SCTP_DPDK_SEG_SIZE", "256k", 1);
+	setenv("UCX_SCTP_DPDK_RX_DESCS", "64", 1);
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		order_peer_main(sv[1]);
+	}
+	close(sv[1]);
+	{
+		struct timeval tv = {90, 0}; /* the peer reports by then */
+
+		setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	env_open(&e);
+	iface_open(&e, &a, 0);
+	CHECK_OK(uct_iface_query(a.iface, &attr), "query");
+	CHECK(attr.cap.am.max_bcopy >= BIG_LEN, "max_bcopy %zu",
+	      attr.cap.am.max_bcopy);
+	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
+	    write(sv[0], &want, sizeof(want)) != sizeof(want)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	ep = ep_to(&a, dev, ifa);
+	deadline = now_s() + 60;
+	for (seq = 0; seq < BIG_MSGS && now_s() < deadline;) {
+		n = uct_ep_am_bcopy(ep, ORDER_AM_ID, big_pack, &seq, 0);
+		if (n == BIG_LEN) {
+			seq++;
+			continue;
+		}
+		CHECK(n == UCS_ERR_NO_RESOURCE, "am_bcopy returned %zd", n);
+		if (n != UCS_ERR_NO_RESOURCE)
+			break;
+		uct_worker_progress(e.worker);
+	}
+	while (uct_ep_flush(ep, 0, NULL) == UCS_INPROGRESS &&
+	       now_s() < deadline)
+		uct_worker_progress(e.worker);
+	if (write(sv[0], &want, sizeof(want)) != sizeof(want) ||
+	    read(sv[0], report, sizeof(report)) != sizeof(report))
+		CHECK(0, "no report from the peer");
+	CHECK(report[0] == BIG_MSGS && report[1] == 0 && report[3] == 0,
+	      "peer got %u of %u 200 KiB AMs, %u out of order, %u corrupted",
+	      report[0], BIG_MSGS, report[1], report[3]);
+	printf("bigseg: SEG_SIZE=256k, %u AMs of %u bytes sent, peer got %u "
+	       "(%u corrupted): %s\n", seq, BIG_LEN, report[0], report[3],
+	       failures ? "FAIL" : "ok");
+	uct_ep_destroy(ep);
+	uct_iface_close(a.iface);
 	env_close(&e);
 	close(sv[0]);
 	return failures ? 1 : 0;
@@ -1032,6 +1144,9 @@ static int test_config(void)
 		{"UCX_SCTP_DPDK_IDLE_SLEEP_US", "200000"},
 		{"UCX_SCTP_DPDK_PROGRESS", "background"},
 		{"UCX_SCTP_DPDK_POLL_LCORE", "-5"},
+		/* above the default 4 MiB send buffer */
+		{"UCX_SCTP_DPDK_SEG_SIZE", "8m"},
+		{"UCX_SCTP_DPDK_EXIT_TIMEOUT", "-1s"},
 	};
 	char prefix[96];
 	size_t i;
@@ -1054,6 +1169,7 @@ static int test_config(void)
 		unsetenv("UCX_SCTP_DPDK_SG");
 		unsetenv("UCX_SCTP_DPDK_PROGRESS");
 		unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
+		unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
 		setenv(bad[i].var, bad[i].value, 1);
 		env_open(&e);
 		p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
@@ -1070,6 +1186,7 @@ static int test_config(void)
 	}
 	unsetenv("UCX_SCTP_DPDK_PROGRESS");
 	unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
+	unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
 	/* Valid values alone must not trip the cross-field checks. */
 	{
 		static char text[16384];
@@ -1119,8 +1236,10 @@ int main(int argc, char **argv)
 		rc = test_order();
 	else if (argc > 1 && strcmp(argv[1], "exit") == 0)
 		rc = test_exit();
+	else if (argc > 1 && strcmp(argv[1], "bigseg") == 0)
+		rc = test_bigseg();
 	else {
-		fprintf(stderr, "usage: %s local|cycles|order|exit|config\n", argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|order|exit|bigseg|config\n", argv[0]);
 		return 2;
 	}
 	return rc;
