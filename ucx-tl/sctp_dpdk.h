@@ -98,7 +98,8 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_am_hdr {
 	uint8_t flags;		  /* 0; reserved */
 	rte_be16_t dst_iface_id;
 	rte_be16_t src_iface_id;
-	rte_be16_t reserved;	  /* 0 */
+	rte_be16_t dst_incarnation; /* low 16 bits of the receiver process's
+				     * incarnation the sender addressed */
 } uct_sctp_dpdk_am_hdr_t;
 
 /* UCT device address: where the process's SCTP endpoint listens. */
@@ -107,9 +108,15 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_dev_addr {
 	rte_be16_t sctp_port;
 } uct_sctp_dpdk_dev_addr_t;
 
-/* UCT iface address: which iface of that process. */
+/* UCT iface address: which iface of which incarnation of that process,
+ * and the settings both ends must share (checked by is_reachable and
+ * ep create; a mismatch is refused with the variable named). */
 typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
 	rte_be16_t iface_id;
+	rte_be32_t incarnation;	/* random per process start, never 0 */
+	rte_be32_t seg_bytes;	/* UCX_SCTP_DPDK_SEG_SIZE */
+	rte_be16_t streams;	/* UCX_SCTP_DPDK_STREAMS */
+	rte_be16_t mtu;		/* UCX_SCTP_DPDK_MTU */
 } uct_sctp_dpdk_iface_addr_t;
 
 /* Parsed from the environment by UCX; released after iface_open returns. */
@@ -155,6 +162,7 @@ typedef struct uct_sctp_dpdk_peer {
 	volatile int state;	     /* uct_sctp_dpdk_peer_state_t */
 	sg_assoc_t assoc;	     /* valid unless IDLE */
 	volatile uint32_t fail_gen;  /* +1 per lost/failed/restarted assoc */
+	uint32_t incarnation;	     /* latest one eps were created to */
 	uint64_t blocked_poll;	     /* ctx->poll_count at the last EAGAIN */
 	/* Flush (under ctx->lock): messages sg_send accepted, and that
 	 * count when the association was last seen with nothing
@@ -181,6 +189,8 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint32_t ip_be, mask_be;      /* our address and on-link mask */
 	uint16_t sctp_port;	      /* host order */
 	uint16_t streams;
+	uint16_t mtu;		      /* IP MTU of the port */
+	uint32_t incarnation;	      /* random, this process start */
 	uint32_t seg_bytes;	      /* largest message incl. our header */
 	double bandwidth_bps;	      /* bytes/s for iface_query */
 	uint64_t poll_count;	      /* sg_poll calls */
@@ -201,6 +211,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	/* Counters (under lock) */
 	uint64_t rx_msgs;	      /* messages taken from sg_recv */
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
+	uint64_t rx_stale;	      /* addressed to an earlier incarnation */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 } uct_sctp_dpdk_ctx_t;
 
@@ -239,6 +250,7 @@ typedef struct uct_sctp_dpdk_ep {
 	uct_sctp_dpdk_peer_t *peer;	 /* NULL for local eps */
 	uint32_t fail_gen;		 /* peer->fail_gen at creation */
 	uint16_t dst_iface_id;
+	uint32_t dst_incarnation;	 /* of the peer process addressed */
 	uint16_t stream;		 /* 1..streams-1 */
 	unsigned flags;			 /* UCT_SCTP_DPDK_EP_FLAG_* */
 	ucs_queue_head_t pending_q;
@@ -334,7 +346,13 @@ void uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_ctx_t *ctx);
  * none (lock taken inside).  @return UCS_ERR_UNREACHABLE when sg refuses. */
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 					uint32_t ip_be, uint16_t sctp_port,
+					uint32_t incarnation,
 					uct_sctp_dpdk_peer_t **peer_p);
+/* Whether a peer's iface address carries the settings that must match
+ * ours; logs the first mismatch per variable, naming it and both values.
+ * @return 1 compatible. */
+int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
+				  const uct_sctp_dpdk_iface_addr_t *addr);
 /* Restart the association of an IDLE peer (lock held by caller). */
 void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_peer_t *peer);

@@ -29,6 +29,7 @@
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/string.h>
+#include <ucs/sys/sys.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -37,6 +38,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define UCT_SCTP_DPDK_MEMIF_WAIT_MS 3000 /* memif server: client leaves */
 
@@ -82,9 +84,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	 * from different processes interleave mid-line. */
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": \"%s\", "
 		 "\"rx_msgs\": %" PRIu64 ", \"rx_drops\": %" PRIu64 ", "
+		 "\"rx_stale\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}}\n",
 		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), ctx->rx_msgs,
-		 ctx->rx_drops, dp_json, us_json);
+		 ctx->rx_drops, ctx->rx_stale, dp_json, us_json);
 	fputs(buf, stderr);
 }
 
@@ -180,6 +183,13 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->sctp_port = sg_cfg->port;
 	ctx->streams = sg_cfg->streams;
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
+	ctx->mtu = dp_port_mtu(ctx->port);
+	/* A new process at the same address is a new incarnation: eps to
+	 * the old one must never deliver into it. */
+	do {
+		ctx->incarnation = (uint32_t)ucs_generate_uuid(
+			(uint64_t)getpid() ^ dp_tsc());
+	} while (ctx->incarnation == 0);
 	dp_port_link_up(ctx->port, &speed_mbps);
 	/* A NIC's link speed is the bandwidth; a vdev's reported speed is a
 	 * made-up number (memif: 10G), so use usrsctp's measured goodput. */

@@ -102,7 +102,7 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	hdr->flags = 0;
 	hdr->dst_iface_id = rte_cpu_to_be_16(ep->dst_iface_id);
 	hdr->src_iface_id = rte_cpu_to_be_16(iface->id);
-	hdr->reserved = 0;
+	hdr->dst_incarnation = rte_cpu_to_be_16((uint16_t)ep->dst_incarnation);
 
 	if (ucs_unlikely(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)) {
 		/* Our header stays behind: the receiver gets the payload. */
@@ -357,6 +357,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(params->iface, uct_sctp_dpdk_iface_t);
 	const uct_sctp_dpdk_dev_addr_t *dev;
+	const uct_sctp_dpdk_iface_addr_t *addr;
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	uint32_t hash;
 	ucs_status_t status;
@@ -370,9 +371,11 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 		return UCS_ERR_UNREACHABLE;
 	}
 	dev = (const uct_sctp_dpdk_dev_addr_t *)params->dev_addr;
-	self->dst_iface_id = rte_be_to_cpu_16(
-		((const uct_sctp_dpdk_iface_addr_t *)params->iface_addr)
-			->iface_id);
+	addr = (const uct_sctp_dpdk_iface_addr_t *)params->iface_addr;
+	self->dst_iface_id = rte_be_to_cpu_16(addr->iface_id);
+	self->dst_incarnation = rte_be_to_cpu_32(addr->incarnation);
+	if (!uct_sctp_dpdk_peer_compatible(ctx, dev->ip, addr))
+		return UCS_ERR_UNREACHABLE; /* logged, naming the variable */
 	self->flags = 0;
 	self->peer = NULL;
 	self->fail_gen = 0;
@@ -388,7 +391,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	} else {
 		status = uct_sctp_dpdk_ctx_peer_get(
 			ctx, dev->ip, rte_be_to_cpu_16(dev->sctp_port),
-			&self->peer);
+			self->dst_incarnation, &self->peer);
 		if (status != UCS_OK)
 			return status;
 		self->fail_gen = self->peer->fail_gen;

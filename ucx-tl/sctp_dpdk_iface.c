@@ -226,8 +226,17 @@ static ucs_status_t uct_sctp_dpdk_iface_get_address(uct_iface_h tl_iface,
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
 
-	((uct_sctp_dpdk_iface_addr_t *)addr)->iface_id =
-		rte_cpu_to_be_16(iface->id);
+	uct_sctp_dpdk_iface_addr_t *a = (uct_sctp_dpdk_iface_addr_t *)addr;
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+
+	memset(a, 0, sizeof(*a));
+	a->iface_id = rte_cpu_to_be_16(iface->id);
+	if (ctx != NULL) {
+		a->incarnation = rte_cpu_to_be_32(ctx->incarnation);
+		a->seg_bytes = rte_cpu_to_be_32(ctx->seg_bytes);
+		a->streams = rte_cpu_to_be_16(ctx->streams);
+		a->mtu = rte_cpu_to_be_16(ctx->mtu);
+	}
 	return UCS_OK;
 }
 
@@ -245,7 +254,13 @@ static int uct_sctp_dpdk_iface_is_reachable(const uct_iface_h tl_iface,
 		return 0;
 	/* Our own address (another worker of this process) is delivered
 	 * locally; anything else must be on the port's subnet. */
-	return (dev->ip & ctx->mask_be) == (ctx->ip_be & ctx->mask_be);
+	if ((dev->ip & ctx->mask_be) != (ctx->ip_be & ctx->mask_be))
+		return 0;
+	/* ... and agree on the settings both ends must share. */
+	return iface_addr == NULL ||
+	       uct_sctp_dpdk_peer_compatible(
+		       ctx, dev->ip,
+		       (const uct_sctp_dpdk_iface_addr_t *)iface_addr);
 }
 
 uct_sctp_dpdk_rx_desc_t *

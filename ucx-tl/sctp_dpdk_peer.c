@@ -95,13 +95,51 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 	ctx->ev_gen++;
 }
 
+int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
+				  const uct_sctp_dpdk_iface_addr_t *addr)
+{
+	static int warned_seg, warned_streams, warned_mtu;
+	uint32_t seg = rte_be_to_cpu_32(addr->seg_bytes);
+	uint16_t streams = rte_be_to_cpu_16(addr->streams);
+	uint16_t mtu = rte_be_to_cpu_16(addr->mtu);
+	char ip[16];
+
+	dp_ip_str(ip_be, ip, sizeof(ip));
+	if (seg != ctx->seg_bytes) {
+		if (!warned_seg++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "SEG_SIZE=%u, this process %u: set the same "
+				  "value on every process", ip, seg,
+				  ctx->seg_bytes);
+		return 0;
+	}
+	if (streams != ctx->streams) {
+		if (!warned_streams++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "STREAMS=%u, this process %u: set the same "
+				  "value on every process", ip, streams,
+				  ctx->streams);
+		return 0;
+	}
+	if (mtu != ctx->mtu) {
+		if (!warned_mtu++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "MTU=%u, this process %u: set the same "
+				  "value on every process", ip, mtu, ctx->mtu);
+		return 0;
+	}
+	return 1;
+}
+
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 					uint32_t ip_be, uint16_t sctp_port,
+					uint32_t incarnation,
 					uct_sctp_dpdk_peer_t **peer_p)
 {
 	uct_sctp_dpdk_peer_t *peer;
 	ucs_status_t status = UCS_OK;
 	uint32_t gen;
+	char ip[16];
 
 	ucs_recursive_spin_lock(&ctx->lock);
 	peer = uct_sctp_dpdk_peer_by_addr(ctx, ip_be, sctp_port);
@@ -111,6 +149,19 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 			status = UCS_ERR_NO_MEMORY;
 			goto out;
 		}
+	}
+	if (peer->incarnation != incarnation) {
+		if (peer->incarnation != 0) {
+			/* The process at this address restarted: eps to the
+			 * old one must not deliver into the new one. */
+			ucs_diag("sctp_dpdk: peer %s:%u restarted (incarnation "
+				 "%08x -> %08x): its older eps fail",
+				 dp_ip_str(ip_be, ip, sizeof(ip)), sctp_port,
+				 peer->incarnation, incarnation);
+			peer->fail_gen++;
+			ctx->ev_gen++;
+		}
+		peer->incarnation = incarnation;
 	}
 	gen = peer->fail_gen;
 	uct_sctp_dpdk_ctx_peer_connect(ctx, peer);

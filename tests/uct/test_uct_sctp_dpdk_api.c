@@ -13,6 +13,8 @@
  *           sending while a second iface's progress polls the port: the
  *           peer must see every sequence number in order (no AM overtakes
  *           the ep's pending requests).
+ *   mismatch  a peer process with another SEG_SIZE is not reachable
+ *           and ep create refuses it (the error names the variable).
  *   bigseg  SEG_SIZE=256k: 200 KiB bcopy AMs arrive whole and intact.
  *   exit    a sender process exits right after sending while the
  *           receiver does not poll for 2 s: the exit drain keeps the data
@@ -185,6 +187,7 @@ typedef struct {
 } iface_t;
 
 static uint8_t peer_dev_addr[64]; /* the other process (peer mode) */
+static uint8_t peer_iface_addr[64]; /* one of its ifaces */
 
 /* Payload: [u16 sender iface id][u16 seq][bytes: (seq + i) & 0xff]. */
 static void fill(uint8_t *buf, size_t len, uint16_t from, uint16_t seq)
@@ -251,7 +254,7 @@ static void echo_drain(iface_t *t)
 	while (t->echo_head != t->echo_tail) {
 		echo_t *q = &t->echo_q[t->echo_head % ECHO_MAX];
 		uct_ep_h *ep = &t->echo_eps[q->from % UCT_SCTP_DPDK_MAX_IFACES];
-		uint16_t id_be = rte_cpu_to_be_16(q->from);
+		uct_sctp_dpdk_iface_addr_t addr;
 		uint64_t hdr;
 
 		if (*ep == NULL) {
@@ -261,8 +264,12 @@ static void echo_drain(iface_t *t)
 				       UCT_EP_PARAM_FIELD_DEV_ADDR |
 				       UCT_EP_PARAM_FIELD_IFACE_ADDR;
 			p.iface = t->iface;
+			/* The sender's process (incarnation, settings) with
+			 * the iface id the AM carries. */
+			memcpy(&addr, peer_iface_addr, sizeof(addr));
+			addr.iface_id = rte_cpu_to_be_16(q->from);
 			p.dev_addr = (uct_device_addr_t *)peer_dev_addr;
-			p.iface_addr = (uct_iface_addr_t *)&id_be;
+			p.iface_addr = (uct_iface_addr_t *)&addr;
 			if (uct_ep_create(&p, ep) != UCS_OK)
 				exit(3);
 		}
@@ -501,7 +508,9 @@ static void peer_main(int addr_fd)
 	    write(addr_fd, t.iface_addr, sizeof(t.iface_addr)) < 0)
 		exit(1);
 	if (read(addr_fd, peer_dev_addr, sizeof(peer_dev_addr)) !=
-	    (ssize_t)sizeof(peer_dev_addr))
+		    (ssize_t)sizeof(peer_dev_addr) ||
+	    read(addr_fd, peer_iface_addr, sizeof(peer_iface_addr)) !=
+		    (ssize_t)sizeof(peer_iface_addr))
 		exit(1);
 	while (now_s() < deadline) {
 		uct_worker_progress(e.worker);
@@ -573,7 +582,9 @@ static int test_cycles(void)
 			if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
 			    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
 			    write(sv[0], t.dev_addr, sizeof(t.dev_addr)) !=
-				    sizeof(t.dev_addr)) {
+				    sizeof(t.dev_addr) ||
+			    write(sv[0], t.iface_addr, sizeof(t.iface_addr)) !=
+				    sizeof(t.iface_addr)) {
 				fprintf(stderr, "FAIL: peer did not start\n");
 				return 1;
 			}
@@ -1015,6 +1026,67 @@ static int test_bigseg(void)
 	return failures ? 1 : 0;
 }
 
+/* ---- mismatch: peers with different SEG_SIZE refuse each other ---- */
+
+static int test_mismatch(void)
+{
+	uint8_t dev[64], ifa[64];
+	char prefix[96], devargs[256];
+	uct_ep_params_t p = {0};
+	ucs_status_t st;
+	uct_ep_h ep;
+	iface_t a;
+	int sv[2];
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		setenv("UCX_SCTP_DPDK_SEG_SIZE", "128k", 1);
+		order_peer_main(sv[1]);
+	}
+	close(sv[1]);
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	env_open(&e);
+	iface_open(&e, &a, 0);
+	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	CHECK(!uct_iface_is_reachable(a.iface, (uct_device_addr_t *)dev,
+				      (uct_iface_addr_t *)ifa),
+	      "a peer with SEG_SIZE=128k is reachable from 64k");
+	p.field_mask = UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR |
+		       UCT_EP_PARAM_FIELD_IFACE_ADDR;
+	p.iface = a.iface;
+	p.dev_addr = (const uct_device_addr_t *)dev;
+	p.iface_addr = (const uct_iface_addr_t *)ifa;
+	st = uct_ep_create(&p, &ep);
+	CHECK(st == UCS_ERR_UNREACHABLE, "ep create to a peer with another "
+	      "SEG_SIZE: %s", ucs_status_string(st));
+	if (st == UCS_OK)
+		uct_ep_destroy(ep);
+	printf("mismatch: peer SEG_SIZE=128k vs 64k refused (is_reachable 0, "
+	       "ep create %s): %s\n", ucs_status_string(st),
+	       failures ? "FAIL" : "ok");
+	uct_iface_close(a.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
 /* ---- exit: a process that exits right after sending loses nothing ---- */
 
 #define EXIT_MSGS 125
@@ -1238,8 +1310,10 @@ int main(int argc, char **argv)
 		rc = test_exit();
 	else if (argc > 1 && strcmp(argv[1], "bigseg") == 0)
 		rc = test_bigseg();
+	else if (argc > 1 && strcmp(argv[1], "mismatch") == 0)
+		rc = test_mismatch();
 	else {
-		fprintf(stderr, "usage: %s local|cycles|order|exit|bigseg|config\n", argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|order|exit|bigseg|mismatch|config\n", argv[0]);
 		return 2;
 	}
 	return rc;
