@@ -113,7 +113,7 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_dev_addr {
  * ep create; a mismatch is refused with the variable named). */
 typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
 	rte_be16_t iface_id;
-	rte_be32_t incarnation;	/* random per process start, never 0 */
+	rte_be32_t incarnation;	/* process start, ms (wall clock), never 0 */
 	rte_be32_t seg_bytes;	/* UCX_SCTP_DPDK_SEG_SIZE */
 	rte_be16_t streams;	/* UCX_SCTP_DPDK_STREAMS */
 	rte_be16_t mtu;		/* UCX_SCTP_DPDK_MTU */
@@ -190,7 +190,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint16_t sctp_port;	      /* host order */
 	uint16_t streams;
 	uint16_t mtu;		      /* IP MTU of the port */
-	uint32_t incarnation;	      /* random, this process start */
+	uint32_t incarnation;	      /* this process start, ms; never 0 */
 	uint32_t seg_bytes;	      /* largest message incl. our header */
 	double bandwidth_bps;	      /* bytes/s for iface_query */
 	uint64_t poll_count;	      /* sg_poll calls */

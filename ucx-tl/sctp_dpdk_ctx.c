@@ -29,7 +29,6 @@
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/string.h>
-#include <ucs/sys/sys.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -38,7 +37,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #define UCT_SCTP_DPDK_MEMIF_WAIT_MS 3000 /* memif server: client leaves */
 
@@ -68,6 +66,19 @@ static int uct_sctp_dpdk_eal_init(const struct dp_config *dp_cfg)
 }
 
 static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx);
+
+/* Process start time in ms (wall clock, so a later process at the same
+ * address has a later incarnation; compared in serial arithmetic, so the
+ * 49-day wrap is harmless); never 0. */
+static uint32_t uct_sctp_dpdk_incarnation_now(void)
+{
+	struct timespec ts;
+	uint32_t ms;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ms = (uint32_t)((uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	return ms != 0 ? ms : 1;
+}
 
 /* UCX_SCTP_DPDK_STATS=y: one JSON line on stderr at exit, after the
  * graceful shutdown, so benchmarks can count losses and retransmissions
@@ -186,10 +197,7 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
 	 * the old one must never deliver into it. */
-	do {
-		ctx->incarnation = (uint32_t)ucs_generate_uuid(
-			(uint64_t)getpid() ^ dp_tsc());
-	} while (ctx->incarnation == 0);
+	ctx->incarnation = uct_sctp_dpdk_incarnation_now();
 	dp_port_link_up(ctx->port, &speed_mbps);
 	/* A NIC's link speed is the bandwidth; a vdev's reported speed is a
 	 * made-up number (memif: 10G), so use usrsctp's measured goodput. */

@@ -150,6 +150,17 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 			goto out;
 		}
 	}
+	if (peer->incarnation != 0 &&
+	    (int32_t)(incarnation - peer->incarnation) < 0) {
+		/* An address of a process that has been replaced at this
+		 * IP and port: never deliver into its successor. */
+		ucs_diag("sctp_dpdk: address of %s:%u is stale (incarnation "
+			 "%08x, the process there now is %08x): refused",
+			 dp_ip_str(ip_be, ip, sizeof(ip)), sctp_port,
+			 incarnation, peer->incarnation);
+		status = UCS_ERR_UNREACHABLE;
+		goto out;
+	}
 	if (peer->incarnation != incarnation) {
 		if (peer->incarnation != 0) {
 			/* The process at this address restarted: eps to the

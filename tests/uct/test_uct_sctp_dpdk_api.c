@@ -13,6 +13,9 @@
  *           sending while a second iface's progress polls the port: the
  *           peer must see every sequence number in order (no AM overtakes
  *           the ep's pending requests).
+ *   restart a process at the same IP, port and iface id replaces one that
+ *           died: an ep from the dead one's address is refused and
+ *           nothing meant for it is delivered into the new one.
  *   mismatch  a peer process with another SEG_SIZE is not reachable
  *           and ep create refuses it (the error names the variable).
  *   bigseg  SEG_SIZE=256k: 200 KiB bcopy AMs arrive whole and intact.
@@ -705,6 +708,8 @@ static ucs_status_t order_cb(void *arg, void *data, size_t length,
 	return UCS_OK;
 }
 
+static int order_peer_client; /* restart: n-th client incarnation */
+
 /* Peer: count AMs and check their sequence; report on request. */
 static void order_peer_main(int fd)
 {
@@ -715,10 +720,21 @@ static void order_peer_main(int fd)
 	iface_t t;
 	env_t e;
 
-	snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
-	snprintf(dev, sizeof(dev), "net_memif0,role=server,id=0,socket=%s/"
-		 "memif0.sock,socket-abstract=no", memif_dir);
-	set_common_env(dev, "10.77.8.1/24", prefix);
+	if (order_peer_client) {
+		/* restart: the parent is the memif server */
+		snprintf(prefix, sizeof(prefix), "sdp-%s-c%d", job,
+			 order_peer_client);
+		snprintf(dev, sizeof(dev), "net_memif0,role=client,id=0,"
+			 "socket=%s/memif0.sock,socket-abstract=no",
+			 memif_dir);
+		set_common_env(dev, "10.77.8.1/24", prefix);
+	} else {
+		snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+		snprintf(dev, sizeof(dev), "net_memif0,role=server,id=0,"
+			 "socket=%s/memif0.sock,socket-abstract=no",
+			 memif_dir);
+		set_common_env(dev, "10.77.8.1/24", prefix);
+	}
 	env_open(&e);
 	iface_open(&e, &t, 0);
 	CHECK_OK(uct_iface_set_am_handler(t.iface, ORDER_AM_ID, order_cb, &t,
@@ -776,6 +792,18 @@ static ucs_status_t order_send(uct_ep_h ep, uint32_t seq)
 		buf[i] = (uint8_t)(seq * 7 + i + 8);
 	memcpy(buf, &seq, 4);
 	return uct_ep_am_short(ep, ORDER_AM_ID, hdr, buf, sizeof(buf));
+}
+
+/* Send one order AM, progressing on back-pressure (20 s deadline). */
+static void send_order_one(env_t *e, uct_ep_h ep, uint32_t seq)
+{
+	double deadline = now_s() + DEADLINE_S;
+	ucs_status_t st;
+
+	while ((st = order_send(ep, seq)) == UCS_ERR_NO_RESOURCE &&
+	       now_s() < deadline)
+		uct_worker_progress(e->worker);
+	CHECK(st == UCS_OK, "send seq %u: %s", seq, ucs_status_string(st));
 }
 
 static ucs_status_t order_pending_cb(uct_pending_req_t *self)
@@ -1087,6 +1115,122 @@ static int test_mismatch(void)
 	return failures ? 1 : 0;
 }
 
+/* ---- restart: an ep to a replaced process never delivers into the new
+ * one at the same address ---- */
+
+static pid_t restart_spawn(int n, int *fd_p)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		/* A fresh process image: the parent's EAL and port must not
+		 * be inherited. */
+		char ns[16], fds[16];
+
+		close(sv[0]);
+		snprintf(ns, sizeof(ns), "%d", n);
+		snprintf(fds, sizeof(fds), "%d", sv[1]);
+		execl("/proc/self/exe", "test_uct_sctp_dpdk_api",
+		      "restart-peer", ns, fds, job, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	*fd_p = sv[0];
+	return pid;
+}
+
+static void restart_addr(int n, int fd, uint8_t *dev, uint8_t *ifa)
+{
+	if (read(fd, dev, 64) != 64 || read(fd, ifa, 64) != 64) {
+		fprintf(stderr, "FAIL: peer %d did not start\n", n);
+		exit(1);
+	}
+}
+
+static int test_restart(void)
+{
+	uint8_t dev1[64], ifa1[64], dev2[64], ifa2[64];
+	uint32_t want = 1, report[4] = {0, 0, 0, 0};
+	char prefix[96], devargs[256];
+	uct_ep_params_t p = {0};
+	uct_ep_h ep2, ep_old = NULL;
+	ucs_status_t st = UCS_OK;
+	double t0;
+	iface_t a;
+	int fd1, fd2;
+	pid_t pid1;
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=server,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	/* The first process at 10.77.8.1 publishes its address and dies. */
+	pid1 = restart_spawn(1, &fd1);
+	peer_pid = pid1;
+	env_open(&e);
+	iface_open(&e, &a, 0);
+	restart_addr(1, fd1, dev1, ifa1);
+	kill(pid1, SIGKILL);
+	waitpid(pid1, NULL, 0);
+	close(fd1);
+	usleep(20000); /* a later start: a later incarnation */
+	/* Its successor at the same IP, port and iface id. */
+	peer_pid = restart_spawn(2, &fd2);
+	restart_addr(2, fd2, dev2, ifa2);
+	/* It polls from here until the final count arrives. */
+	if (write(fd2, &want, sizeof(want)) != sizeof(want))
+		CHECK(0, "new process gone");
+	CHECK(memcmp(dev1, dev2, sizeof(uct_sctp_dpdk_dev_addr_t)) == 0,
+	      "the new process has another device address");
+	CHECK(memcmp(ifa1, ifa2, 2) == 0, "the new process has another "
+	      "iface id");
+	ep2 = ep_to(&a, dev2, ifa2);
+	send_order_one(&e, ep2, 0);
+	/* An ep from the dead process's address (a cached worker address):
+	 * refused, or at least never delivered. */
+	p.field_mask = UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR |
+		       UCT_EP_PARAM_FIELD_IFACE_ADDR;
+	p.iface = a.iface;
+	p.dev_addr = (const uct_device_addr_t *)dev1;
+	p.iface_addr = (const uct_iface_addr_t *)ifa1;
+	st = uct_ep_create(&p, &ep_old);
+	if (st == UCS_OK)
+		send_order_one(&e, ep_old, 1);
+	while (uct_ep_flush(ep2, 0, NULL) == UCS_INPROGRESS)
+		uct_worker_progress(e.worker);
+	t0 = now_s();
+	while (now_s() < t0 + 0.5)
+		uct_worker_progress(e.worker);
+	if (write(fd2, &want, sizeof(want)) != sizeof(want) ||
+	    read(fd2, report, sizeof(report)) != sizeof(report))
+		CHECK(0, "no report from the new process");
+	CHECK(st == UCS_ERR_UNREACHABLE, "ep create from the replaced "
+	      "process's address: %s", ucs_status_string(st));
+	CHECK(report[0] == 1, "the new process got %u AMs, expected 1 (one "
+	      "was meant for the process it replaced)", report[0]);
+	printf("restart: ep from the old address %s, new process got %u "
+	       "AM(s): %s\n", ucs_status_string(st), report[0],
+	       failures ? "FAIL" : "ok");
+	if (ep_old != NULL && st == UCS_OK)
+		uct_ep_destroy(ep_old);
+	uct_ep_destroy(ep2);
+	uct_iface_close(a.iface);
+	env_close(&e);
+	close(fd2);
+	return failures ? 1 : 0;
+}
+
 /* ---- exit: a process that exits right after sending loses nothing ---- */
 
 #define EXIT_MSGS 125
@@ -1296,6 +1440,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "SKIP: needs root (DPDK vdevs)\n");
 		return 77;
 	}
+	if (argc == 5 && strcmp(argv[1], "restart-peer") == 0) {
+		/* exec'd by test_restart: n, socket fd, the parent's job */
+		snprintf(job, sizeof(job), "%s", argv[4]);
+		snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+		order_peer_client = atoi(argv[2]);
+		order_peer_main(atoi(argv[3]));
+	}
 	snprintf(job, sizeof(job), "uctt%d", (int)getpid());
 	atexit(cleanup);
 	if (argc > 1 && strcmp(argv[1], "local") == 0)
@@ -1312,8 +1463,10 @@ int main(int argc, char **argv)
 		rc = test_bigseg();
 	else if (argc > 1 && strcmp(argv[1], "mismatch") == 0)
 		rc = test_mismatch();
+	else if (argc > 1 && strcmp(argv[1], "restart") == 0)
+		rc = test_restart();
 	else {
-		fprintf(stderr, "usage: %s local|cycles|order|exit|bigseg|mismatch|config\n", argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|order|exit|bigseg|mismatch|restart|config\n", argv[0]);
 		return 2;
 	}
 	return rc;
