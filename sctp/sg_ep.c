@@ -19,7 +19,7 @@
  * (SCTP_ASSOCINFO), SCTP_NODELAY, SCTP_EXPLICIT_EOR (large messages in
  * pieces), SCTP_RECVRCVINFO, SCTP_FRAGMENT_INTERLEAVE 0 (a partially read
  * message is finished before any other), SCTP_PARTIAL_DELIVERY_POINT
- * (min(max_msg, rcvbuf): messages up to that size are read whole), buffer
+ * (min(max_msg, rcvbuf / 2): messages up to that size are read whole), buffer
  * sizes and events.
  *
  * Path MTU: conn_output packets are SCTP packets (common header included)
@@ -136,11 +136,14 @@ static int configure_socket(struct sg_ep *ep)
 	/* usrsctp starts partial delivery at half its default receive space
 	 * (64 KiB), fixed when the socket is created: a longer message would
 	 * be read in pieces while it arrives.  Deliver messages up to
-	 * max_msg (or the whole receive buffer) whole. */
-	pd_point = c->max_msg_bytes < c->rcvbuf_bytes ? c->max_msg_bytes :
-							c->rcvbuf_bytes;
+	 * max_msg whole, but start partial delivery by half the receive
+	 * buffer: the window (which counts per-chunk overhead too) must
+	 * still admit enough of a longer message to reach the point. */
+	pd_point = c->max_msg_bytes < c->rcvbuf_bytes / 2 ?
+			   c->max_msg_bytes :
+			   c->rcvbuf_bytes / 2;
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_PARTIAL_DELIVERY_POINT,
-		      "SCTP_PARTIAL_DELIVERY_POINT (max_msg, rcvbuf)",
+		      "SCTP_PARTIAL_DELIVERY_POINT (max_msg, rcvbuf / 2)",
 		      &pd_point, sizeof(pd_point));
 	ev.se_assoc_id = SCTP_FUTURE_ASSOC;
 	ev.se_on = 1;

@@ -189,22 +189,22 @@ ucs_status_t uct_sctp_dpdk_config_build(
 	}
 	/* Every AM is one SCTP message: a segment above the send buffer
 	 * could only go in pieces (sg_send -EINPROGRESS, caller's buffer
-	 * held), one above the receive buffer cannot be delivered whole. */
-	if (config->seg_size > sg_cfg->sndbuf_bytes ||
-	    config->seg_size > sg_cfg->rcvbuf_bytes) {
+	 * held); one above half the receive buffer (sctp's partial delivery
+	 * point) would be read in pieces and dropped. */
+	if (config->seg_size > sg_cfg->sndbuf_bytes) {
 		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SEG_SIZE=%zu is above "
-			  "the SCTP %s buffer (" UCT_SCTP_DPDK_ENV "SG %s=%u): "
-			  "lower " UCT_SCTP_DPDK_ENV "SEG_SIZE or raise %s in "
-			  UCT_SCTP_DPDK_ENV "SG", config->seg_size,
-			  config->seg_size > sg_cfg->sndbuf_bytes ? "send" :
-								    "receive",
-			  config->seg_size > sg_cfg->sndbuf_bytes ? "sndbuf" :
-								    "rcvbuf",
-			  config->seg_size > sg_cfg->sndbuf_bytes ?
-				  sg_cfg->sndbuf_bytes :
-				  sg_cfg->rcvbuf_bytes,
-			  config->seg_size > sg_cfg->sndbuf_bytes ? "sndbuf" :
-								    "rcvbuf");
+			  "the SCTP send buffer (" UCT_SCTP_DPDK_ENV "SG "
+			  "sndbuf=%u): lower " UCT_SCTP_DPDK_ENV "SEG_SIZE or "
+			  "raise sndbuf in " UCT_SCTP_DPDK_ENV "SG",
+			  config->seg_size, sg_cfg->sndbuf_bytes);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (config->seg_size > sg_cfg->rcvbuf_bytes / 2) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SEG_SIZE=%zu is above "
+			  "half the SCTP receive buffer (" UCT_SCTP_DPDK_ENV
+			  "SG rcvbuf=%u): lower " UCT_SCTP_DPDK_ENV "SEG_SIZE or "
+			  "raise rcvbuf in " UCT_SCTP_DPDK_ENV "SG to at least "
+			  "twice it", config->seg_size, sg_cfg->rcvbuf_bytes);
 		return UCS_ERR_INVALID_PARAM;
 	}
 	snprintf(text, len, "%s| %s", dp_text, sg_text);
