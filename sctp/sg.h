@@ -183,6 +183,18 @@ bool sg_send_busy(const struct sg_ep *ep);
  */
 bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
 
+/**
+ * Bytes sg_send accepted for @assoc that the peer has not acknowledged
+ * yet: queued in usrsctp, in flight or awaiting a SACK (usrsctp frees a
+ * chunk only when it is cumulatively acknowledged), plus the rest of a
+ * large send still being handed over.  0 means everything sent on the
+ * association was delivered to the peer's SCTP stack.
+ * @return 0 and the count in @bytes_p; -ENOTCONN the association is
+ *         unknown (never started, shut down, lost: nothing is pending in
+ *         it any more).
+ */
+int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p);
+
 #define SG_MSG_UNORDERED 0x1 /* was sent unordered */
 #define SG_MSG_PARTIAL 0x2   /* longer than max_msg_bytes: more of the same
 			      * message follows in the next chain */

@@ -18,7 +18,9 @@
  * off: the link MTU is known), association retransmissions
  * (SCTP_ASSOCINFO), SCTP_NODELAY, SCTP_EXPLICIT_EOR (large messages in
  * pieces), SCTP_RECVRCVINFO, SCTP_FRAGMENT_INTERLEAVE 0 (a partially read
- * message is finished before any other), buffer sizes and events.
+ * message is finished before any other), SCTP_PARTIAL_DELIVERY_POINT
+ * (min(max_msg, rcvbuf / 2): messages up to that size are read whole), buffer
+ * sizes and events.
  *
  * Path MTU: conn_output packets are SCTP packets (common header included)
  * that the dataplane wraps in IPv4 (and perhaps UDP); for AF_CONN usrsctp
@@ -80,7 +82,7 @@ static int configure_socket(struct sg_ep *ep)
 					   SCTP_SHUTDOWN_EVENT };
 	int one = 1, zero = 0, nodelay = c->nodelay ? 1 : 0;
 	int sndbuf = (int)c->sndbuf_bytes, rcvbuf = (int)c->rcvbuf_bytes;
-	uint32_t mtu = dp_port_mtu(ep->link.port);
+	uint32_t mtu = dp_port_mtu(ep->link.port), pd_point;
 	size_t i;
 	int rc = 0;
 
@@ -131,6 +133,18 @@ static int configure_socket(struct sg_ep *ep)
 		      &one, sizeof(one));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_FRAGMENT_INTERLEAVE,
 		      "SCTP_FRAGMENT_INTERLEAVE", &zero, sizeof(zero));
+	/* usrsctp starts partial delivery at half its default receive space
+	 * (64 KiB), fixed when the socket is created: a longer message would
+	 * be read in pieces while it arrives.  Deliver messages up to
+	 * max_msg whole, but start partial delivery by half the receive
+	 * buffer: the window (which counts per-chunk overhead too) must
+	 * still admit enough of a longer message to reach the point. */
+	pd_point = c->max_msg_bytes < c->rcvbuf_bytes / 2 ?
+			   c->max_msg_bytes :
+			   c->rcvbuf_bytes / 2;
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_PARTIAL_DELIVERY_POINT,
+		      "SCTP_PARTIAL_DELIVERY_POINT (max_msg, rcvbuf / 2)",
+		      &pd_point, sizeof(pd_point));
 	ev.se_assoc_id = SCTP_FUTURE_ASSOC;
 	ev.se_on = 1;
 	for (i = 0; i < SDP_ARRAY_SIZE(events); i++) {

@@ -276,6 +276,28 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 	return now_tsc - ep->link.peers[idx].last_rx_tsc >= quiet_tsc;
 }
 
+int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p)
+{
+	struct sctp_sockstat ss;
+	socklen_t len = sizeof(ss);
+	uint64_t bytes = 0;
+
+	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
+		return -ENOTCONN;
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_assoc_id = (sctp_assoc_t)assoc;
+	/* total_output_queue_size: stream queues + send queue + sent but
+	 * not cumulatively acknowledged. */
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_GET_SNDBUF_USE, &ss,
+			       &len) != 0)
+		return -ENOTCONN;
+	bytes = ss.ss_total_sndbuf;
+	if (ep->big.active && ep->big.assoc == assoc)
+		bytes += iov_left(&ep->big);
+	*bytes_p = bytes;
+	return 0;
+}
+
 unsigned int sg_msg_send_more(struct sg_ep *ep)
 {
 	struct sg_bigsend *b = &ep->big;

@@ -132,7 +132,8 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_am_hdr {
 	uint8_t flags;		  /* 0; reserved */
 	rte_be16_t dst_iface_id;
 	rte_be16_t src_iface_id;
-	rte_be16_t reserved;	  /* 0 */
+	rte_be16_t dst_incarnation; /* low 16 bits of the receiver process's
+				     * incarnation the sender addressed */
 } uct_sctp_dpdk_am_hdr_t;
 
 /* UCT device address: where the process's SCTP endpoint listens. */
@@ -141,9 +142,15 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_dev_addr {
 	rte_be16_t sctp_port;
 } uct_sctp_dpdk_dev_addr_t;
 
-/* UCT iface address: which iface of that process. */
+/* UCT iface address: which iface of which incarnation of that process,
+ * and the settings both ends must share (checked by is_reachable and
+ * ep create; a mismatch is refused with the variable named). */
 typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
 	rte_be16_t iface_id;
+	rte_be32_t incarnation;	/* process start, ms (wall clock), never 0 */
+	rte_be32_t seg_bytes;	/* UCX_SCTP_DPDK_SEG_SIZE */
+	rte_be16_t streams;	/* UCX_SCTP_DPDK_STREAMS */
+	rte_be16_t mtu;		/* UCX_SCTP_DPDK_MTU */
 } uct_sctp_dpdk_iface_addr_t;
 
 /* Parsed from the environment by UCX; released after iface_open returns. */
@@ -166,6 +173,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	char *dp_extra;		/* extra dataplane key=value tokens */
 	char *sg_extra;		/* extra sctp key=value tokens */
 	int stats;		/* print counters at exit (JSON, stderr) */
+	double exit_timeout_s;	/* bound of the exit drain, seconds */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -188,7 +196,13 @@ typedef struct uct_sctp_dpdk_peer {
 	volatile int state;	     /* uct_sctp_dpdk_peer_state_t */
 	sg_assoc_t assoc;	     /* valid unless IDLE */
 	volatile uint32_t fail_gen;  /* +1 per lost/failed/restarted assoc */
+	uint32_t incarnation;	     /* latest one eps were created to */
 	uint64_t blocked_poll;	     /* ctx->poll_count at the last EAGAIN */
+	/* Flush (under ctx->lock): messages sg_send accepted, and that
+	 * count when the association was last seen with nothing
+	 * unacknowledged; equal = drained without asking usrsctp. */
+	uint64_t tx_msgs;
+	uint64_t drained_msgs;
 } uct_sctp_dpdk_peer_t;
 
 struct uct_sctp_dpdk_iface;
@@ -209,10 +223,13 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint32_t ip_be, mask_be;      /* our address and on-link mask */
 	uint16_t sctp_port;	      /* host order */
 	uint16_t streams;
+	uint16_t mtu;		      /* IP MTU of the port */
+	uint32_t incarnation;	      /* this process start, ms; never 0 */
 	uint32_t seg_bytes;	      /* largest message incl. our header */
 	double bandwidth_bps;	      /* bytes/s for iface_query */
 	uint64_t poll_count;	      /* sg_poll calls */
 	int stats_at_exit;	      /* UCX_SCTP_DPDK_STATS */
+	double exit_timeout_s;	      /* UCX_SCTP_DPDK_EXIT_TIMEOUT */
 	volatile uint32_t ev_gen;     /* +1 per peer state change */
 	uint16_t next_iface_id;
 	struct uct_sctp_dpdk_iface *ifaces[UCT_SCTP_DPDK_MAX_IFACES];
@@ -228,6 +245,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	/* Counters (under lock) */
 	uint64_t rx_msgs;	      /* messages taken from sg_recv */
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
+	uint64_t rx_stale;	      /* addressed to an earlier incarnation */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
@@ -258,6 +276,7 @@ typedef struct uct_sctp_dpdk_iface {
 	volatile uint32_t large_lent;	 /* large_mp descs lent to UCX */
 	ucs_list_link_t eps;		 /* all eps of this iface */
 	ucs_list_link_t pending_eps;	 /* eps with pending requests */
+	ucs_queue_head_t flush_q;	 /* uct_sctp_dpdk_flush_req_t */
 	struct dp_idle idle;		 /* back-off of this worker's thread */
 	/* Wakeup (iface_event_fd/arm): wake_fd, an eventfd, is written when
 	 * an AM is queued to an armed iface (by the poll thread or a local
@@ -285,15 +304,15 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */
 #define UCT_SCTP_DPDK_EP_FLAG_PENDING 0x4  /* on iface->pending_eps */
-#define UCT_SCTP_DPDK_EP_FLAG_DISPATCH 0x8 /* its pending requests run */
-#define UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT 0x10 /* flush said NO_RESOURCE:
-					       * queue the next pending_add */
+#define UCT_SCTP_DPDK_EP_FLAG_DISPATCH 0x8 /* its pending queue's head is
+					    * being dispatched: may send */
 
 typedef struct uct_sctp_dpdk_ep {
 	uct_base_ep_t super;
 	uct_sctp_dpdk_peer_t *peer;	 /* NULL for local eps */
 	uint32_t fail_gen;		 /* peer->fail_gen at creation */
 	uint16_t dst_iface_id;
+	uint32_t dst_incarnation;	 /* of the peer process addressed */
 	uint16_t stream;		 /* 1..streams-1 */
 	unsigned flags;			 /* UCT_SCTP_DPDK_EP_FLAG_* */
 	ucs_queue_head_t pending_q;
@@ -402,7 +421,13 @@ void uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_ctx_t *ctx);
  * none (lock taken inside).  @return UCS_ERR_UNREACHABLE when sg refuses. */
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 					uint32_t ip_be, uint16_t sctp_port,
+					uint32_t incarnation,
 					uct_sctp_dpdk_peer_t **peer_p);
+/* Whether a peer's iface address carries the settings that must match
+ * ours; logs the first mismatch per variable, naming it and both values.
+ * @return 1 compatible. */
+int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
+				  const uct_sctp_dpdk_iface_addr_t *addr);
 /* Restart the association of an IDLE peer (lock held by caller). */
 void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_peer_t *peer);
@@ -442,6 +467,28 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
 				   uint16_t dst_iface_id, int *alive);
 
+/* ---- sctp_dpdk_flush.c: flush = acknowledged by the peer's SCTP ---- */
+
+/* A flush with a completion, waiting on its iface's flush_q. */
+typedef struct uct_sctp_dpdk_flush_req {
+	ucs_queue_elem_t queue;
+	uct_completion_t *comp;
+	struct uct_sctp_dpdk_ep *ep;	 /* NULL: iface flush */
+} uct_sctp_dpdk_flush_req_t;
+
+/* Whether every message sg_send accepted for @peer was acknowledged
+ * (caller holds ctx->lock). */
+int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
+			       uct_sctp_dpdk_peer_t *peer);
+/* Complete the flushes of @iface whose data is acknowledged now.
+ * @return flushes completed. */
+unsigned uct_sctp_dpdk_iface_flush_progress(struct uct_sctp_dpdk_iface *iface);
+/* Complete @ep's waiting flushes with @status (ep going away). */
+void uct_sctp_dpdk_ep_flush_cancel(struct uct_sctp_dpdk_ep *ep,
+				   ucs_status_t status);
+ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface, unsigned flags,
+				       uct_completion_t *comp);
+
 /* ---- sctp_dpdk_ep.c ---- */
 
 UCS_CLASS_DECLARE_NEW_FUNC(uct_sctp_dpdk_ep_t, uct_ep_t, const uct_ep_params_t *);
@@ -473,10 +520,6 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags);
 /* True when the ep's association failed after the ep was created. */
 int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep);
-/* True while the ep's association still needs this process to poll
- * (unacknowledged data, or a SACK owed): see uct_sctp_dpdk_ep_flush. */
-int uct_sctp_dpdk_ep_unsettled(uct_sctp_dpdk_iface_t *iface,
-			       const uct_sctp_dpdk_ep_t *ep);
 /* Dispatch pending requests of every ep of @iface that can send now.
  * @return requests completed. */
 unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface);

@@ -128,6 +128,12 @@ ucs_status_t uct_sctp_dpdk_config_build(
 			  "is not a sleep: use auto or 0..100000");
 		return UCS_ERR_INVALID_PARAM;
 	}
+	if (!(config->exit_timeout_s >= 0) || config->exit_timeout_s > 3600) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "EXIT_TIMEOUT=%gs is out "
+			  "of range: use 0 (no wait at exit) .. 3600s",
+			  config->exit_timeout_s);
+		return UCS_ERR_INVALID_PARAM;
+	}
 	if (config->streams < 2) {
 		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "STREAMS=%u is too "
 			  "small: stream 0 is reserved, use 2..%u",
@@ -188,6 +194,26 @@ ucs_status_t uct_sctp_dpdk_config_build(
 			  "streams >= 2, max_msg <= rx_buf and rx_headroom >= "
 			  "%u; set " UCT_SCTP_DPDK_ENV "STREAMS/SEG_SIZE "
 			  "instead", UCT_SCTP_DPDK_SG_HEADROOM_BYTES);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	/* Every AM is one SCTP message: a segment above the send buffer
+	 * could only go in pieces (sg_send -EINPROGRESS, caller's buffer
+	 * held); one above half the receive buffer (sctp's partial delivery
+	 * point) would be read in pieces and dropped. */
+	if (config->seg_size > sg_cfg->sndbuf_bytes) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SEG_SIZE=%zu is above "
+			  "the SCTP send buffer (" UCT_SCTP_DPDK_ENV "SG "
+			  "sndbuf=%u): lower " UCT_SCTP_DPDK_ENV "SEG_SIZE or "
+			  "raise sndbuf in " UCT_SCTP_DPDK_ENV "SG",
+			  config->seg_size, sg_cfg->sndbuf_bytes);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	if (config->seg_size > sg_cfg->rcvbuf_bytes / 2) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SEG_SIZE=%zu is above "
+			  "half the SCTP receive buffer (" UCT_SCTP_DPDK_ENV
+			  "SG rcvbuf=%u): lower " UCT_SCTP_DPDK_ENV "SEG_SIZE or "
+			  "raise rcvbuf in " UCT_SCTP_DPDK_ENV "SG to at least "
+			  "twice it", config->seg_size, sg_cfg->rcvbuf_bytes);
 		return UCS_ERR_INVALID_PARAM;
 	}
 	snprintf(text, len, "%s| %s", dp_text, sg_text);

@@ -38,7 +38,6 @@
 #include <string.h>
 #include <time.h>
 
-#define UCT_SCTP_DPDK_EXIT_WAIT_MS 1000  /* graceful shutdown at exit */
 #define UCT_SCTP_DPDK_MEMIF_WAIT_MS 3000 /* memif server: client leaves */
 
 static pthread_mutex_t uct_sctp_dpdk_ctx_mutex = PTHREAD_MUTEX_INITIALIZER;
@@ -68,6 +67,19 @@ static int uct_sctp_dpdk_eal_init(const struct dp_config *dp_cfg)
 
 static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx);
 
+/* Process start time in ms (wall clock, so a later process at the same
+ * address has a later incarnation; compared in serial arithmetic, so the
+ * 49-day wrap is harmless); never 0. */
+static uint32_t uct_sctp_dpdk_incarnation_now(void)
+{
+	struct timespec ts;
+	uint32_t ms;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ms = (uint32_t)((uint64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
+	return ms != 0 ? ms : 1;
+}
+
 /* UCX_SCTP_DPDK_STATS=y: one JSON line on stderr at exit, after the
  * graceful shutdown, so benchmarks can count losses and retransmissions
  * per process.  usrsctp's counters are process-wide, as is the ctx. */
@@ -82,8 +94,11 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": \"%s\", "
+		 "\"rx_msgs\": %" PRIu64 ", \"rx_drops\": %" PRIu64 ", "
+		 "\"rx_stale\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}}\n",
-		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp_json, us_json);
+		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), ctx->rx_msgs,
+		 ctx->rx_drops, ctx->rx_stale, dp_json, us_json);
 	fputs(buf, stderr);
 }
 
@@ -129,6 +144,7 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->dp_cfg = *dp_cfg;
 	ctx->sg_cfg = *sg_cfg;
 	ctx->stats_at_exit = config->stats;
+	ctx->exit_timeout_s = config->exit_timeout_s;
 	ucs_list_head_init(&ctx->peers);
 	status = ucs_recursive_spinlock_init(&ctx->lock, 0);
 	if (status != UCS_OK)
@@ -178,6 +194,10 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->sctp_port = sg_cfg->port;
 	ctx->streams = sg_cfg->streams;
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
+	ctx->mtu = dp_port_mtu(ctx->port);
+	/* A new process at the same address is a new incarnation: eps to
+	 * the old one must never deliver into it. */
+	ctx->incarnation = uct_sctp_dpdk_incarnation_now();
 	dp_port_link_up(ctx->port, &speed_mbps);
 	/* A NIC's link speed is the bandwidth; a vdev's reported speed is a
 	 * made-up number (memif: 10G), so use usrsctp's measured goodput. */
@@ -273,6 +293,7 @@ void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx)
 	pthread_mutex_unlock(&uct_sctp_dpdk_ctx_mutex);
 }
 
+/* Peers whose association is not closed yet (caller holds ctx->lock). */
 static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_peer_t *peer;
@@ -282,6 +303,52 @@ static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
 			return 1;
 	}
 	return 0;
+}
+
+/*
+ * Exit drain: every association is shut down gracefully (SCTP sends
+ * SHUTDOWN only after all queued data is acknowledged; SHUTDOWN_COMP ends
+ * it), polled until none is left or UCX_SCTP_DPDK_EXIT_TIMEOUT passed.
+ * The process holds the only copy of unacknowledged messages (usrsctp
+ * lives in it), so stopping earlier loses them: the peer would wait for
+ * them forever.  Caller holds ctx->lock.
+ */
+static void uct_sctp_dpdk_ctx_drain(uct_sctp_dpdk_ctx_t *ctx)
+{
+	struct timespec ts = {0, 50 * 1000};
+	uct_sctp_dpdk_peer_t *peer;
+	uint64_t deadline, bytes;
+	char ip[16];
+
+	/* Learn about associations the peers closed already. */
+	uct_sctp_dpdk_ctx_poll(ctx);
+	ucs_list_for_each(peer, &ctx->peers, list) {
+		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
+		    sg_disconnect(ctx->sg, peer->assoc) != 0)
+			peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+	}
+	deadline = dp_tsc() + (uint64_t)(dp_tsc_hz() * ctx->exit_timeout_s);
+	/* A link that is down (a memif peer that left) delivers nothing. */
+	while (uct_sctp_dpdk_ctx_busy(ctx) && dp_tsc() < deadline &&
+	       dp_port_link_up(ctx->port, NULL)) {
+		uct_sctp_dpdk_ctx_poll(ctx);
+		nanosleep(&ts, NULL);
+	}
+	ucs_list_for_each(peer, &ctx->peers, list) {
+		if (peer->state == UCT_SCTP_DPDK_PEER_IDLE)
+			continue;
+		bytes = 0;
+		sg_assoc_unacked(ctx->sg, peer->assoc, &bytes);
+		if (bytes == 0)
+			continue; /* only the SHUTDOWN handshake was cut */
+		ucs_warn("sctp_dpdk: exit: %" PRIu64 " bytes to %s:%u still "
+			 "unacknowledged after " UCT_SCTP_DPDK_ENV
+			 "EXIT_TIMEOUT=%gs: they are lost with this process; "
+			 "raise " UCT_SCTP_DPDK_ENV "EXIT_TIMEOUT (peer slow, "
+			 "gone or the link lossy)", bytes,
+			 dp_ip_str(peer->ip_be, ip, sizeof(ip)),
+			 peer->sctp_port, ctx->exit_timeout_s);
+	}
 }
 
 static int uct_sctp_dpdk_is_memif_server(const char *devargs)
@@ -299,21 +366,7 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 
 	uct_sctp_dpdk_poll_thread_stop(ctx);
 	ucs_recursive_spin_lock(&ctx->lock);
-	/* Learn about associations the peers closed already. */
-	uct_sctp_dpdk_ctx_poll(ctx);
-	/* SHUTDOWN after the queued data, so peers neither lose the last
-	 * messages nor see a failure. */
-	ucs_list_for_each(peer, &ctx->peers, list) {
-		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
-		    sg_disconnect(ctx->sg, peer->assoc) != 0)
-			peer->state = UCT_SCTP_DPDK_PEER_IDLE;
-	}
-	deadline = dp_tsc() + dp_tsc_hz() * UCT_SCTP_DPDK_EXIT_WAIT_MS / 1000;
-	while (uct_sctp_dpdk_ctx_busy(ctx) && dp_tsc() < deadline &&
-	       dp_port_link_up(ctx->port, NULL)) {
-		uct_sctp_dpdk_ctx_poll(ctx);
-		nanosleep(&ts, NULL);
-	}
+	uct_sctp_dpdk_ctx_drain(ctx);
 	if (ctx->sg_descs_held != 0)
 		ucs_warn("sctp_dpdk: %" PRId64 " receive descriptors not "
 			 "released at exit", ctx->sg_descs_held);

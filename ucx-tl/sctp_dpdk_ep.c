@@ -10,27 +10,23 @@
  * message lost on one stream does not hold up other eps' streams.
  *
  * Send: every AM is one SCTP message, [uct_sctp_dpdk_am_hdr_t][payload],
- * handed to sg_send, which usrsctp copies whole (it never exceeds the send
- * buffer), so short, bcopy and zcopy all complete at once (zcopy returns
- * UCS_OK: usrsctp made the copy).  Back-pressure (sg_send -EAGAIN) and an
- * association not up yet are UCS_ERR_NO_RESOURCE; the caller queues a
- * pending request, dispatched from iface progress once the association is
- * up and the poll loop has run (freeing send buffer).
+ * handed to sg_send, which usrsctp copies (short, bcopy and zcopy all
+ * complete at once; zcopy returns UCS_OK because the caller's buffers are
+ * free again).  Back-pressure (sg_send -EAGAIN), an association not up
+ * yet, and pending requests queued on the ep are UCS_ERR_NO_RESOURCE: no
+ * AM overtakes the ep's pending requests, which are dispatched in order
+ * from iface progress once the association is up and the poll loop has
+ * run (freeing send buffer).
  *
- * Flush: a send completes when usrsctp took the message, but usrsctp only
- * transmits, retransmits and acknowledges while this process polls.  UCX
- * tcp's flush can return once the kernel has the bytes; ours cannot:
- * MPICH's MPI_Finalize flushes (closes) every ep and then blocks in an
- * out-of-band PMI barrier without progress, so data still queued behind
- * the congestion window never left, and the peer waited forever for it
- * (MPICH test/mpi pt2pt precv_anysrc, sendrecv3 -isendrecv).  So ep flush
- * is UCS_ERR_NO_RESOURCE while pending requests wait or the association is
- * not quiet (sg_assoc_quiet: the peer has not acknowledged everything, or
- * it sent a packet within the delayed-SACK time, for which we may still
- * owe the SACK it waits for).  As the UCT contract asks, the caller then
- * adds a pending request (accepted even when the ep could send: FLUSH_WAIT)
- * and the iface's progress retries it.  Fence: UCS_OK; per-stream order
- * already gives fence semantics for an ep's AMs.
+ * Flush (sctp_dpdk_flush.c): what sg_send accepted stays in this process
+ * until the peer's SCTP acknowledges it, and usrsctp only transmits,
+ * retransmits and acknowledges while this process polls; MPICH's
+ * MPI_Finalize closes every ep and then blocks in an out-of-band barrier
+ * without progress.  So a flush completes only once the peer acknowledged
+ * everything and no SACK is owed to it (UCS_INPROGRESS + completion
+ * meanwhile); UCS_ERR_NO_RESOURCE while pending requests wait, as the UCT
+ * contract asks.  Fence: UCS_OK; per-stream order already gives fence
+ * semantics for an ep's AMs.
  *
  * Failure: when the association is lost (retransmissions exhausted, ABORT)
  * or cannot start, peer->fail_gen moves on and every ep created before
@@ -58,7 +54,11 @@
 #include <string.h>
 
 /* Whether the ep's association (local: the receiving iface's RX queue)
- * can take a message now. */
+ * can take a message now, and no AM may overtake the ep's pending
+ * requests: while any is queued only the one being dispatched sends (UCT
+ * contract, UCX test_pending.cc send_ooo_with_pending).  A poll elsewhere
+ * (another iface, the poll thread, an AM handler's progress) re-opens the
+ * association but not an ep with a queue. */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
 			  const uct_sctp_dpdk_ep_t *ep)
@@ -71,7 +71,9 @@ uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
 						      ep->dst_iface_id, &alive);
 	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
 	       (peer->fail_gen == ep->fail_gen) &&
-	       (peer->blocked_poll != iface->ctx->poll_count);
+	       (peer->blocked_poll != iface->ctx->poll_count) &&
+	       (ucs_queue_is_empty(&ep->pending_q) ||
+		(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH));
 }
 
 int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep)
@@ -88,22 +90,6 @@ int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep)
 		return !alive;
 	}
 	return ep->peer->fail_gen != ep->fail_gen;
-}
-
-int uct_sctp_dpdk_ep_unsettled(uct_sctp_dpdk_iface_t *iface,
-			       const uct_sctp_dpdk_ep_t *ep)
-{
-	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
-	int quiet;
-
-	if ((ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) ||
-	    (ep->peer->state != UCT_SCTP_DPDK_PEER_UP) ||
-	    uct_sctp_dpdk_ep_is_failed(ep))
-		return 0;
-	ucs_recursive_spin_lock(&ctx->lock);
-	quiet = sg_assoc_quiet(ctx->sg, ep->peer->assoc, dp_tsc());
-	ucs_recursive_spin_unlock(&ctx->lock);
-	return !quiet;
 }
 
 /* Slow path of a send that cannot go now. */
@@ -142,7 +128,7 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	hdr->flags = 0;
 	hdr->dst_iface_id = rte_cpu_to_be_16(ep->dst_iface_id);
 	hdr->src_iface_id = rte_cpu_to_be_16(iface->id);
-	hdr->reserved = 0;
+	hdr->dst_incarnation = rte_cpu_to_be_16((uint16_t)ep->dst_incarnation);
 
 	if (ucs_unlikely(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)) {
 		/* Not past requests waiting in the pending queue (unless
@@ -169,7 +155,9 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 
 	ucs_recursive_spin_lock(&ctx->lock);
 	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
-	if (ucs_unlikely(rc == -EAGAIN))
+	if (ucs_likely(rc == 0))
+		ep->peer->tx_msgs++; /* outstanding until acknowledged */
+	else if (rc == -EAGAIN)
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(&ctx->lock);
 	if (ucs_likely(rc == 0))
@@ -334,12 +322,10 @@ ucs_status_t uct_sctp_dpdk_ep_pending_add(uct_ep_h tl_ep,
 	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
-	int flush_wait = ep->flags & UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT;
 
-	/* After a flush's NO_RESOURCE the ep may well be able to send, but
-	 * BUSY would make UCP retry that flush in a loop without progress. */
-	ep->flags &= ~UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT;
-	if (ucs_queue_is_empty(&ep->pending_q) && !flush_wait &&
+	/* ep_flush answers NO_RESOURCE only while the queue is not empty, so
+	 * its pending flush is always accepted here. */
+	if (ucs_queue_is_empty(&ep->pending_q) &&
 	    uct_sctp_dpdk_ep_can_send(iface, ep))
 		return UCS_ERR_BUSY;
 	uct_pending_req_queue_push(&ep->pending_q, req);
@@ -377,8 +363,16 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 	unsigned count = 0;
 
 	ucs_list_for_each_safe(ep, tmp, &iface->pending_eps, pending_list) {
-		if (!uct_sctp_dpdk_ep_can_send(iface, ep))
-			continue;
+		if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) &&
+		    ucs_unlikely(ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) &&
+		    !uct_sctp_dpdk_ep_is_failed(ep)) {
+			/* The peer shut down gracefully while requests
+			 * waited: nothing else would send on this ep, so
+			 * reconnect from here. */
+			ucs_recursive_spin_lock(&iface->ctx->lock);
+			uct_sctp_dpdk_ctx_peer_connect(iface->ctx, ep->peer);
+			ucs_recursive_spin_unlock(&iface->ctx->lock);
+		}
 		ep->flags |= UCT_SCTP_DPDK_EP_FLAG_DISPATCH;
 		uct_pending_queue_dispatch(priv, &ep->pending_q,
 					   uct_sctp_dpdk_ep_can_send(iface, ep));
@@ -389,28 +383,6 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 		}
 	}
 	return count;
-}
-
-ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
-				    uct_completion_t *comp)
-{
-	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
-	uct_sctp_dpdk_iface_t *iface =
-		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
-
-	if (flags & UCT_FLUSH_FLAG_CANCEL) {
-		/* Pending requests are purged by the caller
-		 * (uct_ep_pending_purge); what usrsctp holds is abandoned. */
-		return UCS_OK;
-	}
-	if (!ucs_queue_is_empty(&ep->pending_q) ||
-	    uct_sctp_dpdk_ep_unsettled(iface, ep)) {
-		ep->flags |= UCT_SCTP_DPDK_EP_FLAG_FLUSH_WAIT;
-		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
-		return UCS_ERR_NO_RESOURCE;
-	}
-	UCT_TL_EP_STAT_FLUSH(&ep->super);
-	return UCS_OK;
 }
 
 ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags)
@@ -425,6 +397,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(params->iface, uct_sctp_dpdk_iface_t);
 	const uct_sctp_dpdk_dev_addr_t *dev;
+	const uct_sctp_dpdk_iface_addr_t *addr;
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	uint32_t hash;
 	ucs_status_t status;
@@ -438,9 +411,11 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 		return UCS_ERR_UNREACHABLE;
 	}
 	dev = (const uct_sctp_dpdk_dev_addr_t *)params->dev_addr;
-	self->dst_iface_id = rte_be_to_cpu_16(
-		((const uct_sctp_dpdk_iface_addr_t *)params->iface_addr)
-			->iface_id);
+	addr = (const uct_sctp_dpdk_iface_addr_t *)params->iface_addr;
+	self->dst_iface_id = rte_be_to_cpu_16(addr->iface_id);
+	self->dst_incarnation = rte_be_to_cpu_32(addr->incarnation);
+	if (!uct_sctp_dpdk_peer_compatible(ctx, dev->ip, addr))
+		return UCS_ERR_UNREACHABLE; /* logged, naming the variable */
 	self->flags = 0;
 	self->peer = NULL;
 	self->fail_gen = 0;
@@ -456,7 +431,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	} else {
 		status = uct_sctp_dpdk_ctx_peer_get(
 			ctx, dev->ip, rte_be_to_cpu_16(dev->sctp_port),
-			&self->peer);
+			self->dst_incarnation, &self->peer);
 		if (status != UCS_OK)
 			return status;
 		self->fail_gen = self->peer->fail_gen;
@@ -471,6 +446,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 
 static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_ep_t)
 {
+	uct_sctp_dpdk_ep_flush_cancel(self, UCS_ERR_CANCELED);
 	if (!ucs_queue_is_empty(&self->pending_q))
 		ucs_warn("sctp_dpdk: ep %p destroyed with pending requests",
 			 self);

@@ -167,6 +167,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stats),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"EXIT_TIMEOUT", "5s",
+	 "At process exit, wait at most this long for the peers to acknowledge\n"
+	 "every message sent (SCTP graceful shutdown after the queued data),\n"
+	 "e.g. 5s, 500ms; 0: do not wait (unacknowledged messages are lost\n"
+	 "with the process). Raise it on lossy or slow links when a warning\n"
+	 "at exit says the bound cut the drain short.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, exit_timeout_s),
+	 UCS_CONFIG_TYPE_TIME},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
@@ -249,8 +258,17 @@ static ucs_status_t uct_sctp_dpdk_iface_get_address(uct_iface_h tl_iface,
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
 
-	((uct_sctp_dpdk_iface_addr_t *)addr)->iface_id =
-		rte_cpu_to_be_16(iface->id);
+	uct_sctp_dpdk_iface_addr_t *a = (uct_sctp_dpdk_iface_addr_t *)addr;
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+
+	memset(a, 0, sizeof(*a));
+	a->iface_id = rte_cpu_to_be_16(iface->id);
+	if (ctx != NULL) {
+		a->incarnation = rte_cpu_to_be_32(ctx->incarnation);
+		a->seg_bytes = rte_cpu_to_be_32(ctx->seg_bytes);
+		a->streams = rte_cpu_to_be_16(ctx->streams);
+		a->mtu = rte_cpu_to_be_16(ctx->mtu);
+	}
 	return UCS_OK;
 }
 
@@ -268,7 +286,13 @@ static int uct_sctp_dpdk_iface_is_reachable(const uct_iface_h tl_iface,
 		return 0;
 	/* Our own address (another worker of this process) is delivered
 	 * locally; anything else must be on the port's subnet. */
-	return (dev->ip & ctx->mask_be) == (ctx->ip_be & ctx->mask_be);
+	if ((dev->ip & ctx->mask_be) != (ctx->ip_be & ctx->mask_be))
+		return 0;
+	/* ... and agree on the settings both ends must share. */
+	return iface_addr == NULL ||
+	       uct_sctp_dpdk_peer_compatible(
+		       ctx, dev->ip,
+		       (const uct_sctp_dpdk_iface_addr_t *)iface_addr);
 }
 
 /* Place an rx descriptor in front of @data for @iface's rx_headroom. */
@@ -602,6 +626,8 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 		count += uct_sctp_dpdk_iface_handle_events(iface);
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		count += uct_sctp_dpdk_iface_dispatch_pending(iface);
+	if (ucs_unlikely(!ucs_queue_is_empty(&iface->flush_q)))
+		count += uct_sctp_dpdk_iface_flush_progress(iface);
 	/* Back off only where this thread is the poller (inline) and
 	 * IDLE_SLEEP_US asks for it (explicitly, or auto with more polling
 	 * threads than CPUs); with PROGRESS=thread the thread backs off. */
@@ -657,7 +683,8 @@ static ucs_status_t uct_sctp_dpdk_iface_event_arm(uct_iface_h tl_iface,
 	if (!(events & (UCT_EVENT_RECV | UCT_EVENT_RECV_SIG)))
 		return UCS_OK;
 	if (iface->rx_count != 0 || iface->ev_gen != iface->ctx->ev_gen ||
-	    !ucs_list_is_empty(&iface->pending_eps))
+	    !ucs_list_is_empty(&iface->pending_eps) ||
+	    !ucs_queue_is_empty(&iface->flush_q))
 		return UCS_ERR_BUSY;
 	ucs_spin_lock(&iface->rx_lock);
 	iface->armed = 1;
@@ -674,32 +701,6 @@ static ucs_status_t uct_sctp_dpdk_iface_event_arm(uct_iface_h tl_iface,
 		return UCS_ERR_IO_ERROR;
 	}
 	return UCS_OK;
-}
-
-static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
-					      unsigned flags,
-					      uct_completion_t *comp)
-{
-	uct_sctp_dpdk_iface_t *iface =
-		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
-	uct_sctp_dpdk_ep_t *ep;
-
-	if (comp != NULL)
-		return UCS_ERR_UNSUPPORTED;
-	/* Flushed when every ep is (see uct_sctp_dpdk_ep_flush): nothing
-	 * pending and every association quiet.  The caller polls again. */
-	if (!ucs_list_is_empty(&iface->pending_eps))
-		goto wait;
-	ucs_list_for_each(ep, &iface->eps, list) {
-		if (uct_sctp_dpdk_ep_unsettled(iface, ep))
-			goto wait;
-	}
-	UCT_TL_IFACE_STAT_FLUSH(&iface->super);
-	return UCS_OK;
-
-wait:
-	UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
-	return UCS_ERR_NO_RESOURCE;
 }
 
 static UCS_CLASS_DECLARE_DELETE_FUNC(uct_sctp_dpdk_iface_t, uct_iface_t);
@@ -866,6 +867,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	self->armed = 0;
 	ucs_queue_head_init(&self->rx_q);
 	self->rx_count = 0;
+	ucs_queue_head_init(&self->flush_q);
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
 	self->config.idle_sleep_us = uct_sctp_dpdk_config_idle_sleep_us(config);
@@ -966,6 +968,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 					UCT_PROGRESS_SEND | UCT_PROGRESS_RECV);
 	if (self->ctx == NULL)
 		return;
+	if (!ucs_queue_is_empty(&self->flush_q))
+		ucs_warn("sctp_dpdk: iface %u closed with %zu flushes waiting",
+			 self->id, ucs_queue_length(&self->flush_q));
 	if (!ucs_list_is_empty(&self->eps))
 		ucs_warn("sctp_dpdk: iface %u closed with %zu endpoints",
 			 self->id, ucs_list_length(&self->eps));

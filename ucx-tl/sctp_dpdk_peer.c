@@ -79,6 +79,9 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 
 	if (peer->state != UCT_SCTP_DPDK_PEER_IDLE)
 		return;
+	/* An IDLE peer's old association ended after its data was
+	 * acknowledged (SHUTDOWN) or failed (fail_gen): nothing to flush. */
+	peer->drained_msgs = peer->tx_msgs;
 	rc = sg_connect(ctx->sg, peer->ip_be, peer->sctp_port, &assoc);
 	if (rc == 0 || rc == -EALREADY) {
 		peer->assoc = assoc;
@@ -92,13 +95,51 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 	ctx->ev_gen++;
 }
 
+int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
+				  const uct_sctp_dpdk_iface_addr_t *addr)
+{
+	static int warned_seg, warned_streams, warned_mtu;
+	uint32_t seg = rte_be_to_cpu_32(addr->seg_bytes);
+	uint16_t streams = rte_be_to_cpu_16(addr->streams);
+	uint16_t mtu = rte_be_to_cpu_16(addr->mtu);
+	char ip[16];
+
+	dp_ip_str(ip_be, ip, sizeof(ip));
+	if (seg != ctx->seg_bytes) {
+		if (!warned_seg++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "SEG_SIZE=%u, this process %u: set the same "
+				  "value on every process", ip, seg,
+				  ctx->seg_bytes);
+		return 0;
+	}
+	if (streams != ctx->streams) {
+		if (!warned_streams++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "STREAMS=%u, this process %u: set the same "
+				  "value on every process", ip, streams,
+				  ctx->streams);
+		return 0;
+	}
+	if (mtu != ctx->mtu) {
+		if (!warned_mtu++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "MTU=%u, this process %u: set the same "
+				  "value on every process", ip, mtu, ctx->mtu);
+		return 0;
+	}
+	return 1;
+}
+
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 					uint32_t ip_be, uint16_t sctp_port,
+					uint32_t incarnation,
 					uct_sctp_dpdk_peer_t **peer_p)
 {
 	uct_sctp_dpdk_peer_t *peer;
 	ucs_status_t status = UCS_OK;
 	uint32_t gen;
+	char ip[16];
 
 	ucs_recursive_spin_lock(&ctx->lock);
 	peer = uct_sctp_dpdk_peer_by_addr(ctx, ip_be, sctp_port);
@@ -108,6 +149,30 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 			status = UCS_ERR_NO_MEMORY;
 			goto out;
 		}
+	}
+	if (peer->incarnation != 0 &&
+	    (int32_t)(incarnation - peer->incarnation) < 0) {
+		/* An address of a process that has been replaced at this
+		 * IP and port: never deliver into its successor. */
+		ucs_diag("sctp_dpdk: address of %s:%u is stale (incarnation "
+			 "%08x, the process there now is %08x): refused",
+			 dp_ip_str(ip_be, ip, sizeof(ip)), sctp_port,
+			 incarnation, peer->incarnation);
+		status = UCS_ERR_UNREACHABLE;
+		goto out;
+	}
+	if (peer->incarnation != incarnation) {
+		if (peer->incarnation != 0) {
+			/* The process at this address restarted: eps to the
+			 * old one must not deliver into the new one. */
+			ucs_diag("sctp_dpdk: peer %s:%u restarted (incarnation "
+				 "%08x -> %08x): its older eps fail",
+				 dp_ip_str(ip_be, ip, sizeof(ip)), sctp_port,
+				 peer->incarnation, incarnation);
+			peer->fail_gen++;
+			ctx->ev_gen++;
+		}
+		peer->incarnation = incarnation;
 	}
 	gen = peer->fail_gen;
 	uct_sctp_dpdk_ctx_peer_connect(ctx, peer);
@@ -154,6 +219,7 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 			 peer->sctp_port,
 			 ev->type == SG_EV_LOST ? "lost" : "could not start");
 		peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+		peer->drained_msgs = peer->tx_msgs;
 		peer->fail_gen++;
 		break;
 	case SG_EV_SHUTDOWN:
@@ -161,10 +227,13 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 		 * A later send reconnects. */
 		if (peer == NULL)
 			return;
+		/* SHUTDOWN_COMP: every byte of ours was acknowledged. */
 		peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+		peer->drained_msgs = peer->tx_msgs;
 		break;
 	default:
-		/* SEND_DONE/FAILED: AMs never exceed the send buffer. */
+		/* SEND_DONE/FAILED: only for messages larger than the send
+		 * buffer, which the transport's SEG_SIZE check excludes. */
 		return;
 	}
 	ctx->ev_gen++;

@@ -65,6 +65,18 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 					       "destination iface is closed");
 			continue;
 		}
+		if (ucs_unlikely(rte_be_to_cpu_16(hdr->dst_incarnation) !=
+				 (uint16_t)ctx->incarnation)) {
+			/* An ep to the process that had this address
+			 * before us (its sender fails the ep once it sees
+			 * our incarnation). */
+			if (ctx->rx_stale++ == 0)
+				ucs_diag("sctp_dpdk: dropped a message addressed "
+					 "to an earlier process at this address "
+					 "(further ones are counted)");
+			sg_msg_release(msg);
+			continue;
+		}
 		/* A descriptor written in front of the data overlays the
 		 * header when rx_headroom < 8: read it first. */
 		am_id = hdr->am_id;

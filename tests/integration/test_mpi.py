@@ -20,8 +20,8 @@ BIN = os.environ.get("SDP_MPI_TEST_DIR", "")
 
 
 def mpirun(impl, np, *args, netem=None, timeout=600, fabric=None,
-           env=(), mtu=None):
-    exe = os.path.join(BIN, f"mpi_check_{impl}")
+           env=(), mtu=None, prog="mpi_check"):
+    exe = os.path.join(BIN, f"{prog}_{impl}")
     check(os.access(exe, os.X_OK), f"{exe} missing (SDP_MPI_TEST_DIR)")
     cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "-np", str(np),
            "--timeout", str(timeout)]
@@ -108,6 +108,19 @@ def test_pingpong_under_loss_and_delay(impl):
            "--iters", "1", fabric="bridge", netem="delay 5ms loss 1%")
 
 
+def test_early_finalize(impl, fabric="memif", netem=None, isend=False):
+    """Rank 0 sends 300 small messages and calls MPI_Finalize at once
+    while rank 1 still receives them slowly: the job must end (deadline
+    120 s) with every message checked.  Exit used to drop what usrsctp in
+    the exiting process still held unacknowledged."""
+    args = ["--count", "300", "--slow-every", "50", "--slow-us", "20000"]
+    if isend:
+        args.append("--isend")
+    n = mpirun(impl, 2, *args, fabric=fabric, netem=netem, timeout=120,
+               prog="mpi_early_finalize")
+    check(n == 1, f"{n} checks passed, expected 1")
+
+
 if __name__ == "__main__":
     harness.require_root()
     impls = os.environ.get("SDP_MPI_IMPLS", "openmpi mpich").split()
@@ -123,4 +136,8 @@ if __name__ == "__main__":
             lambda: test_dedicated_poll_thread(impl))
         run(f"{impl}: ping-pong 0 B..16 MiB under 1% loss, 5 ms delay",
             lambda: test_pingpong_under_loss_and_delay(impl))
+        run(f"{impl}: early MPI_Finalize while the peer receives, memif",
+            lambda: test_early_finalize(impl))
+        run(f"{impl}: early MPI_Finalize (Isend+Waitall), bridge, 5% loss",
+            lambda: test_early_finalize(impl, "bridge", "loss 5%", True))
     harness.done()

@@ -8,6 +8,20 @@
  *           port (dp tx_pkts unchanged).  Port: net_null, no peer needed.
  *   config  every bad UCX_SCTP_DPDK_* value (one at a time, the rest
  *           valid) fails the iface open with UCS_ERR_INVALID_PARAM.
+ *   order   fills the send buffer to a peer process, queues pending
+ *           requests (their sequence number fixed when queued) and keeps
+ *           sending while a second iface's progress polls the port: the
+ *           peer must see every sequence number in order (no AM overtakes
+ *           the ep's pending requests).
+ *   restart a process at the same IP, port and iface id replaces one that
+ *           died: an ep from the dead one's address is refused and
+ *           nothing meant for it is delivered into the new one.
+ *   mismatch  a peer process with another SEG_SIZE is not reachable
+ *           and ep create refuses it (the error names the variable).
+ *   bigseg  SEG_SIZE=256k: 200 KiB bcopy AMs arrive whole and intact.
+ *   exit    a sender process exits right after sending while the
+ *           receiver does not poll for 2 s: the exit drain keeps the data
+ *           until it is acknowledged (UCX_SCTP_DPDK_EXIT_TIMEOUT).
  *   cycles  an iface is opened and closed 50 times; each cycle sends AMs
  *           over a memif pair to a forked peer process, which echoes them,
  *           and waits for the echoes.  Afterwards no mbuf (port mempool in
@@ -40,6 +54,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -181,6 +196,7 @@ typedef struct {
 } iface_t;
 
 static uint8_t peer_dev_addr[64]; /* the other process (peer mode) */
+static uint8_t peer_iface_addr[64]; /* one of its ifaces */
 
 /* Payload: [u16 sender iface id][u16 seq][bytes: (seq + i) & 0xff]. */
 static void fill(uint8_t *buf, size_t len, uint16_t from, uint16_t seq)
@@ -260,7 +276,7 @@ static void echo_drain(iface_t *t)
 	while (t->echo_head != t->echo_tail) {
 		echo_t *q = &t->echo_q[t->echo_head % ECHO_MAX];
 		uct_ep_h *ep = &t->echo_eps[q->from % UCT_SCTP_DPDK_MAX_IFACES];
-		uint16_t id_be = rte_cpu_to_be_16(q->from);
+		uct_sctp_dpdk_iface_addr_t addr;
 		uint64_t hdr;
 
 		if (*ep == NULL) {
@@ -270,8 +286,12 @@ static void echo_drain(iface_t *t)
 				       UCT_EP_PARAM_FIELD_DEV_ADDR |
 				       UCT_EP_PARAM_FIELD_IFACE_ADDR;
 			p.iface = t->iface;
+			/* The sender's process (incarnation, settings) with
+			 * the iface id the AM carries. */
+			memcpy(&addr, peer_iface_addr, sizeof(addr));
+			addr.iface_id = rte_cpu_to_be_16(q->from);
 			p.dev_addr = (uct_device_addr_t *)peer_dev_addr;
-			p.iface_addr = (uct_iface_addr_t *)&id_be;
+			p.iface_addr = (uct_iface_addr_t *)&addr;
 			if (uct_ep_create(&p, ep) != UCS_OK)
 				exit(3);
 		}
@@ -581,7 +601,9 @@ static void peer_main(int addr_fd)
 	    write(addr_fd, t.iface_addr, sizeof(t.iface_addr)) < 0)
 		exit(1);
 	if (read(addr_fd, peer_dev_addr, sizeof(peer_dev_addr)) !=
-	    (ssize_t)sizeof(peer_dev_addr))
+		    (ssize_t)sizeof(peer_dev_addr) ||
+	    read(addr_fd, peer_iface_addr, sizeof(peer_iface_addr)) !=
+		    (ssize_t)sizeof(peer_iface_addr))
 		exit(1);
 	while (now_s() < deadline) {
 		uct_worker_progress(e.worker);
@@ -693,7 +715,9 @@ static int test_cycles(void)
 			if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
 			    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
 			    write(sv[0], t.dev_addr, sizeof(t.dev_addr)) !=
-				    sizeof(t.dev_addr)) {
+				    sizeof(t.dev_addr) ||
+			    write(sv[0], t.iface_addr, sizeof(t.iface_addr)) !=
+				    sizeof(t.iface_addr)) {
 				fprintf(stderr, "FAIL: peer did not start\n");
 				return 1;
 			}
@@ -796,6 +820,669 @@ static int test_cycles(void)
 	return failures ? 1 : 0;
 }
 
+/* ---- order: no AM overtakes the ep's pending requests ---- */
+
+#define ORDER_AM_ID 9
+#define ORDER_MSGS 20000
+#define ORDER_LEN 1800	/* am_short payload: 4-byte seq + filler */
+#define ORDER_REQS 64
+
+static uint32_t order_expect, order_rx, order_ooo, order_first_bad = UINT32_MAX;
+static uint32_t order_bad;
+
+static ucs_status_t order_cb(void *arg, void *data, size_t length,
+			     unsigned flags)
+{
+	uint32_t seq;
+	size_t i;
+
+	memcpy(&seq, (char *)data + 8, 4);
+	for (i = 12; i < length; i++)
+		if (((uint8_t *)data)[i] != (uint8_t)(seq * 7 + i)) {
+			order_bad++;
+			break;
+		}
+	if (seq != order_expect) {
+		if (order_ooo++ == 0)
+			order_first_bad = seq;
+	}
+	order_expect = seq + 1;
+	order_rx++;
+	return UCS_OK;
+}
+
+static int order_peer_client; /* restart: n-th client incarnation */
+
+/* Peer: count AMs and check their sequence; report on request. */
+static void order_peer_main(int fd)
+{
+	char prefix[96], dev[256];
+	uint32_t report[4];
+	double deadline = now_s() + 60;
+	uint32_t want = 0;
+	iface_t t;
+	env_t e;
+
+	if (order_peer_client) {
+		/* restart: the parent is the memif server */
+		snprintf(prefix, sizeof(prefix), "sdp-%s-c%d", job,
+			 order_peer_client);
+		snprintf(dev, sizeof(dev), "net_memif0,role=client,id=0,"
+			 "socket=%s/memif0.sock,socket-abstract=no",
+			 memif_dir);
+		set_common_env(dev, "10.77.8.1/24", prefix);
+	} else {
+		snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+		snprintf(dev, sizeof(dev), "net_memif0,role=server,id=0,"
+			 "socket=%s/memif0.sock,socket-abstract=no",
+			 memif_dir);
+		set_common_env(dev, "10.77.8.1/24", prefix);
+	}
+	env_open(&e);
+	iface_open(&e, &t, 0);
+	CHECK_OK(uct_iface_set_am_handler(t.iface, ORDER_AM_ID, order_cb, &t,
+					  0), "order handler");
+	if (write(fd, t.dev_addr, sizeof(t.dev_addr)) < 0 ||
+	    write(fd, t.iface_addr, sizeof(t.iface_addr)) < 0)
+		exit(1);
+	if (read(fd, &want, sizeof(want)) != sizeof(want))
+		exit(1);
+	/* The final count comes after the parent's flush. */
+	while (now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		if (recv(fd, &want, sizeof(want), MSG_DONTWAIT) ==
+		    sizeof(want))
+			break;
+	}
+	while (order_rx < want && now_s() < deadline)
+		uct_worker_progress(e.worker);
+	report[0] = order_rx;
+	report[1] = order_ooo;
+	report[2] = order_first_bad;
+	report[3] = order_bad;
+	if (write(fd, report, sizeof(report)) < 0)
+		exit(1);
+	/* Stay until the parent is done with the association. */
+	while (read(fd, &want, sizeof(want)) > 0)
+		;
+	exit(0);
+}
+
+typedef struct {
+	uct_pending_req_t super;
+	uct_ep_h ep;
+	uint32_t seq;	/* fixed when queued, like a UCP request's data */
+	int busy;
+} order_req_t;
+
+static unsigned order_dispatched, order_flushed;
+
+static void order_flush_done(uct_completion_t *self)
+{
+	CHECK(self->status == UCS_OK, "flush completed with %s",
+	      ucs_status_string(self->status));
+	order_flushed++;
+}
+
+static ucs_status_t order_send(uct_ep_h ep, uint32_t seq)
+{
+	uint8_t buf[ORDER_LEN];
+	uint64_t hdr = 0x5e9;
+
+	size_t i;
+
+	for (i = 4; i < sizeof(buf); i++)
+		buf[i] = (uint8_t)(seq * 7 + i + 8);
+	memcpy(buf, &seq, 4);
+	return uct_ep_am_short(ep, ORDER_AM_ID, hdr, buf, sizeof(buf));
+}
+
+/* Send one order AM, progressing on back-pressure (20 s deadline). */
+static void send_order_one(env_t *e, uct_ep_h ep, uint32_t seq)
+{
+	double deadline = now_s() + DEADLINE_S;
+	ucs_status_t st;
+
+	while ((st = order_send(ep, seq)) == UCS_ERR_NO_RESOURCE &&
+	       now_s() < deadline)
+		uct_worker_progress(e->worker);
+	CHECK(st == UCS_OK, "send seq %u: %s", seq, ucs_status_string(st));
+}
+
+static ucs_status_t order_pending_cb(uct_pending_req_t *self)
+{
+	order_req_t *r = ucs_container_of(self, order_req_t, super);
+	ucs_status_t st = order_send(r->ep, r->seq);
+
+	if (st == UCS_OK) {
+		r->busy = 0;
+		order_dispatched++;
+	}
+	return st;
+}
+
+static int test_order(void)
+{
+	static order_req_t reqs[ORDER_REQS];
+	uint8_t dev[64], ifa[64];
+	uint32_t seq = 0, want = ORDER_MSGS, report[4] = {0, 0, 0, 0};
+	unsigned pend_adds = 0, i, busy;
+	char prefix[96], devargs[256];
+	double deadline;
+	iface_t a, b;
+	int sv[2];
+	uct_ep_h ep;
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		order_peer_main(sv[1]);
+	}
+	close(sv[1]);
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	/* A small send buffer fills quickly. */
+	setenv("UCX_SCTP_DPDK_SG", "sndbuf=256k", 1);
+	env_open(&e);
+	/* Two ifaces on one worker: b's progress polls the shared port,
+	 * which used to re-open a's ep while its pending queue waited. */
+	iface_open(&e, &a, 0);
+	iface_open(&e, &b, 0);
+	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
+	    write(sv[0], &want, sizeof(want)) != sizeof(want)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	ep = ep_to(&a, dev, ifa);
+	deadline = now_s() + 60;
+	while (seq < ORDER_MSGS && now_s() < deadline) {
+		ucs_status_t st;
+
+		uct_worker_progress(e.worker);
+		st = order_send(ep, seq);
+		if (st == UCS_OK) {
+			seq++;
+			continue;
+		}
+		CHECK(st == UCS_ERR_NO_RESOURCE, "am_short: %s",
+		      ucs_status_string(st));
+		if (st != UCS_ERR_NO_RESOURCE)
+			break;
+		for (i = 0; i < ORDER_REQS && reqs[i].busy; i++)
+			;
+		if (i == ORDER_REQS)
+			continue;
+		reqs[i].super.func = order_pending_cb;
+		reqs[i].ep = ep;
+		reqs[i].seq = seq;
+		st = uct_ep_pending_add(ep, &reqs[i].super, 0);
+		if (st == UCS_OK) {
+			reqs[i].busy = 1;
+			pend_adds++;
+			seq++;
+		} else {
+			CHECK(st == UCS_ERR_BUSY, "pending_add: %s",
+			      ucs_status_string(st));
+		}
+	}
+	do {
+		uct_worker_progress(e.worker);
+		for (busy = 0, i = 0; i < ORDER_REQS; i++)
+			busy += reqs[i].busy;
+	} while (busy != 0 && now_s() < deadline);
+	CHECK(seq == ORDER_MSGS && busy == 0, "sent %u of %u, %u pending "
+	      "left", seq, ORDER_MSGS, busy);
+	CHECK(pend_adds > 0, "the send buffer never filled: no pending "
+	      "request was queued, nothing tested");
+	/* Flush means acknowledged: an iface flush with a completion is in
+	 * progress while data is unacknowledged and completes from
+	 * progress; when ep flush says UCS_OK nothing is unacknowledged. */
+	{
+		uct_sctp_dpdk_ep_t *sep = ucs_derived_of(ep, uct_sctp_dpdk_ep_t);
+		uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+		uct_completion_t comp = {order_flush_done, 1, UCS_OK};
+		uint64_t unacked = 1;
+		ucs_status_t st;
+
+		for (i = 0; i < 2000; i++)
+			if (order_send(ep, seq + i) != UCS_OK)
+				break;
+		seq += i;
+		want = seq;
+		st = uct_iface_flush(a.iface, 0, &comp);
+		CHECK(st == UCS_INPROGRESS, "iface flush right after a burst: "
+		      "%s", ucs_status_string(st));
+		while (order_flushed == 0 && st == UCS_INPROGRESS &&
+		       now_s() < deadline)
+			uct_worker_progress(e.worker);
+		CHECK(st != UCS_INPROGRESS || order_flushed == 1,
+		      "iface flush completion called %u times", order_flushed);
+		while ((st = uct_ep_flush(ep, 0, NULL)) == UCS_INPROGRESS &&
+		       now_s() < deadline)
+			uct_worker_progress(e.worker);
+		CHECK(st == UCS_OK, "ep flush: %s", ucs_status_string(st));
+		ucs_recursive_spin_lock(&ctx->lock);
+		sg_assoc_unacked(ctx->sg, sep->peer->assoc, &unacked);
+		ucs_recursive_spin_unlock(&ctx->lock);
+		CHECK(unacked == 0, "ep flush said UCS_OK with %" PRIu64
+		      " bytes unacknowledged", unacked);
+	}
+	if (write(sv[0], &want, sizeof(want)) != sizeof(want))
+		CHECK(0, "peer gone");
+	if (read(sv[0], report, sizeof(report)) != sizeof(report))
+		CHECK(0, "no report from the peer");
+	CHECK(report[0] == seq, "peer got %u of %u AMs", report[0], seq);
+	CHECK(report[1] == 0, "%u AMs out of order (first: seq %u): an AM "
+	      "overtook a pending request", report[1], report[2]);
+	CHECK(report[3] == 0, "%u AMs corrupted", report[3]);
+	printf("order: %u AMs, %u via pending (%u dispatched), peer got %u, "
+	       "%u out of order: %s\n", seq, pend_adds, order_dispatched,
+	       report[0], report[1], failures ? "FAIL" : "ok");
+	uct_ep_destroy(ep);
+	uct_iface_close(a.iface);
+	uct_iface_close(b.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
+/* ---- bigseg: SEG_SIZE above 64 KiB carries whole AMs ---- */
+
+#define BIG_MSGS 60
+#define BIG_LEN (200 << 10)
+
+static size_t big_pack(void *dest, void *arg)
+{
+	uint32_t seq = *(uint32_t *)arg;
+	uint8_t *d = dest;
+	size_t i;
+
+	memset(d, 0, 8);
+	memcpy(d + 8, &seq, 4);
+	for (i = 12; i < BIG_LEN; i++)
+		d[i] = (uint8_t)(seq * 7 + i);
+	return BIG_LEN;
+}
+
+static int test_bigseg(void)
+{
+	uint8_t dev[64], ifa[64];
+	uint32_t want = BIG_MSGS, report[4] = {0, 0, 0, 0}, seq;
+	char prefix[96], devargs[256];
+	double deadline;
+	ssize_t n;
+	iface_t a;
+	int sv[2];
+	uct_ep_h ep;
+	uct_iface_attr_t attr;
+	env_t e;
+
+	setenv("UCX_SCTP_DPDK_SEG_SIZE", "256k", 1);
+	setenv("UCX_SCTP_DPDK_RX_DESCS", "64", 1);
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		order_peer_main(sv[1]);
+	}
+	close(sv[1]);
+	{
+		struct timeval tv = {90, 0}; /* the peer reports by then */
+
+		setsockopt(sv[0], SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	}
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	env_open(&e);
+	iface_open(&e, &a, 0);
+	CHECK_OK(uct_iface_query(a.iface, &attr), "query");
+	CHECK(attr.cap.am.max_bcopy >= BIG_LEN, "max_bcopy %zu",
+	      attr.cap.am.max_bcopy);
+	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
+	    write(sv[0], &want, sizeof(want)) != sizeof(want)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	ep = ep_to(&a, dev, ifa);
+	deadline = now_s() + 60;
+	for (seq = 0; seq < BIG_MSGS && now_s() < deadline;) {
+		n = uct_ep_am_bcopy(ep, ORDER_AM_ID, big_pack, &seq, 0);
+		if (n == BIG_LEN) {
+			seq++;
+			continue;
+		}
+		CHECK(n == UCS_ERR_NO_RESOURCE, "am_bcopy returned %zd", n);
+		if (n != UCS_ERR_NO_RESOURCE)
+			break;
+		uct_worker_progress(e.worker);
+	}
+	while (uct_ep_flush(ep, 0, NULL) == UCS_INPROGRESS &&
+	       now_s() < deadline)
+		uct_worker_progress(e.worker);
+	if (write(sv[0], &want, sizeof(want)) != sizeof(want) ||
+	    read(sv[0], report, sizeof(report)) != sizeof(report))
+		CHECK(0, "no report from the peer");
+	CHECK(report[0] == BIG_MSGS && report[1] == 0 && report[3] == 0,
+	      "peer got %u of %u 200 KiB AMs, %u out of order, %u corrupted",
+	      report[0], BIG_MSGS, report[1], report[3]);
+	printf("bigseg: SEG_SIZE=256k, %u AMs of %u bytes sent, peer got %u "
+	       "(%u corrupted): %s\n", seq, BIG_LEN, report[0], report[3],
+	       failures ? "FAIL" : "ok");
+	uct_ep_destroy(ep);
+	uct_iface_close(a.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
+/* ---- mismatch: peers with different SEG_SIZE refuse each other ---- */
+
+static int test_mismatch(void)
+{
+	uint8_t dev[64], ifa[64];
+	char prefix[96], devargs[256];
+	uct_ep_params_t p = {0};
+	ucs_status_t st;
+	uct_ep_h ep;
+	iface_t a;
+	int sv[2];
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		setenv("UCX_SCTP_DPDK_SEG_SIZE", "128k", 1);
+		order_peer_main(sv[1]);
+	}
+	close(sv[1]);
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=client,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	env_open(&e);
+	iface_open(&e, &a, 0);
+	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
+	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	CHECK(!uct_iface_is_reachable(a.iface, (uct_device_addr_t *)dev,
+				      (uct_iface_addr_t *)ifa),
+	      "a peer with SEG_SIZE=128k is reachable from 64k");
+	p.field_mask = UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR |
+		       UCT_EP_PARAM_FIELD_IFACE_ADDR;
+	p.iface = a.iface;
+	p.dev_addr = (const uct_device_addr_t *)dev;
+	p.iface_addr = (const uct_iface_addr_t *)ifa;
+	st = uct_ep_create(&p, &ep);
+	CHECK(st == UCS_ERR_UNREACHABLE, "ep create to a peer with another "
+	      "SEG_SIZE: %s", ucs_status_string(st));
+	if (st == UCS_OK)
+		uct_ep_destroy(ep);
+	printf("mismatch: peer SEG_SIZE=128k vs 64k refused (is_reachable 0, "
+	       "ep create %s): %s\n", ucs_status_string(st),
+	       failures ? "FAIL" : "ok");
+	uct_iface_close(a.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
+/* ---- restart: an ep to a replaced process never delivers into the new
+ * one at the same address ---- */
+
+static pid_t restart_spawn(int n, int *fd_p)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		exit(1);
+	pid = fork();
+	if (pid == 0) {
+		/* A fresh process image: the parent's EAL and port must not
+		 * be inherited. */
+		char ns[16], fds[16];
+
+		close(sv[0]);
+		snprintf(ns, sizeof(ns), "%d", n);
+		snprintf(fds, sizeof(fds), "%d", sv[1]);
+		execl("/proc/self/exe", "test_uct_sctp_dpdk_api",
+		      "restart-peer", ns, fds, job, (char *)NULL);
+		_exit(127);
+	}
+	close(sv[1]);
+	*fd_p = sv[0];
+	return pid;
+}
+
+static void restart_addr(int n, int fd, uint8_t *dev, uint8_t *ifa)
+{
+	if (read(fd, dev, 64) != 64 || read(fd, ifa, 64) != 64) {
+		fprintf(stderr, "FAIL: peer %d did not start\n", n);
+		exit(1);
+	}
+}
+
+static int test_restart(void)
+{
+	uint8_t dev1[64], ifa1[64], dev2[64], ifa2[64];
+	uint32_t want = 1, report[4] = {0, 0, 0, 0};
+	char prefix[96], devargs[256];
+	uct_ep_params_t p = {0};
+	uct_ep_h ep2, ep_old = NULL;
+	ucs_status_t st = UCS_OK;
+	double t0;
+	iface_t a;
+	int fd1, fd2;
+	pid_t pid1;
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=server,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.2/24", prefix);
+	/* The first process at 10.77.8.1 publishes its address and dies. */
+	pid1 = restart_spawn(1, &fd1);
+	peer_pid = pid1;
+	env_open(&e);
+	iface_open(&e, &a, 0);
+	restart_addr(1, fd1, dev1, ifa1);
+	kill(pid1, SIGKILL);
+	waitpid(pid1, NULL, 0);
+	close(fd1);
+	usleep(20000); /* a later start: a later incarnation */
+	/* Its successor at the same IP, port and iface id. */
+	peer_pid = restart_spawn(2, &fd2);
+	restart_addr(2, fd2, dev2, ifa2);
+	/* It polls from here until the final count arrives. */
+	if (write(fd2, &want, sizeof(want)) != sizeof(want))
+		CHECK(0, "new process gone");
+	CHECK(memcmp(dev1, dev2, sizeof(uct_sctp_dpdk_dev_addr_t)) == 0,
+	      "the new process has another device address");
+	CHECK(memcmp(ifa1, ifa2, 2) == 0, "the new process has another "
+	      "iface id");
+	ep2 = ep_to(&a, dev2, ifa2);
+	send_order_one(&e, ep2, 0);
+	/* An ep from the dead process's address (a cached worker address):
+	 * refused, or at least never delivered. */
+	p.field_mask = UCT_EP_PARAM_FIELD_IFACE | UCT_EP_PARAM_FIELD_DEV_ADDR |
+		       UCT_EP_PARAM_FIELD_IFACE_ADDR;
+	p.iface = a.iface;
+	p.dev_addr = (const uct_device_addr_t *)dev1;
+	p.iface_addr = (const uct_iface_addr_t *)ifa1;
+	st = uct_ep_create(&p, &ep_old);
+	if (st == UCS_OK)
+		send_order_one(&e, ep_old, 1);
+	while (uct_ep_flush(ep2, 0, NULL) == UCS_INPROGRESS)
+		uct_worker_progress(e.worker);
+	t0 = now_s();
+	while (now_s() < t0 + 0.5)
+		uct_worker_progress(e.worker);
+	if (write(fd2, &want, sizeof(want)) != sizeof(want) ||
+	    read(fd2, report, sizeof(report)) != sizeof(report))
+		CHECK(0, "no report from the new process");
+	CHECK(st == UCS_ERR_UNREACHABLE, "ep create from the replaced "
+	      "process's address: %s", ucs_status_string(st));
+	CHECK(report[0] == 1, "the new process got %u AMs, expected 1 (one "
+	      "was meant for the process it replaced)", report[0]);
+	printf("restart: ep from the old address %s, new process got %u "
+	       "AM(s): %s\n", ucs_status_string(st), report[0],
+	       failures ? "FAIL" : "ok");
+	if (ep_old != NULL && st == UCS_OK)
+		uct_ep_destroy(ep_old);
+	uct_ep_destroy(ep2);
+	uct_iface_close(a.iface);
+	env_close(&e);
+	close(fd2);
+	return failures ? 1 : 0;
+}
+
+/* ---- exit: a process that exits right after sending loses nothing ---- */
+
+#define EXIT_MSGS 125
+#define EXIT_LEN 8000
+#define EXIT_SLEEP_S 2.0
+
+/* Sender (child): one AM to bring the association up, wait for "go",
+ * send EXIT_MSGS AMs (taken whole by usrsctp, the receiver is not polling
+ * so nothing is acknowledged) and exit at once: the exit drain must keep
+ * the data until the receiver acknowledged it. */
+static void exit_sender_main(int fd)
+{
+	char prefix[96], dev[256];
+	uint8_t rdev[64], rifa[64];
+	char go;
+	iface_t t;
+	env_t e;
+	uct_ep_h ep;
+	unsigned k;
+
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r1", job);
+	snprintf(dev, sizeof(dev), "net_memif0,role=client,id=0,socket=%s/"
+		 "memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(dev, "10.77.8.2/24", prefix);
+	env_open(&e);
+	iface_open(&e, &t, 0);
+	if (read(fd, rdev, sizeof(rdev)) != sizeof(rdev) ||
+	    read(fd, rifa, sizeof(rifa)) != sizeof(rifa))
+		_exit(1);
+	ep = ep_to(&t, rdev, rifa);
+	send_am(&e, ep, 2, 1, 0, 100);
+	if (write(fd, "u", 1) != 1)
+		_exit(1);
+	/* Keep polling: the AM leaves the port's TX queue from the poll. */
+	while (recv(fd, &go, 1, MSG_DONTWAIT) != 1)
+		uct_worker_progress(e.worker);
+	for (k = 1; k <= EXIT_MSGS; k++)
+		send_am(&e, ep, 2, 1, (uint16_t)k, EXIT_LEN);
+	exit(failures ? 1 : 0); /* atexit: the transport's exit drain */
+}
+
+static int test_exit(void)
+{
+	char prefix[96], devargs[256], c;
+	double t0, deadline;
+	int sv[2], st = 0;
+	iface_t t;
+	env_t e;
+
+	snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+	mkdir("/run/sdp", 0755);
+	if (mkdir(memif_dir, 0700) != 0 && errno != EEXIST) {
+		perror(memif_dir);
+		return 1;
+	}
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0)
+		return 1;
+	peer_pid = fork();
+	if (peer_pid == 0) {
+		close(sv[0]);
+		exit_sender_main(sv[1]);
+	}
+	close(sv[1]);
+	snprintf(prefix, sizeof(prefix), "sdp-%s-r0", job);
+	snprintf(devargs, sizeof(devargs), "net_memif0,role=server,id=0,"
+		 "socket=%s/memif0.sock,socket-abstract=no", memif_dir);
+	set_common_env(devargs, "10.77.8.1/24", prefix);
+	env_open(&e);
+	iface_open(&e, &t, 0);
+	if (write(sv[0], t.dev_addr, sizeof(t.dev_addr)) < 0 ||
+	    write(sv[0], t.iface_addr, sizeof(t.iface_addr)) < 0)
+		return 1;
+	/* Poll until the first AM arrived and the sender said so. */
+	deadline = now_s() + DEADLINE_S;
+	while ((t.rx_count < 1 || recv(sv[0], &c, 1, MSG_DONTWAIT) != 1) &&
+	       now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		release_kept(&t);
+	}
+	CHECK(t.rx_count == 1, "association did not come up (%u AMs)",
+	      t.rx_count);
+	/* Stop polling: nothing the sender sends now is acknowledged until
+	 * we come back, after the sender has begun to exit. */
+	if (write(sv[0], "g", 1) != 1)
+		return 1;
+	t0 = now_s();
+	while (now_s() < t0 + EXIT_SLEEP_S)
+		usleep(10000);
+	deadline = now_s() + DEADLINE_S;
+	while (t.rx_count < EXIT_MSGS + 1 && now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		release_kept(&t);
+	}
+	waitpid(peer_pid, &st, 0);
+	peer_pid = 0;
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sender status 0x%x",
+	      st);
+	CHECK(t.rx_count == EXIT_MSGS + 1, "received %u of %u AMs the sender "
+	      "sent before exiting", t.rx_count - 1, EXIT_MSGS);
+	CHECK(t.rx_bad == 0, "%u AMs corrupted", t.rx_bad);
+	printf("exit: sender exited right after %u AMs while the receiver "
+	       "slept %.1f s; received %u: %s\n", EXIT_MSGS, EXIT_SLEEP_S,
+	       t.rx_count - 1, failures ? "FAIL" : "ok");
+	uct_iface_close(t.iface);
+	env_close(&e);
+	close(sv[0]);
+	return failures ? 1 : 0;
+}
+
 /* ---- rxhold: UCX keeps thousands of received AMs; reading goes on ---- */
 
 #define HOLD_SMALL 2000	 /* 64-byte AMs the handler keeps */
@@ -889,7 +1576,9 @@ static int test_rxhold(void)
 		 "hold handler");
 	if (read(sv[0], dev, sizeof(dev)) != sizeof(dev) ||
 	    read(sv[0], ifa, sizeof(ifa)) != sizeof(ifa) ||
-	    write(sv[0], a.dev_addr, sizeof(a.dev_addr)) != sizeof(a.dev_addr)) {
+	    write(sv[0], a.dev_addr, sizeof(a.dev_addr)) != sizeof(a.dev_addr) ||
+	    write(sv[0], a.iface_addr, sizeof(a.iface_addr)) !=
+		    sizeof(a.iface_addr)) {
 		fprintf(stderr, "FAIL: peer did not start\n");
 		return 1;
 	}
@@ -999,6 +1688,9 @@ static int test_config(void)
 		{"UCX_SCTP_DPDK_IDLE_SLEEP_US", "200000"},
 		{"UCX_SCTP_DPDK_PROGRESS", "background"},
 		{"UCX_SCTP_DPDK_POLL_LCORE", "-5"},
+		/* above the default 4 MiB send buffer */
+		{"UCX_SCTP_DPDK_SEG_SIZE", "8m"},
+		{"UCX_SCTP_DPDK_EXIT_TIMEOUT", "-1s"},
 	};
 	char prefix[96];
 	size_t i;
@@ -1021,6 +1713,7 @@ static int test_config(void)
 		unsetenv("UCX_SCTP_DPDK_SG");
 		unsetenv("UCX_SCTP_DPDK_PROGRESS");
 		unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
+		unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
 		setenv(bad[i].var, bad[i].value, 1);
 		env_open(&e);
 		p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
@@ -1037,6 +1730,7 @@ static int test_config(void)
 	}
 	unsetenv("UCX_SCTP_DPDK_PROGRESS");
 	unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
+	unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
 	/* Valid values alone must not trip the cross-field checks. */
 	{
 		static char text[16384];
@@ -1075,6 +1769,13 @@ int main(int argc, char **argv)
 			"as root\n");
 		return 1;
 	}
+	if (argc == 5 && strcmp(argv[1], "restart-peer") == 0) {
+		/* exec'd by test_restart: n, socket fd, the parent's job */
+		snprintf(job, sizeof(job), "%s", argv[4]);
+		snprintf(memif_dir, sizeof(memif_dir), "/run/sdp/%s", job);
+		order_peer_client = atoi(argv[2]);
+		order_peer_main(atoi(argv[3]));
+	}
 	snprintf(job, sizeof(job), "uctt%d", (int)getpid());
 	atexit(cleanup);
 	if (argc > 1 && strcmp(argv[1], "local") == 0)
@@ -1083,11 +1784,21 @@ int main(int argc, char **argv)
 		rc = test_config();
 	else if (argc > 1 && strcmp(argv[1], "cycles") == 0)
 		rc = test_cycles();
+	else if (argc > 1 && strcmp(argv[1], "order") == 0)
+		rc = test_order();
+	else if (argc > 1 && strcmp(argv[1], "exit") == 0)
+		rc = test_exit();
+	else if (argc > 1 && strcmp(argv[1], "bigseg") == 0)
+		rc = test_bigseg();
+	else if (argc > 1 && strcmp(argv[1], "mismatch") == 0)
+		rc = test_mismatch();
+	else if (argc > 1 && strcmp(argv[1], "restart") == 0)
+		rc = test_restart();
 	else if (argc > 1 && strcmp(argv[1], "rxhold") == 0)
 		rc = test_rxhold();
 	else {
-		fprintf(stderr, "usage: %s local|cycles|config|rxhold\n",
-			argv[0]);
+		fprintf(stderr, "usage: %s local|cycles|order|exit|bigseg|"
+			"mismatch|restart|rxhold|config\n", argv[0]);
 		return 2;
 	}
 	return rc;

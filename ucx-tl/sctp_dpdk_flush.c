@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_dpdk_flush.c - ep and iface flush: a flush completes when the
+ * peer's SCTP stack has acknowledged every message sg_send accepted, not
+ * when usrsctp has merely copied it.  usrsctp keeps a message in this
+ * process until it is cumulatively acknowledged: a process that exits (or
+ * an ep that is destroyed and its process torn down) after a flush that
+ * only meant "copied" loses whatever the peer had not acknowledged yet.
+ *
+ * Drained also means quiet: no delayed SACK still owed to the peer (see
+ * uct_sctp_dpdk_peer_drained), so a flush right after the peer's last
+ * packet waits sack_delay_ms + a margin.
+ *
+ * Granularity is the association (one per peer process, shared by every
+ * ep to it): usrsctp counts unacknowledged bytes per association
+ * (sg_assoc_unacked), not per stream, and assigns TSNs across streams in
+ * its scheduler's order, so "everything on this ep acknowledged" is only
+ * provable as "everything on the association acknowledged".  A flush can
+ * therefore wait for another ep's later traffic to the same process.
+ *
+ *   ep_flush:    pending requests -> UCS_ERR_NO_RESOURCE (UCT contract: the
+ *                caller adds a pending flush, so it cannot complete before
+ *                requests queued ahead of it); association drained ->
+ *                UCS_OK; else UCS_INPROGRESS and @comp (if any) is
+ *                completed from iface progress once drained.
+ *   iface_flush: pending eps or any ep's association not drained ->
+ *                UCS_INPROGRESS (+ @comp later); else UCS_OK.
+ *   failure:     a flush waiting on an ep whose association failed
+ *                completes with UCS_ERR_ENDPOINT_TIMEOUT.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <ucs/debug/log.h>
+#include <ucs/debug/memtrack_int.h>
+
+int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
+			       uct_sctp_dpdk_peer_t *peer)
+{
+	uint64_t bytes = 0;
+
+	/* The association gone (shut down after its data, or lost: the eps
+	 * see fail_gen) leaves nothing to wait for. */
+	if (peer->state != UCT_SCTP_DPDK_PEER_UP) {
+		peer->drained_msgs = peer->tx_msgs;
+		return 1;
+	}
+	if (peer->drained_msgs != peer->tx_msgs) {
+		if (sg_assoc_unacked(ctx->sg, peer->assoc, &bytes) == 0 &&
+		    bytes != 0)
+			return 0;
+		peer->drained_msgs = peer->tx_msgs;
+	}
+	/* Everything acknowledged; and no SACK still owed for the peer's
+	 * last packet (sg_assoc_quiet: nothing heard from it for the delayed
+	 * SACK time).  A process may block outside the stack right after a
+	 * flush: MPICH's MPI_Finalize closes its eps and waits in a PMI
+	 * barrier without progress; a SACK it still owed then never left and
+	 * the peer's own flush waited until its retransmissions declared the
+	 * association lost (MPICH test/mpi sendrecv3, mpi_finalize_drain). */
+	return sg_assoc_quiet(ctx->sg, peer->assoc, dp_tsc());
+}
+
+/* Status of a flush of @ep now (ctx->lock held). */
+static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
+						 uct_sctp_dpdk_ep_t *ep)
+{
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
+		return UCS_OK; /* copied into the receiver's queue */
+	if (uct_sctp_dpdk_ep_is_failed(ep))
+		return UCS_ERR_ENDPOINT_TIMEOUT;
+	if (!ucs_queue_is_empty(&ep->pending_q))
+		return UCS_INPROGRESS;
+	return uct_sctp_dpdk_peer_drained(ctx, ep->peer) ? UCS_OK :
+							   UCS_INPROGRESS;
+}
+
+/* Status of a flush of every ep of @iface now (ctx->lock held). */
+static ucs_status_t
+uct_sctp_dpdk_iface_flush_state(uct_sctp_dpdk_iface_t *iface)
+{
+	uct_sctp_dpdk_ep_t *ep;
+	ucs_status_t status;
+
+	if (!ucs_list_is_empty(&iface->pending_eps))
+		return UCS_INPROGRESS;
+	ucs_list_for_each(ep, &iface->eps, list) {
+		status = uct_sctp_dpdk_ep_flush_state(iface->ctx, ep);
+		/* A failed ep is reported through the error handler; it
+		 * has nothing left to flush. */
+		if (status == UCS_INPROGRESS)
+			return UCS_INPROGRESS;
+	}
+	return UCS_OK;
+}
+
+static ucs_status_t
+uct_sctp_dpdk_flush_add(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
+			uct_completion_t *comp)
+{
+	uct_sctp_dpdk_flush_req_t *req;
+
+	if (comp == NULL)
+		return UCS_INPROGRESS; /* the caller polls */
+	req = ucs_malloc(sizeof(*req), "sctp_dpdk flush");
+	if (req == NULL) {
+		ucs_error("sctp_dpdk: failed to allocate a flush request "
+			  "(%zu bytes)", sizeof(*req));
+		return UCS_ERR_NO_MEMORY;
+	}
+	req->comp = comp;
+	req->ep = ep;
+	ucs_queue_push(&iface->flush_q, &req->queue);
+	return UCS_INPROGRESS;
+}
+
+ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
+				    uct_completion_t *comp)
+{
+	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	ucs_status_t status;
+
+	if (flags & UCT_FLUSH_FLAG_CANCEL) {
+		/* Pending requests are purged by the caller
+		 * (uct_ep_pending_purge); what usrsctp holds cannot be
+		 * taken back, so stop waiting for it. */
+		uct_sctp_dpdk_ep_flush_cancel(ep, UCS_ERR_CANCELED);
+		return UCS_OK;
+	}
+	if (!ucs_queue_is_empty(&ep->pending_q)) {
+		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
+		return UCS_ERR_NO_RESOURCE;
+	}
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) {
+		UCT_TL_EP_STAT_FLUSH(&ep->super);
+		return UCS_OK;
+	}
+	ucs_recursive_spin_lock(&ctx->lock);
+	status = uct_sctp_dpdk_ep_flush_state(ctx, ep);
+	ucs_recursive_spin_unlock(&ctx->lock);
+	if (status == UCS_INPROGRESS) {
+		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
+		return uct_sctp_dpdk_flush_add(iface, ep, comp);
+	}
+	if (status == UCS_OK)
+		UCT_TL_EP_STAT_FLUSH(&ep->super);
+	return status;
+}
+
+ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface, unsigned flags,
+				       uct_completion_t *comp)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
+	ucs_status_t status;
+
+	if (iface->ctx == NULL)
+		return UCS_OK; /* no port: nothing was ever sent */
+	ucs_recursive_spin_lock(&iface->ctx->lock);
+	status = uct_sctp_dpdk_iface_flush_state(iface);
+	ucs_recursive_spin_unlock(&iface->ctx->lock);
+	if (status == UCS_INPROGRESS) {
+		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
+		return uct_sctp_dpdk_flush_add(iface, NULL, comp);
+	}
+	UCT_TL_IFACE_STAT_FLUSH(&iface->super);
+	return status;
+}
+
+unsigned uct_sctp_dpdk_iface_flush_progress(uct_sctp_dpdk_iface_t *iface)
+{
+	uct_sctp_dpdk_flush_req_t *reqs[UCT_SCTP_DPDK_RX_BURST];
+	ucs_status_t statuses[UCT_SCTP_DPDK_RX_BURST];
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	uct_sctp_dpdk_flush_req_t *req;
+	ucs_queue_iter_t iter;
+	ucs_status_t status;
+	unsigned n = 0, i;
+
+	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_queue_for_each_safe(req, iter, &iface->flush_q, queue) {
+		if (n == UCT_SCTP_DPDK_RX_BURST)
+			break;
+		status = req->ep != NULL ?
+				 uct_sctp_dpdk_ep_flush_state(ctx, req->ep) :
+				 uct_sctp_dpdk_iface_flush_state(iface);
+		if (status == UCS_INPROGRESS)
+			continue;
+		ucs_queue_del_iter(&iface->flush_q, iter);
+		statuses[n] = status;
+		reqs[n++] = req;
+	}
+	ucs_recursive_spin_unlock(&ctx->lock);
+	/* Completions call into UCX, which may send: lock released. */
+	for (i = 0; i < n; i++) {
+		uct_invoke_completion(reqs[i]->comp, statuses[i]);
+		ucs_free(reqs[i]);
+	}
+	return n;
+}
+
+void uct_sctp_dpdk_ep_flush_cancel(uct_sctp_dpdk_ep_t *ep,
+				   ucs_status_t status)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_flush_req_t *req;
+	ucs_queue_iter_t iter;
+
+	ucs_queue_for_each_safe(req, iter, &iface->flush_q, queue) {
+		if (req->ep != ep)
+			continue;
+		ucs_queue_del_iter(&iface->flush_q, iter);
+		uct_invoke_completion(req->comp, status);
+		ucs_free(req);
+	}
+}
