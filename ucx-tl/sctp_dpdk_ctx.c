@@ -82,8 +82,11 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": \"%s\", "
-		 "\"dp\": {%s}, \"usrsctp\": {%s}}\n",
-		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp_json, us_json);
+		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
+		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
+		 PRIu64 "}}\n",
+		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp_json, us_json,
+		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused);
 	fputs(buf, stderr);
 }
 
@@ -319,6 +322,7 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 			 "released at exit", ctx->sg_descs_held);
 	if (ctx->stats_at_exit)
 		uct_sctp_dpdk_ctx_stats_print(ctx);
+	uct_sctp_dpdk_rma_ctx_cleanup(ctx);
 	ucs_recursive_spin_unlock(&ctx->lock);
 	sg_ep_close(ctx->sg);
 	if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {

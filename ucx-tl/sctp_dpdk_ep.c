@@ -277,7 +277,8 @@ ucs_status_t uct_sctp_dpdk_ep_pending_add(uct_ep_h tl_ep,
 
 	if ((ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) ||
 	    (ucs_queue_is_empty(&ep->pending_q) &&
-	     uct_sctp_dpdk_ep_can_send(iface, ep)))
+	     uct_sctp_dpdk_ep_can_send(iface, ep) &&
+	     ep->rma_txq_len == 0 /* RMA: a large op still sending */))
 		return UCS_ERR_BUSY;
 	uct_pending_req_queue_push(&ep->pending_q, req);
 	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_PENDING)) {
@@ -330,16 +331,21 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 				    uct_completion_t *comp)
 {
 	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	ucs_status_t status;
 
 	if (flags & UCT_FLUSH_FLAG_CANCEL) {
 		/* Nothing of ours is in flight; pending requests are purged
 		 * by the caller (uct_ep_pending_purge). */
-		return UCS_OK;
+		return uct_sctp_dpdk_rma_ep_flush(ep, flags, comp);
 	}
 	if (!ucs_queue_is_empty(&ep->pending_q)) {
 		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
 		return UCS_ERR_NO_RESOURCE;
 	}
+	/* RMA: puts written and gets answered at the target. */
+	status = uct_sctp_dpdk_rma_ep_flush(ep, flags, comp);
+	if (status != UCS_OK)
+		return status;
 	UCT_TL_EP_STAT_FLUSH(&ep->super);
 	return UCS_OK;
 }
@@ -376,6 +382,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	self->peer = NULL;
 	self->fail_gen = 0;
 	ucs_queue_head_init(&self->pending_q);
+	uct_sctp_dpdk_rma_ep_init(self);
 	/* Spread eps over streams 1..streams-1; stream 0 is reserved. */
 	hash = ((uint32_t)iface->id * 2654435761u) ^
 	       ((uint32_t)self->dst_iface_id * 40503u) ^ iface->ep_seq++;
@@ -405,6 +412,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_ep_t)
 	if (!ucs_queue_is_empty(&self->pending_q))
 		ucs_warn("sctp_dpdk: ep %p destroyed with pending requests",
 			 self);
+	uct_sctp_dpdk_rma_ep_cleanup(self);
 	uct_sctp_dpdk_ep_pending_unlink(self);
 	ucs_list_del(&self->list);
 }

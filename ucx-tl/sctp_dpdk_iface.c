@@ -186,6 +186,26 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	attr->cap.am.opt_zcopy_align = 1;
 	attr->cap.am.align_mtu = 1;
 
+	/* RMA (sctp_dpdk_rma.c): zcopy ops are split into messages, so
+	 * unlimited like tcp's put_zcopy. */
+	attr->cap.flags |= UCT_IFACE_FLAG_PUT_SHORT | UCT_IFACE_FLAG_PUT_BCOPY |
+			   UCT_IFACE_FLAG_PUT_ZCOPY | UCT_IFACE_FLAG_GET_BCOPY |
+			   UCT_IFACE_FLAG_GET_ZCOPY;
+	attr->cap.put.max_short = UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES -
+				  UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	attr->cap.put.max_bcopy = seg - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	attr->cap.put.min_zcopy = 0;
+	attr->cap.put.max_zcopy = SIZE_MAX;
+	attr->cap.put.opt_zcopy_align = 1;
+	attr->cap.put.align_mtu = 1;
+	attr->cap.put.max_iov = UCT_SCTP_DPDK_RMA_MAX_IOV;
+	attr->cap.get.max_bcopy = seg - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	attr->cap.get.min_zcopy = 0;
+	attr->cap.get.max_zcopy = SIZE_MAX;
+	attr->cap.get.opt_zcopy_align = 1;
+	attr->cap.get.align_mtu = 1;
+	attr->cap.get.max_iov = UCT_SCTP_DPDK_RMA_MAX_IOV;
+
 	attr->latency = ucs_linear_func_make(UCT_SCTP_DPDK_LATENCY_S, 0);
 	attr->bandwidth.dedicated = 0;
 	attr->bandwidth.shared = iface->ctx != NULL ?
@@ -347,6 +367,11 @@ static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 	for (i = 0; i < n; i++) {
 		uct_sctp_dpdk_rx_desc_t *rx = rxs[i];
 
+		if (ucs_unlikely(rx->am_id & UCT_SCTP_DPDK_RX_RMA)) {
+			uct_sctp_dpdk_rma_rx_reply(iface, rx);
+			uct_sctp_dpdk_iface_rx_free(iface, rx);
+			continue;
+		}
 		uct_iface_trace_am(&iface->super, UCT_AM_TRACE_TYPE_RECV,
 				   rx->am_id, rx->data, rx->length, "RX");
 		status = uct_iface_invoke_am(&iface->super, rx->am_id, rx->data,
@@ -405,6 +430,8 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 		count += uct_sctp_dpdk_iface_handle_events(iface);
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		count += uct_sctp_dpdk_iface_dispatch_pending(iface);
+	if (ucs_unlikely(!ucs_queue_is_empty(&iface->rma_txq)))
+		count += uct_sctp_dpdk_rma_progress(iface);
 	dp_idle_update(&iface->idle, count);
 	return count;
 }
@@ -424,6 +451,11 @@ static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
 		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
 		return UCS_ERR_NO_RESOURCE;
 	}
+	/* RMA: puts written and gets answered at the targets. */
+	if (uct_sctp_dpdk_rma_iface_flush(iface) != UCS_OK) {
+		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
+		return UCS_INPROGRESS;
+	}
 	UCT_TL_IFACE_STAT_FLUSH(&iface->super);
 	return UCS_OK;
 }
@@ -435,6 +467,11 @@ static uct_iface_ops_t uct_sctp_dpdk_iface_ops = {
 	.ep_am_short_iov = uct_sctp_dpdk_ep_am_short_iov,
 	.ep_am_bcopy = uct_sctp_dpdk_ep_am_bcopy,
 	.ep_am_zcopy = uct_sctp_dpdk_ep_am_zcopy,
+	.ep_put_short = uct_sctp_dpdk_ep_put_short,
+	.ep_put_bcopy = uct_sctp_dpdk_ep_put_bcopy,
+	.ep_put_zcopy = uct_sctp_dpdk_ep_put_zcopy,
+	.ep_get_bcopy = uct_sctp_dpdk_ep_get_bcopy,
+	.ep_get_zcopy = uct_sctp_dpdk_ep_get_zcopy,
 	.ep_pending_add = uct_sctp_dpdk_ep_pending_add,
 	.ep_pending_purge = uct_sctp_dpdk_ep_pending_purge,
 	.ep_flush = uct_sctp_dpdk_ep_flush,
@@ -503,6 +540,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	ucs_queue_head_init(&self->rx_q);
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
+	ucs_queue_head_init(&self->rma_txq);
 	dp_idle_init(&self->idle, 256, config->idle_sleep_us);
 
 	if (config->devargs[0] == '\0') {
@@ -546,15 +584,20 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 				"sctp_dpdk local rx");
 	if (status != UCS_OK)
 		goto err_bounce;
-	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
+	status = uct_sctp_dpdk_rma_iface_init(self);
 	if (status != UCS_OK)
 		goto err_mp;
+	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
+	if (status != UCS_OK)
+		goto err_rma;
 
 	ucs_debug("sctp_dpdk: iface %p id %u opened on %s, rx_headroom %u",
 		  self, self->id, params->mode.device.dev_name,
 		  self->rx_headroom);
 	return UCS_OK;
 
+err_rma:
+	uct_sctp_dpdk_rma_iface_cleanup(self);
 err_mp:
 	ucs_mpool_cleanup(&self->local_mp, 1);
 err_bounce:
@@ -588,6 +631,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 		uct_sctp_dpdk_iface_rx_free(self, rx);
 	}
 	self->rx_count = 0;
+	uct_sctp_dpdk_rma_iface_cleanup(self);
 	ucs_mpool_cleanup(&self->local_mp, 1);
 	ucs_free(self->bounce);
 	uct_sctp_dpdk_ctx_put(self->ctx);

@@ -59,6 +59,11 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 			continue;
 		}
 		hdr = (const uct_sctp_dpdk_am_hdr_t *)msg->data;
+		/* RMA requests are served here (sctp_dpdk_rma.c); RMA
+		 * replies go to the initiator's iface like AMs. */
+		if (ucs_unlikely(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA) &&
+		    uct_sctp_dpdk_rma_rx_request(ctx, msg))
+			continue;
 		id = rte_be_to_cpu_16(hdr->dst_iface_id);
 		iface = ctx->ifaces[id % UCT_SCTP_DPDK_MAX_IFACES];
 		if (ucs_unlikely(iface == NULL || iface->id != id)) {
@@ -68,7 +73,7 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 		}
 		/* The descriptor overlays the header when rx_headroom < 8:
 		 * read it first. */
-		am_id = hdr->am_id;
+		am_id = hdr->am_id | (hdr->flags & UCT_SCTP_DPDK_RX_RMA);
 		rx = uct_sctp_dpdk_iface_rx_desc_init(iface,
 						      msg->data + sizeof(*hdr));
 		rx->msg = msg;
@@ -78,6 +83,9 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 		ctx->sg_descs_held++;
 		uct_sctp_dpdk_iface_rx_enqueue(iface, rx);
 	}
+	if (ucs_unlikely(ctx->rma_reply_mp_ready &&
+			 !ucs_queue_is_empty(&ctx->rma_replyq)))
+		work += uct_sctp_dpdk_rma_reply_progress(ctx);
 	if (dp_port_tx_pending(ctx->port))
 		work++;
 	return work + n;
