@@ -448,8 +448,12 @@ static ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface,
 	/* Every AM sent was taken whole by usrsctp, which owns delivery
 	 * from then on; only pending requests are outstanding here. */
 	if (!ucs_list_is_empty(&iface->pending_eps)) {
+		/* UCS_INPROGRESS, not NO_RESOURCE: ucp_worker_flush_check
+		 * (ucp/rma/flush.c) takes any error status of an iface flush
+		 * as a failure ("flush failed: No resources ..."), which broke
+		 * Open MPI's osc ucx fence while AMs were pending. */
 		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
-		return UCS_ERR_NO_RESOURCE;
+		return UCS_INPROGRESS;
 	}
 	/* RMA: puts written and gets answered at the targets. */
 	if (uct_sctp_dpdk_rma_iface_flush(iface) != UCS_OK) {

@@ -1053,6 +1053,20 @@ static ucs_status_t rma_op(uct_ep_h ep, int kind, uint8_t *local,
 	return rma_wait(&c, st);
 }
 
+static uct_ep_h rma_pending_ep;
+static int rma_pending_done;
+
+static ucs_status_t rma_pending_cb(uct_pending_req_t *self)
+{
+	uint64_t hdr = 0;
+	ucs_status_t st;
+
+	st = uct_ep_am_short(rma_pending_ep, AM_ID, hdr, &hdr, 8);
+	if (st == UCS_OK)
+		rma_pending_done = 1;
+	return st;
+}
+
 static int test_rma(void)
 {
 	static const size_t sizes[] = {1, 7, 100, 1992, 4096, 65000, 65480,
@@ -1124,6 +1138,33 @@ static int test_rma(void)
 	CHECK_OK(uct_rkey_unpack(e.comp, info.a_rkey, &a_rk), "unpack A");
 	CHECK_OK(uct_rkey_unpack(e.comp, info.b_rkey, &b_rk), "unpack B");
 	ep = ep_to(&t, dev, ifa);
+	/* The association is still starting: an AM goes pending, and an
+	 * iface flush now must say "in progress", not fail (UCP's worker
+	 * flush, used by Open MPI's osc ucx fence, aborts on any error). */
+	{
+		uct_pending_req_t req = {.func = rma_pending_cb};
+		double deadline = now_s() + RMA_DEADLINE_S;
+		uint64_t hdr = 0;
+
+		rma_pending_ep = ep;
+		st = uct_ep_am_short(ep, AM_ID, hdr, &hdr, 8);
+		CHECK(st == UCS_ERR_NO_RESOURCE, "AM before the association "
+		      "is up: %s", ucs_status_string(st));
+		if (st == UCS_ERR_NO_RESOURCE) {
+			CHECK_OK(uct_ep_pending_add(ep, &req, 0),
+				 "pending add");
+			st = uct_iface_flush(t.iface, 0, NULL);
+			CHECK(st == UCS_INPROGRESS, "iface flush with a "
+			      "pending AM: %s, expected in progress",
+			      ucs_status_string(st));
+			while (!rma_pending_done && now_s() < deadline)
+				uct_worker_progress(e.worker);
+			CHECK(rma_pending_done, "pending AM never sent");
+			while (uct_iface_flush(t.iface, 0, NULL) != UCS_OK &&
+			       now_s() < deadline)
+				uct_worker_progress(e.worker);
+		}
+	}
 	local = malloc(RMA_BIG);
 	if (local == NULL)
 		return 1;
