@@ -34,8 +34,12 @@
  *   GET_REQ  check, then GET_REP messages read from the registered memory
  *   FLUSH    ACK
  *
- *   Replies wait in ctx->rma_replyq (FIFO, so a FLUSH ACK never overtakes
- *   the GET_REP data before it) and go out from the poll loop.
+ *   Requests are served in arrival order and their replies sent at once,
+ *   so a GET reads the memory before any PUT sent after it is written.
+ *   A reply that does not fit into the send buffer waits in
+ *   ctx->rma_replyq, and every request arriving meanwhile waits behind it
+ *   (in its receive buffer), served from the poll loop as the buffer
+ *   drains; so a FLUSH ACK never overtakes the GET_REP data before it.
  *
  * Access check: every PUT and GET_REP message is checked against the
  * process's registration table: the key names a live registration and the
@@ -203,6 +207,7 @@ static void uct_sctp_dpdk_rma_refuse(uct_sctp_dpdk_ctx_t *ctx,
 
 typedef struct uct_sctp_dpdk_rma_reply {
 	ucs_queue_elem_t queue;	 /* in ctx->rma_replyq */
+	struct sg_msg_desc *deferred; /* non-NULL: a request to serve */
 	sg_assoc_t assoc;	 /* requester's association */
 	uint16_t stream;	 /* the request's stream */
 	uint16_t dst_iface_id;	 /* requester's iface */
@@ -264,20 +269,23 @@ static ucs_status_t uct_sctp_dpdk_rma_ctx_init(uct_sctp_dpdk_ctx_t *ctx)
 
 void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx)
 {
+	uct_sctp_dpdk_rma_reply_t *r;
+
 	if (!ctx->rma_reply_mp_ready)
 		return;
-	while (!ucs_queue_is_empty(&ctx->rma_replyq))
-		ucs_mpool_put(ucs_queue_pull_elem_non_empty(
-			&ctx->rma_replyq, uct_sctp_dpdk_rma_reply_t, queue));
+	while (!ucs_queue_is_empty(&ctx->rma_replyq)) {
+		r = ucs_queue_pull_elem_non_empty(
+			&ctx->rma_replyq, uct_sctp_dpdk_rma_reply_t, queue);
+		if (r->deferred != NULL)
+			sg_msg_release(r->deferred);
+		ucs_mpool_put(r);
+	}
 	ucs_mpool_cleanup(&ctx->rma_reply_mp, 1);
 	ctx->rma_reply_mp_ready = 0;
 }
 
-static void uct_sctp_dpdk_rma_reply_queue(uct_sctp_dpdk_ctx_t *ctx,
-					  const struct sg_msg_desc *msg,
-					  const uct_sctp_dpdk_am_hdr_t *hdr,
-					  const uct_sctp_dpdk_rma_hdr_t *rh,
-					  uint8_t kind, ucs_status_t status)
+static uct_sctp_dpdk_rma_reply_t *
+uct_sctp_dpdk_rma_reply_get(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_rma_reply_t *r;
 
@@ -286,92 +294,12 @@ static void uct_sctp_dpdk_rma_reply_queue(uct_sctp_dpdk_ctx_t *ctx,
 	r = ucs_mpool_get(&ctx->rma_reply_mp);
 	if (r == NULL)
 		goto err;
-	r->assoc = msg->assoc;
-	r->stream = msg->stream;
-	r->dst_iface_id = rte_be_to_cpu_16(hdr->src_iface_id);
-	r->src_iface_id = rte_be_to_cpu_16(hdr->dst_iface_id);
-	r->kind = kind;
-	r->status = status;
-	r->key = rte_be_to_cpu_64(rh->key);
-	r->addr = rte_be_to_cpu_64(rh->addr);
-	r->length = rte_be_to_cpu_64(rh->length);
-	r->offset = 0;
-	r->op_slot = rte_be_to_cpu_32(rh->op_slot);
-	r->op_cookie = rte_be_to_cpu_32(rh->op_cookie);
-	ucs_queue_push(&ctx->rma_replyq, &r->queue);
-	return;
+	r->deferred = NULL;
+	return r;
 err:
 	/* The requester's op stays outstanding; its flush reports it. */
 	ucs_error("sctp_dpdk: no memory for an RMA reply: dropped");
-}
-
-int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
-				 struct sg_msg_desc *msg)
-{
-	const uct_sctp_dpdk_am_hdr_t *hdr =
-		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
-	const uct_sctp_dpdk_rma_hdr_t *rh =
-		(const uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
-	uint64_t key, addr, length, offset, data_len;
-	ucs_status_t status = UCS_OK;
-
-	if (hdr->am_id >= UCT_SCTP_DPDK_RMA_ACK)
-		return 0; /* a reply: to the initiator's iface */
-	if (ucs_unlikely(msg->len < UCT_SCTP_DPDK_RMA_HDRS_BYTES)) {
-		uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "request (short)",
-					 0, 0, msg->len);
-		goto out;
-	}
-	key = rte_be_to_cpu_64(rh->key);
-	addr = rte_be_to_cpu_64(rh->addr);
-	length = rte_be_to_cpu_64(rh->length);
-	offset = rte_be_to_cpu_64(rh->offset);
-	data_len = msg->len - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
-	switch (hdr->am_id) {
-	case UCT_SCTP_DPDK_RMA_PUT:
-		if (offset <= length && data_len <= length - offset &&
-		    uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
-			memcpy((void *)(uintptr_t)(addr + offset), rh + 1,
-			       data_len);
-			uct_sctp_dpdk_rma_access_end();
-			ctx->rma_put_msgs++;
-		} else {
-			uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "put", key,
-						 addr, length);
-			status = UCS_ERR_INVALID_ADDR;
-		}
-		if (hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_ACK)
-			uct_sctp_dpdk_rma_reply_queue(ctx, msg, hdr, rh,
-						      UCT_SCTP_DPDK_RMA_ACK,
-						      status);
-		break;
-	case UCT_SCTP_DPDK_RMA_GET_REQ:
-		/* Checked here and again for every reply message (the
-		 * region may go before the last one is sent). */
-		if (uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
-			uct_sctp_dpdk_rma_access_end();
-			ctx->rma_get_reqs++;
-		} else {
-			uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "get", key,
-						 addr, length);
-			status = UCS_ERR_INVALID_ADDR;
-		}
-		uct_sctp_dpdk_rma_reply_queue(ctx, msg, hdr, rh,
-					      UCT_SCTP_DPDK_RMA_GET_REP,
-					      status);
-		break;
-	case UCT_SCTP_DPDK_RMA_FLUSH:
-		uct_sctp_dpdk_rma_reply_queue(ctx, msg, hdr, rh,
-					      UCT_SCTP_DPDK_RMA_ACK, UCS_OK);
-		break;
-	default:
-		uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "request (kind)",
-					 key, addr, length);
-		break;
-	}
-out:
-	sg_msg_release(msg);
-	return 1;
+	return NULL;
 }
 
 /* Send (the rest of) one reply.  @return 0 done, -EAGAIN come back. */
@@ -424,15 +352,155 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 	return 0;
 }
 
+/* Answer @msg's request now; what does not fit into the send buffer waits
+ * at the HEAD of the queue, so nothing behind it overtakes it.
+ * @return 0, or -EAGAIN when a reply had to wait. */
+static int uct_sctp_dpdk_rma_reply(uct_sctp_dpdk_ctx_t *ctx,
+				   const struct sg_msg_desc *msg,
+				   const uct_sctp_dpdk_am_hdr_t *hdr,
+				   const uct_sctp_dpdk_rma_hdr_t *rh,
+				   uint8_t kind, ucs_status_t status)
+{
+	uct_sctp_dpdk_rma_reply_t *r = uct_sctp_dpdk_rma_reply_get(ctx);
+
+	if (r == NULL)
+		return 0;
+	r->assoc = msg->assoc;
+	r->stream = msg->stream;
+	r->dst_iface_id = rte_be_to_cpu_16(hdr->src_iface_id);
+	r->src_iface_id = rte_be_to_cpu_16(hdr->dst_iface_id);
+	r->kind = kind;
+	r->status = status;
+	r->key = rte_be_to_cpu_64(rh->key);
+	r->addr = rte_be_to_cpu_64(rh->addr);
+	r->length = rte_be_to_cpu_64(rh->length);
+	r->offset = 0;
+	r->op_slot = rte_be_to_cpu_32(rh->op_slot);
+	r->op_cookie = rte_be_to_cpu_32(rh->op_cookie);
+	if (uct_sctp_dpdk_rma_reply_send(ctx, r) == 0) {
+		ucs_mpool_put(r);
+		return 0;
+	}
+	ucs_queue_push_head(&ctx->rma_replyq, &r->queue);
+	return -EAGAIN;
+}
+
+/* Serve one request in arrival order: a GET reads the memory when it is
+ * served, so a PUT sent after it (osc's get-then-put of
+ * MPI_Get_accumulate(REPLACE)) never shows in its reply.  The message is
+ * released.  @return 0, or -EAGAIN when its reply waits. */
+static int uct_sctp_dpdk_rma_serve(uct_sctp_dpdk_ctx_t *ctx,
+				   struct sg_msg_desc *msg)
+{
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
+	const uct_sctp_dpdk_rma_hdr_t *rh =
+		(const uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
+	uint64_t key, addr, length, offset, data_len;
+	ucs_status_t status = UCS_OK;
+	int rc = 0;
+
+	if (ucs_unlikely(msg->len < UCT_SCTP_DPDK_RMA_HDRS_BYTES)) {
+		uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "request (short)",
+					 0, 0, msg->len);
+		goto out;
+	}
+	key = rte_be_to_cpu_64(rh->key);
+	addr = rte_be_to_cpu_64(rh->addr);
+	length = rte_be_to_cpu_64(rh->length);
+	offset = rte_be_to_cpu_64(rh->offset);
+	data_len = msg->len - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	switch (hdr->am_id) {
+	case UCT_SCTP_DPDK_RMA_PUT:
+		if (offset <= length && data_len <= length - offset &&
+		    uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
+			memcpy((void *)(uintptr_t)(addr + offset), rh + 1,
+			       data_len);
+			uct_sctp_dpdk_rma_access_end();
+			ctx->rma_put_msgs++;
+		} else {
+			uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "put", key,
+						 addr, length);
+			status = UCS_ERR_INVALID_ADDR;
+		}
+		if (hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_ACK)
+			rc = uct_sctp_dpdk_rma_reply(ctx, msg, hdr, rh,
+						     UCT_SCTP_DPDK_RMA_ACK,
+						     status);
+		break;
+	case UCT_SCTP_DPDK_RMA_GET_REQ:
+		/* Checked here and again for every reply message (the
+		 * region may go before the last one is sent). */
+		if (uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
+			uct_sctp_dpdk_rma_access_end();
+			ctx->rma_get_reqs++;
+		} else {
+			uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "get", key,
+						 addr, length);
+			status = UCS_ERR_INVALID_ADDR;
+		}
+		rc = uct_sctp_dpdk_rma_reply(ctx, msg, hdr, rh,
+					     UCT_SCTP_DPDK_RMA_GET_REP, status);
+		break;
+	case UCT_SCTP_DPDK_RMA_FLUSH:
+		rc = uct_sctp_dpdk_rma_reply(ctx, msg, hdr, rh,
+					     UCT_SCTP_DPDK_RMA_ACK, UCS_OK);
+		break;
+	default:
+		uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "request (kind)",
+					 key, addr, length);
+		break;
+	}
+out:
+	sg_msg_release(msg);
+	return rc;
+}
+
+int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
+				 struct sg_msg_desc *msg)
+{
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
+	uct_sctp_dpdk_rma_reply_t *r;
+
+	if (hdr->am_id >= UCT_SCTP_DPDK_RMA_ACK)
+		return 0; /* a reply: to the initiator's iface */
+	if (ucs_likely(!ctx->rma_reply_mp_ready ||
+		       ucs_queue_is_empty(&ctx->rma_replyq))) {
+		uct_sctp_dpdk_rma_serve(ctx, msg);
+		return 1;
+	}
+	/* A reply waits for send buffer: requests behind it wait too (in
+	 * their receive buffer), or a PUT could overtake an earlier GET. */
+	r = uct_sctp_dpdk_rma_reply_get(ctx);
+	if (r == NULL) {
+		sg_msg_release(msg);
+		return 1;
+	}
+	r->deferred = msg;
+	ucs_queue_push(&ctx->rma_replyq, &r->queue);
+	return 1;
+}
+
 unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_rma_reply_t *r;
+	struct sg_msg_desc *msg;
 	unsigned count = 0;
 
 	while (!ucs_queue_is_empty(&ctx->rma_replyq)) {
 		r = ucs_queue_head_elem_non_empty(&ctx->rma_replyq,
 						  uct_sctp_dpdk_rma_reply_t,
 						  queue);
+		if (r->deferred != NULL) {
+			msg = r->deferred;
+			ucs_queue_pull_non_empty(&ctx->rma_replyq);
+			ucs_mpool_put(r);
+			count++;
+			if (uct_sctp_dpdk_rma_serve(ctx, msg) != 0)
+				break; /* its reply waits at the head */
+			continue;
+		}
 		if (uct_sctp_dpdk_rma_reply_send(ctx, r) == -EAGAIN)
 			break;
 		ucs_queue_pull_non_empty(&ctx->rma_replyq);
