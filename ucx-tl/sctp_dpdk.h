@@ -128,13 +128,59 @@ typedef struct uct_sctp_dpdk_md {
  * dst_iface_id.
  */
 typedef struct __attribute__((packed)) uct_sctp_dpdk_am_hdr {
-	uint8_t am_id;
-	uint8_t flags;		  /* 0; reserved */
+	uint8_t am_id;		  /* AM id; with FLAG_RMA the RMA kind */
+	uint8_t flags;		  /* 0 for AMs; UCT_SCTP_DPDK_HDR_FLAG_* */
 	rte_be16_t dst_iface_id;
 	rte_be16_t src_iface_id;
 	rte_be16_t dst_incarnation; /* low 16 bits of the receiver process's
 				     * incarnation the sender addressed */
 } uct_sctp_dpdk_am_hdr_t;
+
+/*
+ * RMA messages (sctp_dpdk_rma.c) share the header: flags carries
+ * UCT_SCTP_DPDK_HDR_FLAG_RMA, am_id the RMA kind, and an
+ * uct_sctp_dpdk_rma_hdr_t follows.  AMs have flags == 0, so the receive
+ * fast path tests one bit.
+ */
+#define UCT_SCTP_DPDK_HDR_FLAG_RMA 0x80 /* an RMA message, not an AM */
+#define UCT_SCTP_DPDK_HDR_FLAG_ACK 0x40 /* PUT: acknowledge after writing */
+
+/* RMA kinds (am_id of an RMA message). */
+enum {
+	UCT_SCTP_DPDK_RMA_PUT = 1,     /* request: data to write */
+	UCT_SCTP_DPDK_RMA_GET_REQ = 2, /* request: send me this range */
+	UCT_SCTP_DPDK_RMA_FLUSH = 3,   /* request: ack once all before done */
+	UCT_SCTP_DPDK_RMA_ACK = 4,     /* reply to PUT+ACK and FLUSH */
+	UCT_SCTP_DPDK_RMA_GET_REP = 5, /* reply: data of a GET_REQ */
+};
+
+/* Follows the header in every RMA message (48 bytes). */
+typedef struct __attribute__((packed)) uct_sctp_dpdk_rma_hdr {
+	rte_be64_t key;		/* requests: registration key at the target */
+	rte_be64_t addr;	/* target address of the whole operation */
+	rte_be64_t length;	/* bytes of the whole operation */
+	rte_be64_t offset;	/* of this message's data in the operation */
+	rte_be32_t op_slot;	/* initiator's op table slot, echoed back */
+	rte_be32_t op_cookie;	/* initiator's op cookie, echoed back */
+	rte_be32_t status;	/* replies: 0 or -ucs_status_t (refused) */
+	rte_be32_t reserved;	/* 0 */
+} uct_sctp_dpdk_rma_hdr_t;
+
+#define UCT_SCTP_DPDK_RMA_HDRS_BYTES                                         \
+	(sizeof(uct_sctp_dpdk_am_hdr_t) + sizeof(uct_sctp_dpdk_rma_hdr_t))
+#define UCT_SCTP_DPDK_RMA_MAX_IOV 8	/* put/get zcopy iov entries */
+/* rx->am_id of an RMA reply queued to the initiator's iface: the flag
+ * value itself, so the poll loop sets it without a branch. */
+#define UCT_SCTP_DPDK_RX_RMA UCT_SCTP_DPDK_HDR_FLAG_RMA
+
+/* Packed rkey (mkey_pack) and unpacked rkey: a registration at the target.
+ * The target trusts only its own table (addr/length here are the
+ * initiator's copy). */
+typedef struct __attribute__((packed)) uct_sctp_dpdk_rkey {
+	rte_be64_t addr;	/* start of the registered region */
+	rte_be64_t length;	/* bytes */
+	rte_be64_t key;		/* process salt << 32 | registration number */
+} uct_sctp_dpdk_rkey_t;
 
 /* UCT device address: where the process's SCTP endpoint listens. */
 typedef struct __attribute__((packed)) uct_sctp_dpdk_dev_addr {
@@ -250,6 +296,13 @@ typedef struct uct_sctp_dpdk_ctx {
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
 	volatile uint32_t sg_descs_lent;
+	/* RMA target side (sctp_dpdk_rma.c), under lock */
+	ucs_queue_head_t rma_replyq;  /* replies to send, in order */
+	ucs_mpool_t rma_reply_mp;     /* their records */
+	int rma_reply_mp_ready;
+	uint64_t rma_put_msgs;	      /* PUT messages written */
+	uint64_t rma_get_reqs;	      /* GET requests answered */
+	uint64_t rma_refused;	      /* accesses refused (bad key/range) */
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -292,6 +345,14 @@ typedef struct uct_sctp_dpdk_iface {
 	struct {
 		unsigned idle_sleep_us;	 /* resolved; 0 = busy poll */
 	} config;
+	/* RMA initiator side (sctp_dpdk_rma.c), this iface's thread only */
+	struct uct_sctp_dpdk_rma_op **rma_ops; /* slot -> op or NULL */
+	uint32_t rma_ops_size;		 /* slots */
+	uint32_t rma_free_slot;		 /* lowest possibly free slot */
+	uint32_t rma_cookie;		 /* next op cookie */
+	ucs_queue_head_t rma_txq;	 /* ops with data still to send */
+	ucs_mpool_t rma_op_mp;		 /* op records */
+	int rma_ready;			 /* table and mpool set up */
 } uct_sctp_dpdk_iface_t;
 
 /* Inline mode: how long UCP's blocking wait (ucp_worker_wait) sleeps
@@ -318,6 +379,10 @@ typedef struct uct_sctp_dpdk_ep {
 	ucs_queue_head_t pending_q;
 	ucs_list_link_t list;		 /* in iface->eps */
 	ucs_list_link_t pending_list;	 /* in iface->pending_eps */
+	/* RMA (sctp_dpdk_rma.c) */
+	ucs_list_link_t rma_ops;	 /* outstanding ops of this ep */
+	unsigned rma_txq_len;		 /* of them, on iface->rma_txq */
+	unsigned rma_dirty;		 /* put short/bcopy since last FLUSH */
 } uct_sctp_dpdk_ep_t;
 
 /*
@@ -523,6 +588,58 @@ int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep);
 /* Dispatch pending requests of every ep of @iface that can send now.
  * @return requests completed. */
 unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface);
+
+/* ---- sctp_dpdk_rma.c: put/get emulated over SCTP messages ---- */
+
+/* Registration table (process-wide; the md's mem_reg/dereg). */
+ucs_status_t uct_sctp_dpdk_rma_reg_add(void *address, size_t length,
+				       uct_sctp_dpdk_rkey_t *rkey);
+void uct_sctp_dpdk_rma_reg_remove(const uct_sctp_dpdk_rkey_t *rkey);
+/* Target: handle an RMA request from the poll loop (ctx->lock held); the
+ * message is consumed.  @return 1 consumed, 0 a reply for an iface's RX
+ * queue (the caller queues it like an AM). */
+int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
+				 struct sg_msg_desc *msg);
+/* Target: send queued replies (ctx->lock held).  @return work done. */
+unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx);
+void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx);
+/* Initiator: a reply taken from the iface's RX queue (its thread). */
+void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
+				uct_sctp_dpdk_rx_desc_t *rx);
+/* Initiator: continue ops whose data is not all sent.  @return work. */
+unsigned uct_sctp_dpdk_rma_progress(uct_sctp_dpdk_iface_t *iface);
+ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface);
+void uct_sctp_dpdk_rma_iface_cleanup(uct_sctp_dpdk_iface_t *iface);
+void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep);
+void uct_sctp_dpdk_rma_ep_cleanup(uct_sctp_dpdk_ep_t *ep);
+/* Flush the ep's RMA: UCS_OK when nothing is outstanding, UCS_INPROGRESS
+ * (@comp, if any, completes later), or an error status. */
+ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
+					unsigned flags,
+					uct_completion_t *comp);
+/* UCS_OK when no ep of @iface has RMA outstanding (sends FLUSH requests
+ * where puts are unacknowledged), else UCS_INPROGRESS. */
+ucs_status_t uct_sctp_dpdk_rma_iface_flush(uct_sctp_dpdk_iface_t *iface);
+
+ucs_status_t uct_sctp_dpdk_ep_put_short(uct_ep_h tl_ep, const void *buffer,
+					unsigned length, uint64_t remote_addr,
+					uct_rkey_t rkey);
+ssize_t uct_sctp_dpdk_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
+				   void *arg, uint64_t remote_addr,
+				   uct_rkey_t rkey);
+ucs_status_t uct_sctp_dpdk_ep_put_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
+					size_t iovcnt, uint64_t remote_addr,
+					uct_rkey_t rkey,
+					uct_completion_t *comp);
+ucs_status_t uct_sctp_dpdk_ep_get_bcopy(uct_ep_h tl_ep,
+					uct_unpack_callback_t unpack_cb,
+					void *arg, size_t length,
+					uint64_t remote_addr, uct_rkey_t rkey,
+					uct_completion_t *comp);
+ucs_status_t uct_sctp_dpdk_ep_get_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
+					size_t iovcnt, uint64_t remote_addr,
+					uct_rkey_t rkey,
+					uct_completion_t *comp);
 
 #ifdef __cplusplus
 }

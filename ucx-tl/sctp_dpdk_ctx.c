@@ -96,9 +96,12 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": \"%s\", "
 		 "\"rx_msgs\": %" PRIu64 ", \"rx_drops\": %" PRIu64 ", "
 		 "\"rx_stale\": %" PRIu64 ", "
-		 "\"dp\": {%s}, \"usrsctp\": {%s}}\n",
+		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
+		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
+		 PRIu64 "}}\n",
 		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), ctx->rx_msgs,
-		 ctx->rx_drops, ctx->rx_stale, dp_json, us_json);
+		 ctx->rx_drops, ctx->rx_stale, dp_json, us_json,
+		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused);
 	fputs(buf, stderr);
 }
 
@@ -372,6 +375,7 @@ static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
 			 "released at exit", ctx->sg_descs_held);
 	if (ctx->stats_at_exit)
 		uct_sctp_dpdk_ctx_stats_print(ctx);
+	uct_sctp_dpdk_rma_ctx_cleanup(ctx);
 	ucs_recursive_spin_unlock(&ctx->lock);
 	sg_ep_close(ctx->sg);
 	if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {

@@ -326,7 +326,8 @@ ucs_status_t uct_sctp_dpdk_ep_pending_add(uct_ep_h tl_ep,
 	/* ep_flush answers NO_RESOURCE only while the queue is not empty, so
 	 * its pending flush is always accepted here. */
 	if (ucs_queue_is_empty(&ep->pending_q) &&
-	    uct_sctp_dpdk_ep_can_send(iface, ep))
+	    uct_sctp_dpdk_ep_can_send(iface, ep) &&
+	    ep->rma_txq_len == 0 /* RMA: a large op still sending */)
 		return UCS_ERR_BUSY;
 	uct_pending_req_queue_push(&ep->pending_q, req);
 	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_PENDING)) {
@@ -420,6 +421,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	self->peer = NULL;
 	self->fail_gen = 0;
 	ucs_queue_head_init(&self->pending_q);
+	uct_sctp_dpdk_rma_ep_init(self);
 	/* Spread eps over streams 1..streams-1; stream 0 is reserved. */
 	hash = ((uint32_t)iface->id * 2654435761u) ^
 	       ((uint32_t)self->dst_iface_id * 40503u) ^ iface->ep_seq++;
@@ -450,6 +452,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_ep_t)
 	if (!ucs_queue_is_empty(&self->pending_q))
 		ucs_warn("sctp_dpdk: ep %p destroyed with pending requests",
 			 self);
+	uct_sctp_dpdk_rma_ep_cleanup(self);
 	uct_sctp_dpdk_ep_pending_unlink(self);
 	ucs_list_del(&self->list);
 }

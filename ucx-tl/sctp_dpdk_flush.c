@@ -27,6 +27,11 @@
  *                UCS_INPROGRESS (+ @comp later); else UCS_OK.
  *   failure:     a flush waiting on an ep whose association failed
  *                completes with UCS_ERR_ENDPOINT_TIMEOUT.
+ *   RMA:         an ep's puts and gets (sctp_dpdk_rma.c) count as
+ *                outstanding until the target confirmed them; a put that
+ *                completed at once is confirmed by a FLUSH message.
+ * iface_flush never answers UCS_ERR_NO_RESOURCE: ucp_worker_flush takes
+ * any error of an iface flush as a failure (Open MPI's osc ucx fence).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -68,12 +73,19 @@ int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
 static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
 						 uct_sctp_dpdk_ep_t *ep)
 {
+	ucs_status_t status;
+
 	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
 		return UCS_OK; /* copied into the receiver's queue */
 	if (uct_sctp_dpdk_ep_is_failed(ep))
 		return UCS_ERR_ENDPOINT_TIMEOUT;
 	if (!ucs_queue_is_empty(&ep->pending_q))
 		return UCS_INPROGRESS;
+	/* RMA (sctp_dpdk_rma.c): puts written and gets answered at the
+	 * target; sends a FLUSH behind puts that completed at once. */
+	status = uct_sctp_dpdk_rma_ep_flush(ep, 0, NULL);
+	if (status != UCS_OK)
+		return status;
 	return uct_sctp_dpdk_peer_drained(ctx, ep->peer) ? UCS_OK :
 							   UCS_INPROGRESS;
 }
@@ -131,6 +143,7 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 		 * (uct_ep_pending_purge); what usrsctp holds cannot be
 		 * taken back, so stop waiting for it. */
 		uct_sctp_dpdk_ep_flush_cancel(ep, UCS_ERR_CANCELED);
+		uct_sctp_dpdk_rma_ep_flush(ep, flags, NULL);
 		return UCS_OK;
 	}
 	if (!ucs_queue_is_empty(&ep->pending_q)) {

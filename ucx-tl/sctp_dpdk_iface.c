@@ -224,6 +224,26 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	attr->cap.am.opt_zcopy_align = 1;
 	attr->cap.am.align_mtu = 1;
 
+	/* RMA (sctp_dpdk_rma.c): zcopy ops are split into messages, so
+	 * unlimited like tcp's put_zcopy. */
+	attr->cap.flags |= UCT_IFACE_FLAG_PUT_SHORT | UCT_IFACE_FLAG_PUT_BCOPY |
+			   UCT_IFACE_FLAG_PUT_ZCOPY | UCT_IFACE_FLAG_GET_BCOPY |
+			   UCT_IFACE_FLAG_GET_ZCOPY;
+	attr->cap.put.max_short = UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES -
+				  UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	attr->cap.put.max_bcopy = seg - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	attr->cap.put.min_zcopy = 0;
+	attr->cap.put.max_zcopy = SIZE_MAX;
+	attr->cap.put.opt_zcopy_align = 1;
+	attr->cap.put.align_mtu = 1;
+	attr->cap.put.max_iov = UCT_SCTP_DPDK_RMA_MAX_IOV;
+	attr->cap.get.max_bcopy = seg - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	attr->cap.get.min_zcopy = 0;
+	attr->cap.get.max_zcopy = SIZE_MAX;
+	attr->cap.get.opt_zcopy_align = 1;
+	attr->cap.get.align_mtu = 1;
+	attr->cap.get.max_iov = UCT_SCTP_DPDK_RMA_MAX_IOV;
+
 	/* Measured figures; sources next to the constants (sctp_dpdk.h).
 	 * The bandwidth is the process's own (its port, its usrsctp), so
 	 * dedicated, not shared among processes. */
@@ -553,6 +573,11 @@ static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 	for (i = 0; i < n; i++) {
 		uct_sctp_dpdk_rx_desc_t *rx = rxs[i];
 
+		if (ucs_unlikely(rx->am_id & UCT_SCTP_DPDK_RX_RMA)) {
+			uct_sctp_dpdk_rma_rx_reply(iface, rx);
+			uct_sctp_dpdk_iface_rx_free(iface, rx);
+			continue;
+		}
 		cb_flags = uct_sctp_dpdk_iface_rx_cb_flags(iface, rx);
 		uct_iface_trace_am(&iface->super, UCT_AM_TRACE_TYPE_RECV,
 				   rx->am_id, rx->data, rx->length, "RX");
@@ -626,6 +651,8 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 		count += uct_sctp_dpdk_iface_handle_events(iface);
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		count += uct_sctp_dpdk_iface_dispatch_pending(iface);
+	if (ucs_unlikely(!ucs_queue_is_empty(&iface->rma_txq)))
+		count += uct_sctp_dpdk_rma_progress(iface);
 	if (ucs_unlikely(!ucs_queue_is_empty(&iface->flush_q)))
 		count += uct_sctp_dpdk_iface_flush_progress(iface);
 	/* Back off only where this thread is the poller (inline) and
@@ -710,6 +737,11 @@ static uct_iface_ops_t uct_sctp_dpdk_iface_ops = {
 	.ep_am_short_iov = uct_sctp_dpdk_ep_am_short_iov,
 	.ep_am_bcopy = uct_sctp_dpdk_ep_am_bcopy,
 	.ep_am_zcopy = uct_sctp_dpdk_ep_am_zcopy,
+	.ep_put_short = uct_sctp_dpdk_ep_put_short,
+	.ep_put_bcopy = uct_sctp_dpdk_ep_put_bcopy,
+	.ep_put_zcopy = uct_sctp_dpdk_ep_put_zcopy,
+	.ep_get_bcopy = uct_sctp_dpdk_ep_get_bcopy,
+	.ep_get_zcopy = uct_sctp_dpdk_ep_get_zcopy,
 	.ep_pending_add = uct_sctp_dpdk_ep_pending_add,
 	.ep_pending_purge = uct_sctp_dpdk_ep_pending_purge,
 	.ep_flush = uct_sctp_dpdk_ep_flush,
@@ -876,6 +908,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	status = uct_sctp_dpdk_iface_am_alignment(self, params, config);
 	if (status != UCS_OK)
 		return status;
+	ucs_queue_head_init(&self->rma_txq);
 
 	if (config->devargs[0] == '\0') {
 		ucs_debug("sctp_dpdk: iface %p without a port ("
@@ -933,9 +966,12 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	status = uct_sctp_dpdk_iface_event_init(self);
 	if (status != UCS_OK)
 		goto err_large_mp;
-	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
+	status = uct_sctp_dpdk_rma_iface_init(self);
 	if (status != UCS_OK)
 		goto err_event;
+	status = uct_sctp_dpdk_ctx_add_iface(self->ctx, self);
+	if (status != UCS_OK)
+		goto err_rma;
 
 	ucs_debug("sctp_dpdk: iface %p id %u opened on %s, rx_headroom %u, "
 		  "am_alignment %zu offset %zu", self, self->id,
@@ -943,6 +979,8 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		  self->am_align, self->am_align_offset);
 	return UCS_OK;
 
+err_rma:
+	uct_sctp_dpdk_rma_iface_cleanup(self);
 err_event:
 	uct_sctp_dpdk_iface_event_cleanup(self);
 err_large_mp:
@@ -988,6 +1026,7 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 		uct_sctp_dpdk_iface_rx_free(self, rx);
 	}
 	self->rx_count = 0;
+	uct_sctp_dpdk_rma_iface_cleanup(self);
 	ucs_mpool_cleanup(&self->large_mp, 1);
 	ucs_mpool_cleanup(&self->small_mp, 1);
 	uct_sctp_dpdk_iface_event_cleanup(self);

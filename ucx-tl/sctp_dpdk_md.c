@@ -2,9 +2,12 @@
 /*
  * sctp_dpdk_md.c - the `sctp_dpdk` UCT component and its memory domain.
  *
- * Memory is sent by copy (AM short/bcopy) for now, so registration is
- * emulated as in UCX's tcp md: a dummy handle, no rkey.  The component
- * exposes exactly one md, named like the component, and one device.
+ * Registration enters the range into the process's registration table
+ * (sctp_dpdk_rma.c), which every remote put/get is checked against; the
+ * memh is the region's rkey {addr, length, key}, packed as is (24 bytes).
+ * Nothing is pinned: the target copies from/to the memory itself.  The
+ * component exposes exactly one md, named like the component, and one
+ * device.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -19,9 +22,6 @@
 #include <limits.h>
 #include <string.h>
 
-/* Any non-NULL value: UCT_MEM_HANDLE_NULL means "registration failed". */
-#define UCT_SCTP_DPDK_DUMMY_MEMH ((uct_mem_h)0xdeadbeef)
-
 static ucs_config_field_t uct_sctp_dpdk_md_config_table[] = {
 	{"", "", NULL, ucs_offsetof(uct_sctp_dpdk_md_config_t, super),
 	 UCS_CONFIG_TYPE_TABLE(uct_md_config_table)},
@@ -30,14 +30,14 @@ static ucs_config_field_t uct_sctp_dpdk_md_config_table[] = {
 
 static ucs_status_t uct_sctp_dpdk_md_query(uct_md_h md, uct_md_attr_t *attr)
 {
-	attr->cap.flags = UCT_MD_FLAG_REG;
+	attr->cap.flags = UCT_MD_FLAG_REG | UCT_MD_FLAG_NEED_RKEY;
 	attr->cap.max_alloc = 0;
 	attr->cap.max_reg = ULONG_MAX;
 	attr->cap.reg_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
 	attr->cap.alloc_mem_types = 0;
 	attr->cap.access_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
 	attr->cap.detect_mem_types = 0;
-	attr->rkey_packed_size = 0;
+	attr->rkey_packed_size = sizeof(uct_sctp_dpdk_rkey_t);
 	attr->reg_cost = ucs_linear_func_make(0, 0);
 	memset(&attr->local_cpus, 0xff, sizeof(attr->local_cpus));
 	return UCS_OK;
@@ -47,7 +47,20 @@ static ucs_status_t uct_sctp_dpdk_md_mem_reg(uct_md_h md, void *address,
 					     size_t length, unsigned flags,
 					     uct_mem_h *memh_p)
 {
-	*memh_p = UCT_SCTP_DPDK_DUMMY_MEMH;
+	uct_sctp_dpdk_rkey_t *memh;
+	ucs_status_t status;
+
+	memh = ucs_malloc(sizeof(*memh), "sctp_dpdk memh");
+	if (memh == NULL) {
+		ucs_error("sctp_dpdk: failed to allocate a memory handle");
+		return UCS_ERR_NO_MEMORY;
+	}
+	status = uct_sctp_dpdk_rma_reg_add(address, length, memh);
+	if (status != UCS_OK) {
+		ucs_free(memh);
+		return status;
+	}
+	*memh_p = memh;
 	return UCS_OK;
 }
 
@@ -55,7 +68,19 @@ static ucs_status_t
 uct_sctp_dpdk_md_mem_dereg(uct_md_h md, const uct_md_mem_dereg_params_t *params)
 {
 	UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 0);
-	ucs_assert(params->memh == UCT_SCTP_DPDK_DUMMY_MEMH);
+	/* After this no remote access reaches the region (the table's write
+	 * lock waits for copies in progress). */
+	uct_sctp_dpdk_rma_reg_remove(params->memh);
+	ucs_free(params->memh);
+	return UCS_OK;
+}
+
+static ucs_status_t
+uct_sctp_dpdk_md_mkey_pack(uct_md_h md, uct_mem_h memh,
+			   const uct_md_mkey_pack_params_t *params,
+			   void *rkey_buffer)
+{
+	memcpy(rkey_buffer, memh, sizeof(uct_sctp_dpdk_rkey_t));
 	return UCS_OK;
 }
 
@@ -71,7 +96,7 @@ static uct_md_ops_t uct_sctp_dpdk_md_ops = {
 	.mem_free = (uct_md_mem_free_func_t)ucs_empty_function_return_unsupported,
 	.mem_reg = uct_sctp_dpdk_md_mem_reg,
 	.mem_dereg = uct_sctp_dpdk_md_mem_dereg,
-	.mkey_pack = (uct_md_mkey_pack_func_t)ucs_empty_function_return_success,
+	.mkey_pack = uct_sctp_dpdk_md_mkey_pack,
 	.is_sockaddr_accessible = (uct_md_is_sockaddr_accessible_func_t)
 		ucs_empty_function_return_zero_int,
 	.detect_memory_type = (uct_md_detect_memory_type_func_t)
@@ -103,9 +128,23 @@ static ucs_status_t uct_sctp_dpdk_rkey_unpack(uct_component_t *component,
 					      uct_rkey_t *rkey_p,
 					      void **handle_p)
 {
-	/* No remote access yet: every rkey is the null key. */
-	*rkey_p = 0;
-	*handle_p = NULL;
+	uct_sctp_dpdk_rkey_t *rkey;
+
+	rkey = ucs_malloc(sizeof(*rkey), "sctp_dpdk rkey");
+	if (rkey == NULL) {
+		ucs_error("sctp_dpdk: failed to allocate an rkey");
+		return UCS_ERR_NO_MEMORY;
+	}
+	memcpy(rkey, rkey_buffer, sizeof(*rkey));
+	*rkey_p = (uintptr_t)rkey;
+	*handle_p = rkey;
+	return UCS_OK;
+}
+
+static ucs_status_t uct_sctp_dpdk_rkey_release(uct_component_t *component,
+					       uct_rkey_t rkey, void *handle)
+{
+	ucs_free(handle);
 	return UCS_OK;
 }
 
@@ -127,8 +166,7 @@ uct_component_t uct_sctp_dpdk_component = {
 	.rkey_unpack = uct_sctp_dpdk_rkey_unpack,
 	.rkey_ptr = (uct_component_rkey_ptr_func_t)
 		ucs_empty_function_return_unsupported,
-	.rkey_release = (uct_component_rkey_release_func_t)
-		ucs_empty_function_return_success,
+	.rkey_release = uct_sctp_dpdk_rkey_release,
 	.name = UCT_SCTP_DPDK_NAME,
 	.md_config =
 		{

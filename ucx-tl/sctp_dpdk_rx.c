@@ -58,6 +58,11 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 			continue;
 		}
 		hdr = (const uct_sctp_dpdk_am_hdr_t *)msg->data;
+		/* RMA requests are served here (sctp_dpdk_rma.c); RMA
+		 * replies go to the initiator's iface like AMs. */
+		if (ucs_unlikely(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA) &&
+		    uct_sctp_dpdk_rma_rx_request(ctx, msg))
+			continue;
 		id = rte_be_to_cpu_16(hdr->dst_iface_id);
 		iface = ctx->ifaces[id % UCT_SCTP_DPDK_MAX_IFACES];
 		if (ucs_unlikely(iface == NULL || iface->id != id)) {
@@ -66,7 +71,8 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 			continue;
 		}
 		if (ucs_unlikely(rte_be_to_cpu_16(hdr->dst_incarnation) !=
-				 (uint16_t)ctx->incarnation)) {
+				 (uint16_t)ctx->incarnation) &&
+		    !(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA)) {
 			/* An ep to the process that had this address
 			 * before us (its sender fails the ep once it sees
 			 * our incarnation). */
@@ -79,9 +85,12 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 		}
 		/* A descriptor written in front of the data overlays the
 		 * header when rx_headroom < 8: read it first. */
-		am_id = hdr->am_id;
+		am_id = hdr->am_id | (hdr->flags & UCT_SCTP_DPDK_RX_RMA);
 		uct_sctp_dpdk_iface_rx_msg(iface, msg, am_id);
 	}
+	if (ucs_unlikely(ctx->rma_reply_mp_ready &&
+			 !ucs_queue_is_empty(&ctx->rma_replyq)))
+		work += uct_sctp_dpdk_rma_reply_progress(ctx);
 	if (dp_port_tx_pending(ctx->port))
 		work++;
 	return work + n;

@@ -6,7 +6,10 @@ programs launched by apps/sdp-mpirun on the virtual testbed.
 tests/mpi/mpi_check.c verifies data in every check (ping-pong 0 B..16 MiB,
 Barrier, Bcast, Allreduce, Alltoall(v), ANY_SOURCE/ANY_TAG, non-overtaking
 order, thousands of outstanding Isend/Irecv) and prints "N passed, M
-failed" from rank 0."""
+failed" from rank 0.  tests/mpi/mpi_rma.c does the same for one-sided MPI
+(Put/Get/Accumulate with fence, lock/unlock, flush; Open MPI's osc ucx,
+MPICH's ch4:ucx), and the transport's STATS must show that the puts and
+gets went over its RMA path (sctp_dpdk_rma.c), not UCP's AM emulation."""
 
 import os
 import re
@@ -20,7 +23,7 @@ BIN = os.environ.get("SDP_MPI_TEST_DIR", "")
 
 
 def mpirun(impl, np, *args, netem=None, timeout=600, fabric=None,
-           env=(), mtu=None, prog="mpi_check"):
+           env=(), mtu=None, prog="mpi_check", output=None):
     exe = os.path.join(BIN, f"{prog}_{impl}")
     check(os.access(exe, os.X_OK), f"{exe} missing (SDP_MPI_TEST_DIR)")
     cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "-np", str(np),
@@ -47,6 +50,8 @@ def mpirun(impl, np, *args, netem=None, timeout=600, fabric=None,
           "endpoint")
     print("    " + " | ".join(l for l in r.stdout.splitlines()
                               if l.startswith(("ok", "FAIL"))))
+    if output is not None:
+        output.append(r.stdout + r.stderr)
     return int(m.group(1))
 
 
@@ -103,6 +108,25 @@ def test_finalize_drain(impl, sizes=(65536, 3 << 20, 2000000)):
         check(eps >= 2, "the ranks did not run over sctp_dpdk")
 
 
+def test_one_sided(impl):
+    """MPI_Put/Get/Accumulate 1 B..4 MiB, fence, lock/unlock, flush; every
+    rank's target side served puts and gets and refused nothing."""
+    out = []
+    n = mpirun(impl, 2, "--max-size", str(4 << 20), prog="mpi_rma",
+               env=["UCX_SCTP_DPDK_STATS=y"], output=out)
+    check(n == 5, f"{n} one-sided checks ran, expected 5")
+    rma = re.findall(r'"rma": \{"put_msgs": (\d+), "get_reqs": (\d+), '
+                     r'"refused": (\d+)\}', out[0])
+    check(len(rma) == 2, f"{len(rma)} of 2 ranks printed rma stats")
+    for put, get, refused in rma:
+        check(int(put) > 0 and int(get) > 0,
+              f"puts {put} gets {get} served by sctp_dpdk's RMA path: "
+              "one-sided MPI did not use it")
+        check(refused == "0", f"{refused} remote accesses refused")
+    print("    rma stats per rank (put msgs, get reqs, refused): " +
+          ", ".join("/".join(x) for x in rma))
+
+
 def test_pingpong_under_loss_and_delay(impl):
     mpirun(impl, 2, "--only", "pingpong", "--max-size", str(16 << 20),
            "--iters", "1", fabric="bridge", netem="delay 5ms loss 1%")
@@ -134,6 +158,9 @@ if __name__ == "__main__":
         run(f"{impl}: 2 ranks, dedicated polling thread (PROGRESS=thread), "
             "MTU 1500",
             lambda: test_dedicated_poll_thread(impl))
+        run(f"{impl}: one-sided Put/Get/Accumulate 1 B..4 MiB over memif "
+            "(fence, lock/unlock, flush)",
+            lambda: test_one_sided(impl))
         run(f"{impl}: ping-pong 0 B..16 MiB under 1% loss, 5 ms delay",
             lambda: test_pingpong_under_loss_and_delay(impl))
         run(f"{impl}: early MPI_Finalize while the peer receives, memif",

@@ -8,10 +8,17 @@ Excluded, with reasons:
   spawn, dynproc  MPI_Comm_spawn / connect-accept start or join processes
                   outside the launcher, which gives every rank its own
                   dataplane port up front; a spawned process has none.
-mpi4py itself skips what the MPI library reports unsupported; here that is
-mainly one-sided communication (MPI_Win): the transport has no RMA (put/
-get), so osc ucx cannot run and Open MPI 4.1's osc pt2pt refuses
-MPI_THREAD_MULTIPLE.  The skip count is printed."""
+  test_win        MPI_Win_create_dynamic + attach/detach crashes in
+                  ucp_mem_unmap (ucs_rcache_region_invalidate, address
+                  0x30) inside Open MPI 4.1.4's osc ucx with UCX 1.13.1;
+                  reproduced the same with UCX_TLS=tcp on loopback, so not
+                  this transport's.
+One-sided communication runs through osc ucx over the transport's put/get
+(sctp_dpdk_rma.c): test_rma and test_rma_nb run (with Open MPI's osc
+pt2pt they were skipped: it refuses MPI_THREAD_MULTIPLE).  UCX logs
+"invalid atomic operation datatype" for the 1- and 2-byte fetch-and-op
+cases osc ucx hands to UCP (also with tcp); those tests still pass.  The
+skip count is printed."""
 
 import os
 import re
@@ -20,7 +27,7 @@ import subprocess
 import harness
 from harness import check, run
 
-EXCLUDE = ["spawn", "dynproc"]
+EXCLUDE = ["spawn", "dynproc", "test_win"]
 
 
 def test_suite():

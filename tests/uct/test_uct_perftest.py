@@ -10,13 +10,18 @@ their own EAL prefixes sdp-<job>-r0/r1 and IPs 10.77.1.1/24 and .2/24):
                 bcopy and zcopy (server: -d sdp0 -x sctp_dpdk -p PORT)
   ucp-*         UCX_TLS=sctp_dpdk,self ucx_perftest: tag_lat 8 B and 16 MiB,
                 tag_bw 64 KiB, 1 MiB and 16 MiB
+  uct-put_*/get-*  RMA (sctp_dpdk_rma.c): put_lat -D short, put_bw -D short/
+                bcopy/zcopy (zcopy 1 MiB and 16 MiB: split into messages),
+                get (bandwidth) -D bcopy/zcopy
+  ucp-put/get   ucp_put_lat, ucp_put_bw and ucp_get 1 MiB over the RMA path
 (Peer failure is tested in test_uct_sctp_dpdk_api cycles: ucx_perftest's
 UCT mode has no error handler and only logs failed sends.)
 
 Every process has a deadline and is killed by PID in cleanup; the memif dir
 and /var/run/dpdk/<prefix> are removed even on failure.  Prints one line
 per case with the measured figures and "N passed, M failed".
-Environment: SDP_UCT_LIB = path of libuct_sctp_dpdk.so.  Exit 77 (skip)
+Environment: SDP_UCT_LIB = path of libuct_sctp_dpdk.so; SDP_PERFTEST_CASES
+= a regular expression to run only the matching cases.  Exit 77 (skip)
 when not root or ucx_perftest is missing.
 """
 import os
@@ -145,7 +150,14 @@ def case_info():
     report("info", ok, "am_short " + (m.group(1) if m else "missing"))
 
 
+def selected(name):
+    pat = os.environ.get("SDP_PERFTEST_CASES", "")
+    return not pat or re.search(pat, name) is not None
+
+
 def case_perf(name, args, ucp=False, lat=True):
+    if not selected(name):
+        return
     crc, src, cout, sout = perftest(args, ucp)
     f = final_line(cout)
     ok = crc == 0 and src == 0 and f is not None
@@ -166,7 +178,8 @@ def main():
         print("SKIP: ucx_perftest or SDP_UCT_LIB (%s) missing" % LIB)
         return 77
     try:
-        case_info()
+        if selected("info"):
+            case_info()
         for d in ("short", "bcopy", "zcopy"):
             case_perf("uct-am_lat-" + d, ["-t", "am_lat", "-D", d,
                                           "-n", "20000"])
@@ -183,6 +196,25 @@ def main():
                      ("16777216", "20")):
             case_perf("ucp-tag_bw-" + s, ["-t", "tag_bw", "-s", s,
                                           "-n", n], ucp=True, lat=False)
+        # RMA (put/get emulated over SCTP messages)
+        case_perf("uct-put_lat-short", ["-t", "put_lat", "-D", "short",
+                                        "-s", "8", "-n", "20000"])
+        for d, s, n in (("short", "1024", "20000"), ("bcopy", "65000", "5000"),
+                        ("zcopy", "65000", "5000"),
+                        ("zcopy", "1048576", "300"),
+                        ("zcopy", "16777216", "20")):
+            case_perf("uct-put_bw-%s-%s" % (d, s),
+                      ["-t", "put_bw", "-D", d, "-s", s, "-n", n], lat=False)
+        for d, s, n in (("bcopy", "65000", "2000"),
+                        ("zcopy", "1048576", "200")):
+            case_perf("uct-get-%s-%s" % (d, s),
+                      ["-t", "get", "-D", d, "-s", s, "-n", n], lat=False)
+        case_perf("ucp-put_lat-8", ["-t", "ucp_put_lat", "-s", "8",
+                                    "-n", "10000"], ucp=True)
+        case_perf("ucp-put_bw-1M", ["-t", "ucp_put_bw", "-s", "1048576",
+                                    "-n", "300"], ucp=True, lat=False)
+        case_perf("ucp-get-1M", ["-t", "ucp_get", "-s", "1048576",
+                                 "-n", "300"], ucp=True, lat=False)
     finally:
         kill_all()
         cleanup_dirs()

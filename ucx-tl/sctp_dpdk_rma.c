@@ -1,0 +1,1235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * sctp_dpdk_rma.c - put and get emulated over SCTP messages, and the
+ * registration table every remote access is checked against.
+ *
+ * Initiator (an ep, in its iface's thread):
+ *
+ *   put_short/bcopy  one PUT message; complete at once (data copied by
+ *                    usrsctp).  They make the ep "dirty": a later flush
+ *                    sends a FLUSH request and waits for its ACK.
+ *   put_zcopy        PUT messages of at most SEG_SIZE - 56 bytes of data on
+ *                    the ep's (ordered) stream; the last asks for an ACK,
+ *                    which the target sends after writing it, so the
+ *                    completion means "written at the target" (an explicit
+ *                    ack rather than SCTP's SACK: simpler, and stronger).
+ *   get_bcopy/zcopy  one GET_REQ; the target answers with GET_REP messages
+ *                    on the same stream; the reply data is copied (zcopy)
+ *                    or unpacked (bcopy) into the caller's buffer from this
+ *                    iface's RX queue, then the completion runs.
+ *   flush            UCS_OK when the ep has no op outstanding and no put
+ *                    unacknowledged; otherwise a FLUSH request (after all
+ *                    earlier messages on the stream) whose ACK completes it.
+ *
+ *   op record: table slot + cookie travel in the request and come back in
+ *   every reply, so a stale or forged reply never reaches a freed op.
+ *   Ops whose messages do not all fit into the send buffer (16 MiB puts,
+ *   sg_send -EAGAIN) wait on iface->rma_txq, in order, and continue from
+ *   iface progress; later RMA ops of that ep queue behind them.
+ *
+ * Target (the shared poll loop, ctx->lock held; no AM handler runs):
+ *
+ *   PUT      check, then memcpy straight from the receive buffer into the
+ *            registered memory; ACK if asked
+ *   GET_REQ  check, then GET_REP messages read from the registered memory
+ *   FLUSH    ACK
+ *
+ *   Requests are served in arrival order and their replies sent at once,
+ *   so a GET reads the memory before any PUT sent after it is written.
+ *   A reply that does not fit into the send buffer waits in
+ *   ctx->rma_replyq, and every request arriving meanwhile waits behind it
+ *   (in its receive buffer), served from the poll loop as the buffer
+ *   drains; so a FLUSH ACK never overtakes the GET_REP data before it.
+ *
+ * Access check: every PUT and GET_REP message is checked against the
+ * process's registration table: the key names a live registration and the
+ * WHOLE operation [addr, addr + length) lies inside it.  Anything else is
+ * refused without touching memory, counted (ctx->rma_refused, in the STATS
+ * JSON as "rma") and logged once with the peer's address; requests that
+ * expect a reply get one with status UCS_ERR_INVALID_ADDR.  The table's
+ * read lock is held across the copy, so a concurrent deregistration waits.
+ * Keys are salt << 32 | a number never reused, so a deregistered key (or
+ * one of an earlier process) never matches again.
+ */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include "sctp_dpdk.h"
+
+#include <uct/base/uct_iov.inl>
+
+#include <ucs/datastruct/khash.h>
+#include <ucs/debug/log.h>
+#include <ucs/debug/memtrack_int.h>
+
+#include <pthread.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UCT_SCTP_DPDK_RMA_OPS_INIT 256 /* initial op table slots */
+#define UCT_SCTP_DPDK_RMA_MP_GROW 64   /* op/reply records per chunk */
+
+/* ---- registration table (process-wide) ---- */
+
+typedef struct uct_sctp_dpdk_rma_region {
+	uint64_t addr;	 /* start */
+	uint64_t length; /* bytes */
+} uct_sctp_dpdk_rma_region_t;
+
+KHASH_MAP_INIT_INT64(uct_sctp_dpdk_rma_reg, uct_sctp_dpdk_rma_region_t)
+
+static struct {
+	pthread_rwlock_t lock;			 /* table; read: accesses */
+	khash_t(uct_sctp_dpdk_rma_reg) regions; /* key -> region */
+	uint32_t salt;				 /* per process, nonzero */
+	uint32_t next;				 /* last number given */
+} uct_sctp_dpdk_rma_reg = {.lock = PTHREAD_RWLOCK_INITIALIZER};
+
+ucs_status_t uct_sctp_dpdk_rma_reg_add(void *address, size_t length,
+				       uct_sctp_dpdk_rkey_t *rkey)
+{
+	struct timespec ts;
+	uint64_t key;
+	khiter_t it;
+	int ret;
+
+	pthread_rwlock_wrlock(&uct_sctp_dpdk_rma_reg.lock);
+	if (uct_sctp_dpdk_rma_reg.salt == 0) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		uct_sctp_dpdk_rma_reg.salt =
+			((uint32_t)getpid() * 2654435761u) ^
+			(uint32_t)ts.tv_nsec ^ (uint32_t)ts.tv_sec;
+		if (uct_sctp_dpdk_rma_reg.salt == 0)
+			uct_sctp_dpdk_rma_reg.salt = 1;
+	}
+	if (uct_sctp_dpdk_rma_reg.next == UINT32_MAX) {
+		pthread_rwlock_unlock(&uct_sctp_dpdk_rma_reg.lock);
+		ucs_error("sctp_dpdk: %u memory registrations made in this "
+			  "process: keys exhausted", UINT32_MAX);
+		return UCS_ERR_EXCEEDS_LIMIT;
+	}
+	key = ((uint64_t)uct_sctp_dpdk_rma_reg.salt << 32) |
+	      ++uct_sctp_dpdk_rma_reg.next;
+	it = kh_put(uct_sctp_dpdk_rma_reg, &uct_sctp_dpdk_rma_reg.regions, key,
+		    &ret);
+	if (ret < 0) {
+		pthread_rwlock_unlock(&uct_sctp_dpdk_rma_reg.lock);
+		ucs_error("sctp_dpdk: no memory for the registration table");
+		return UCS_ERR_NO_MEMORY;
+	}
+	kh_val(&uct_sctp_dpdk_rma_reg.regions, it).addr = (uintptr_t)address;
+	kh_val(&uct_sctp_dpdk_rma_reg.regions, it).length = length;
+	pthread_rwlock_unlock(&uct_sctp_dpdk_rma_reg.lock);
+	rkey->addr = rte_cpu_to_be_64((uintptr_t)address);
+	rkey->length = rte_cpu_to_be_64(length);
+	rkey->key = rte_cpu_to_be_64(key);
+	return UCS_OK;
+}
+
+void uct_sctp_dpdk_rma_reg_remove(const uct_sctp_dpdk_rkey_t *rkey)
+{
+	khiter_t it;
+
+	/* The write lock waits for accesses copying from/to the region. */
+	pthread_rwlock_wrlock(&uct_sctp_dpdk_rma_reg.lock);
+	it = kh_get(uct_sctp_dpdk_rma_reg, &uct_sctp_dpdk_rma_reg.regions,
+		    rte_be_to_cpu_64(rkey->key));
+	if (it != kh_end(&uct_sctp_dpdk_rma_reg.regions))
+		kh_del(uct_sctp_dpdk_rma_reg, &uct_sctp_dpdk_rma_reg.regions,
+		       it);
+	else
+		ucs_warn("sctp_dpdk: deregistering unknown key 0x%" PRIx64,
+			 rte_be_to_cpu_64(rkey->key));
+	pthread_rwlock_unlock(&uct_sctp_dpdk_rma_reg.lock);
+}
+
+/* Whether [addr, addr + length) lies inside the live registration @key;
+ * on success the table stays read-locked until access_end(). */
+static int uct_sctp_dpdk_rma_access_begin(uint64_t key, uint64_t addr,
+					  uint64_t length)
+{
+	const uct_sctp_dpdk_rma_region_t *r;
+	khiter_t it;
+
+	pthread_rwlock_rdlock(&uct_sctp_dpdk_rma_reg.lock);
+	it = kh_get(uct_sctp_dpdk_rma_reg, &uct_sctp_dpdk_rma_reg.regions,
+		    key);
+	if (it != kh_end(&uct_sctp_dpdk_rma_reg.regions)) {
+		r = &kh_val(&uct_sctp_dpdk_rma_reg.regions, it);
+		/* No overflow: each step subtracts only what is checked. */
+		if (addr >= r->addr && length <= r->length &&
+		    addr - r->addr <= r->length - length)
+			return 1;
+	}
+	pthread_rwlock_unlock(&uct_sctp_dpdk_rma_reg.lock);
+	return 0;
+}
+
+static void uct_sctp_dpdk_rma_access_end(void)
+{
+	pthread_rwlock_unlock(&uct_sctp_dpdk_rma_reg.lock);
+}
+
+/* Count a refused access (ctx->lock held); log the first one. */
+static void uct_sctp_dpdk_rma_refuse(uct_sctp_dpdk_ctx_t *ctx,
+				     sg_assoc_t assoc, const char *what,
+				     uint64_t key, uint64_t addr,
+				     uint64_t length)
+{
+	uct_sctp_dpdk_peer_t *peer;
+	char ip[24] = "this process";
+	uint16_t port = ctx->sctp_port;
+
+	if (ctx->rma_refused++ != 0)
+		return;
+	if (assoc != 0) {
+		snprintf(ip, sizeof(ip), "assoc %u", assoc);
+		port = 0;
+		ucs_list_for_each(peer, &ctx->peers, list) {
+			if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
+			    peer->assoc == assoc) {
+				dp_ip_str(peer->ip_be, ip, sizeof(ip));
+				port = peer->sctp_port;
+				break;
+			}
+		}
+	}
+	ucs_warn("sctp_dpdk: refused a remote %s from %s:%u: key 0x%" PRIx64
+		 " address 0x%" PRIx64 " length %" PRIu64 " is not inside a "
+		 "live registration of this process (further refusals are "
+		 "counted: " UCT_SCTP_DPDK_ENV "STATS=y)", what, ip, port, key,
+		 addr, length);
+}
+
+/* ---- target: requests from the poll loop, replies in order ---- */
+
+typedef struct uct_sctp_dpdk_rma_reply {
+	ucs_queue_elem_t queue;	 /* in ctx->rma_replyq */
+	struct sg_msg_desc *deferred; /* non-NULL: a request to serve */
+	sg_assoc_t assoc;	 /* requester's association */
+	uint16_t stream;	 /* the request's stream */
+	uint16_t dst_iface_id;	 /* requester's iface */
+	uint16_t src_iface_id;	 /* the iface the request named */
+	uint8_t kind;		 /* ACK or GET_REP */
+	int32_t status;		 /* UCS_OK or the refusal */
+	uint64_t key, addr, length; /* GET: the range to send */
+	uint64_t offset;	 /* GET: bytes sent so far */
+	uint32_t op_slot, op_cookie;
+} uct_sctp_dpdk_rma_reply_t;
+
+static ucs_mpool_ops_t uct_sctp_dpdk_rma_mp_ops = {
+	.chunk_alloc = ucs_mpool_chunk_malloc,
+	.chunk_release = ucs_mpool_chunk_free,
+	.obj_init = NULL,
+	.obj_cleanup = NULL,
+	.obj_str = NULL,
+};
+
+static void uct_sctp_dpdk_rma_hdrs_fill(uint8_t *buf, uint8_t kind,
+					uint8_t flags, uint16_t dst_iface_id,
+					uint16_t src_iface_id, uint64_t key,
+					uint64_t addr, uint64_t length,
+					uint64_t offset, uint32_t slot,
+					uint32_t cookie, int32_t status)
+{
+	uct_sctp_dpdk_am_hdr_t *hdr = (uct_sctp_dpdk_am_hdr_t *)buf;
+	uct_sctp_dpdk_rma_hdr_t *rh = (uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
+
+	hdr->am_id = kind;
+	hdr->flags = UCT_SCTP_DPDK_HDR_FLAG_RMA | flags;
+	hdr->dst_iface_id = rte_cpu_to_be_16(dst_iface_id);
+	hdr->src_iface_id = rte_cpu_to_be_16(src_iface_id);
+	/* RMA replies are matched to their op by slot and cookie, which a
+	 * later incarnation at the same address never issued: the receiver's
+	 * incarnation check applies to AMs only. */
+	hdr->dst_incarnation = 0;
+	rh->key = rte_cpu_to_be_64(key);
+	rh->addr = rte_cpu_to_be_64(addr);
+	rh->length = rte_cpu_to_be_64(length);
+	rh->offset = rte_cpu_to_be_64(offset);
+	rh->op_slot = rte_cpu_to_be_32(slot);
+	rh->op_cookie = rte_cpu_to_be_32(cookie);
+	rh->status = rte_cpu_to_be_32((uint32_t)-status);
+	rh->reserved = 0;
+}
+
+static ucs_status_t uct_sctp_dpdk_rma_ctx_init(uct_sctp_dpdk_ctx_t *ctx)
+{
+	ucs_status_t status;
+
+	ucs_queue_head_init(&ctx->rma_replyq);
+	status = ucs_mpool_init(&ctx->rma_reply_mp, 0,
+				sizeof(uct_sctp_dpdk_rma_reply_t), 0, 8,
+				UCT_SCTP_DPDK_RMA_MP_GROW, UINT_MAX,
+				&uct_sctp_dpdk_rma_mp_ops, "sctp_dpdk rma reply");
+	if (status != UCS_OK)
+		return status;
+	ctx->rma_reply_mp_ready = 1;
+	return UCS_OK;
+}
+
+void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uct_sctp_dpdk_rma_reply_t *r;
+
+	if (!ctx->rma_reply_mp_ready)
+		return;
+	while (!ucs_queue_is_empty(&ctx->rma_replyq)) {
+		r = ucs_queue_pull_elem_non_empty(
+			&ctx->rma_replyq, uct_sctp_dpdk_rma_reply_t, queue);
+		if (r->deferred != NULL)
+			sg_msg_release(r->deferred);
+		ucs_mpool_put(r);
+	}
+	ucs_mpool_cleanup(&ctx->rma_reply_mp, 1);
+	ctx->rma_reply_mp_ready = 0;
+}
+
+static uct_sctp_dpdk_rma_reply_t *
+uct_sctp_dpdk_rma_reply_get(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uct_sctp_dpdk_rma_reply_t *r;
+
+	if (!ctx->rma_reply_mp_ready && uct_sctp_dpdk_rma_ctx_init(ctx) != UCS_OK)
+		goto err;
+	r = ucs_mpool_get(&ctx->rma_reply_mp);
+	if (r == NULL)
+		goto err;
+	r->deferred = NULL;
+	return r;
+err:
+	/* The requester's op stays outstanding; its flush reports it. */
+	ucs_error("sctp_dpdk: no memory for an RMA reply: dropped");
+	return NULL;
+}
+
+/* Send (the rest of) one reply.  @return 0 done, -EAGAIN come back. */
+static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
+					uct_sctp_dpdk_rma_reply_t *r)
+{
+	uint64_t chunk = ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
+	struct iovec iov[2];
+	uint64_t n;
+	int rc;
+
+	do {
+		n = 0;
+		iov[0].iov_base = hdrs;
+		iov[0].iov_len = sizeof(hdrs);
+		if (r->status == UCS_OK && r->kind == UCT_SCTP_DPDK_RMA_GET_REP) {
+			if (!uct_sctp_dpdk_rma_access_begin(r->key, r->addr,
+							    r->length)) {
+				/* Deregistered while being read. */
+				uct_sctp_dpdk_rma_refuse(ctx, r->assoc, "get",
+							 r->key, r->addr,
+							 r->length);
+				r->status = UCS_ERR_INVALID_ADDR;
+			} else {
+				n = ucs_min(chunk, r->length - r->offset);
+			}
+		}
+		uct_sctp_dpdk_rma_hdrs_fill(hdrs, r->kind, 0, r->dst_iface_id,
+					    r->src_iface_id, 0, r->addr,
+					    r->length, r->offset, r->op_slot,
+					    r->op_cookie, r->status);
+		iov[1].iov_base = (void *)(uintptr_t)(r->addr + r->offset);
+		iov[1].iov_len = n;
+		rc = sg_send(ctx->sg, r->assoc, r->stream, 0, 0, iov,
+			     n > 0 ? 2 : 1);
+		if (n > 0)
+			uct_sctp_dpdk_rma_access_end();
+		if (rc == -EAGAIN)
+			return -EAGAIN;
+		if (rc != 0) {
+			/* The association went: the requester's ep fails. */
+			ucs_debug("sctp_dpdk: rma reply on assoc %u dropped: "
+				  "%s", r->assoc, strerror(-rc));
+			return 0;
+		}
+		r->offset += n;
+	} while (r->kind == UCT_SCTP_DPDK_RMA_GET_REP &&
+		 r->status == UCS_OK && r->offset < r->length);
+	return 0;
+}
+
+/* Answer @msg's request now; what does not fit into the send buffer waits
+ * at the HEAD of the queue, so nothing behind it overtakes it.
+ * @return 0, or -EAGAIN when a reply had to wait. */
+static int uct_sctp_dpdk_rma_reply(uct_sctp_dpdk_ctx_t *ctx,
+				   const struct sg_msg_desc *msg,
+				   const uct_sctp_dpdk_am_hdr_t *hdr,
+				   const uct_sctp_dpdk_rma_hdr_t *rh,
+				   uint8_t kind, ucs_status_t status)
+{
+	uct_sctp_dpdk_rma_reply_t *r = uct_sctp_dpdk_rma_reply_get(ctx);
+
+	if (r == NULL)
+		return 0;
+	r->assoc = msg->assoc;
+	r->stream = msg->stream;
+	r->dst_iface_id = rte_be_to_cpu_16(hdr->src_iface_id);
+	r->src_iface_id = rte_be_to_cpu_16(hdr->dst_iface_id);
+	r->kind = kind;
+	r->status = status;
+	r->key = rte_be_to_cpu_64(rh->key);
+	r->addr = rte_be_to_cpu_64(rh->addr);
+	r->length = rte_be_to_cpu_64(rh->length);
+	r->offset = 0;
+	r->op_slot = rte_be_to_cpu_32(rh->op_slot);
+	r->op_cookie = rte_be_to_cpu_32(rh->op_cookie);
+	if (uct_sctp_dpdk_rma_reply_send(ctx, r) == 0) {
+		ucs_mpool_put(r);
+		return 0;
+	}
+	ucs_queue_push_head(&ctx->rma_replyq, &r->queue);
+	return -EAGAIN;
+}
+
+/* Serve one request in arrival order: a GET reads the memory when it is
+ * served, so a PUT sent after it (osc's get-then-put of
+ * MPI_Get_accumulate(REPLACE)) never shows in its reply.  The message is
+ * released.  @return 0, or -EAGAIN when its reply waits. */
+static int uct_sctp_dpdk_rma_serve(uct_sctp_dpdk_ctx_t *ctx,
+				   struct sg_msg_desc *msg)
+{
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
+	const uct_sctp_dpdk_rma_hdr_t *rh =
+		(const uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
+	uint64_t key, addr, length, offset, data_len;
+	ucs_status_t status = UCS_OK;
+	int rc = 0;
+
+	if (ucs_unlikely(msg->len < UCT_SCTP_DPDK_RMA_HDRS_BYTES)) {
+		uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "request (short)",
+					 0, 0, msg->len);
+		goto out;
+	}
+	key = rte_be_to_cpu_64(rh->key);
+	addr = rte_be_to_cpu_64(rh->addr);
+	length = rte_be_to_cpu_64(rh->length);
+	offset = rte_be_to_cpu_64(rh->offset);
+	data_len = msg->len - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	switch (hdr->am_id) {
+	case UCT_SCTP_DPDK_RMA_PUT:
+		if (offset <= length && data_len <= length - offset &&
+		    uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
+			memcpy((void *)(uintptr_t)(addr + offset), rh + 1,
+			       data_len);
+			uct_sctp_dpdk_rma_access_end();
+			ctx->rma_put_msgs++;
+		} else {
+			uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "put", key,
+						 addr, length);
+			status = UCS_ERR_INVALID_ADDR;
+		}
+		if (hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_ACK)
+			rc = uct_sctp_dpdk_rma_reply(ctx, msg, hdr, rh,
+						     UCT_SCTP_DPDK_RMA_ACK,
+						     status);
+		break;
+	case UCT_SCTP_DPDK_RMA_GET_REQ:
+		/* Checked here and again for every reply message (the
+		 * region may go before the last one is sent). */
+		if (uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
+			uct_sctp_dpdk_rma_access_end();
+			ctx->rma_get_reqs++;
+		} else {
+			uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "get", key,
+						 addr, length);
+			status = UCS_ERR_INVALID_ADDR;
+		}
+		rc = uct_sctp_dpdk_rma_reply(ctx, msg, hdr, rh,
+					     UCT_SCTP_DPDK_RMA_GET_REP, status);
+		break;
+	case UCT_SCTP_DPDK_RMA_FLUSH:
+		rc = uct_sctp_dpdk_rma_reply(ctx, msg, hdr, rh,
+					     UCT_SCTP_DPDK_RMA_ACK, UCS_OK);
+		break;
+	default:
+		uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "request (kind)",
+					 key, addr, length);
+		break;
+	}
+out:
+	sg_msg_release(msg);
+	return rc;
+}
+
+int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
+				 struct sg_msg_desc *msg)
+{
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
+	uct_sctp_dpdk_rma_reply_t *r;
+
+	if (hdr->am_id >= UCT_SCTP_DPDK_RMA_ACK)
+		return 0; /* a reply: to the initiator's iface */
+	if (ucs_likely(!ctx->rma_reply_mp_ready ||
+		       ucs_queue_is_empty(&ctx->rma_replyq))) {
+		uct_sctp_dpdk_rma_serve(ctx, msg);
+		return 1;
+	}
+	/* A reply waits for send buffer: requests behind it wait too (in
+	 * their receive buffer), or a PUT could overtake an earlier GET. */
+	r = uct_sctp_dpdk_rma_reply_get(ctx);
+	if (r == NULL) {
+		sg_msg_release(msg);
+		return 1;
+	}
+	r->deferred = msg;
+	ucs_queue_push(&ctx->rma_replyq, &r->queue);
+	return 1;
+}
+
+unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uct_sctp_dpdk_rma_reply_t *r;
+	struct sg_msg_desc *msg;
+	unsigned count = 0;
+
+	while (!ucs_queue_is_empty(&ctx->rma_replyq)) {
+		r = ucs_queue_head_elem_non_empty(&ctx->rma_replyq,
+						  uct_sctp_dpdk_rma_reply_t,
+						  queue);
+		if (r->deferred != NULL) {
+			msg = r->deferred;
+			ucs_queue_pull_non_empty(&ctx->rma_replyq);
+			ucs_mpool_put(r);
+			count++;
+			if (uct_sctp_dpdk_rma_serve(ctx, msg) != 0)
+				break; /* its reply waits at the head */
+			continue;
+		}
+		if (uct_sctp_dpdk_rma_reply_send(ctx, r) == -EAGAIN)
+			break;
+		ucs_queue_pull_non_empty(&ctx->rma_replyq);
+		ucs_mpool_put(r);
+		count++;
+	}
+	return count;
+}
+
+/* ---- initiator: op records ---- */
+
+typedef struct uct_sctp_dpdk_rma_op {
+	ucs_queue_elem_t tx_elem;	/* in iface->rma_txq while queued */
+	ucs_list_link_t ep_elem;	/* in ep->rma_ops */
+	uct_sctp_dpdk_ep_t *ep;
+	uct_completion_t *comp;		/* NULL: nobody waits (flush) */
+	uint8_t kind;			/* PUT (zcopy), GET_REQ or FLUSH */
+	uint8_t on_txq;
+	uint32_t slot, cookie;		/* echoed by the target */
+	uint64_t key, remote_addr, length;
+	uint64_t tx_offset;		/* PUT: bytes sent; else 1 = sent */
+	uint64_t rx_bytes;		/* GET: bytes received */
+	uct_unpack_callback_t unpack_cb; /* get_bcopy */
+	void *unpack_arg;
+	unsigned iovcnt;
+	struct iovec iov[UCT_SCTP_DPDK_RMA_MAX_IOV]; /* local buffers */
+} uct_sctp_dpdk_rma_op_t;
+
+ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface)
+{
+	ucs_status_t status;
+
+	ucs_queue_head_init(&iface->rma_txq);
+	iface->rma_ops = ucs_calloc(UCT_SCTP_DPDK_RMA_OPS_INIT,
+				    sizeof(*iface->rma_ops), "sctp_dpdk rma ops");
+	if (iface->rma_ops == NULL) {
+		ucs_error("sctp_dpdk: failed to allocate the RMA op table");
+		return UCS_ERR_NO_MEMORY;
+	}
+	iface->rma_ops_size = UCT_SCTP_DPDK_RMA_OPS_INIT;
+	iface->rma_free_slot = 0;
+	status = ucs_mpool_init(&iface->rma_op_mp, 0,
+				sizeof(uct_sctp_dpdk_rma_op_t), 0, 8,
+				UCT_SCTP_DPDK_RMA_MP_GROW, UINT_MAX,
+				&uct_sctp_dpdk_rma_mp_ops, "sctp_dpdk rma op");
+	if (status != UCS_OK) {
+		ucs_free(iface->rma_ops);
+		return status;
+	}
+	iface->rma_ready = 1;
+	return UCS_OK;
+}
+
+void uct_sctp_dpdk_rma_iface_cleanup(uct_sctp_dpdk_iface_t *iface)
+{
+	if (!iface->rma_ready)
+		return;
+	ucs_mpool_cleanup(&iface->rma_op_mp, 1);
+	ucs_free(iface->rma_ops);
+	iface->rma_ready = 0;
+}
+
+static uct_sctp_dpdk_rma_op_t *
+uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
+			 uint8_t kind, uct_completion_t *comp)
+{
+	uct_sctp_dpdk_rma_op_t *op, **ops;
+	uint32_t slot = iface->rma_free_slot;
+
+	while (slot < iface->rma_ops_size && iface->rma_ops[slot] != NULL)
+		slot++;
+	if (ucs_unlikely(slot == iface->rma_ops_size)) {
+		ops = ucs_realloc(iface->rma_ops,
+				  2 * iface->rma_ops_size * sizeof(*ops),
+				  "sctp_dpdk rma ops");
+		if (ops == NULL)
+			return NULL;
+		memset(ops + iface->rma_ops_size, 0,
+		       iface->rma_ops_size * sizeof(*ops));
+		iface->rma_ops = ops;
+		iface->rma_ops_size *= 2;
+	}
+	op = ucs_mpool_get_inline(&iface->rma_op_mp);
+	if (ucs_unlikely(op == NULL))
+		return NULL;
+	iface->rma_ops[slot] = op;
+	iface->rma_free_slot = slot + 1;
+	op->slot = slot;
+	op->cookie = ++iface->rma_cookie;
+	op->ep = ep;
+	op->comp = comp;
+	op->kind = kind;
+	op->on_txq = 0;
+	op->tx_offset = 0;
+	op->rx_bytes = 0;
+	op->unpack_cb = NULL;
+	op->iovcnt = 0;
+	ucs_list_add_tail(&ep->rma_ops, &op->ep_elem);
+	return op;
+}
+
+static void uct_sctp_dpdk_rma_op_put(uct_sctp_dpdk_iface_t *iface,
+				     uct_sctp_dpdk_rma_op_t *op)
+{
+	if (op->on_txq) {
+		ucs_queue_remove(&iface->rma_txq, &op->tx_elem);
+		op->ep->rma_txq_len--;
+	}
+	iface->rma_ops[op->slot] = NULL;
+	if (op->slot < iface->rma_free_slot)
+		iface->rma_free_slot = op->slot;
+	ucs_list_del(&op->ep_elem);
+	ucs_mpool_put_inline(op);
+}
+
+static void uct_sctp_dpdk_rma_op_complete(uct_sctp_dpdk_iface_t *iface,
+					  uct_sctp_dpdk_rma_op_t *op,
+					  ucs_status_t status)
+{
+	uct_completion_t *comp = op->comp;
+
+	uct_sctp_dpdk_rma_op_put(iface, op);
+	if (comp != NULL)
+		uct_invoke_completion(comp, status);
+}
+
+/* Same test as ep.c's uct_sctp_dpdk_ep_can_send (kept separate so the
+ * two files merge independently). */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_rma_can_send(const uct_sctp_dpdk_iface_t *iface,
+			   const uct_sctp_dpdk_ep_t *ep)
+{
+	const uct_sctp_dpdk_peer_t *peer = ep->peer;
+
+	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
+	       (peer->fail_gen == ep->fail_gen) &&
+	       (peer->blocked_poll != iface->ctx->poll_count);
+}
+
+static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
+						uct_sctp_dpdk_ep_t *ep)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+
+	if (uct_sctp_dpdk_ep_is_failed(ep))
+		return UCS_ERR_ENDPOINT_TIMEOUT;
+	if (ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) {
+		ucs_recursive_spin_lock(&ctx->lock);
+		uct_sctp_dpdk_ctx_peer_connect(ctx, ep->peer);
+		ucs_recursive_spin_unlock(&ctx->lock);
+	}
+	return UCS_ERR_NO_RESOURCE;
+}
+
+/* One message of @kind to the ep's peer: our headers, then @data.
+ * @return 0, -EAGAIN (peer marked blocked), or another negative errno. */
+static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
+				  uct_sctp_dpdk_ep_t *ep, uint8_t *hdrs,
+				  struct iovec *iov, int iovcnt)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	int rc;
+
+	iov[0].iov_base = hdrs;
+	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	ucs_recursive_spin_lock(&ctx->lock);
+	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
+	if (ucs_unlikely(rc == -EAGAIN))
+		ep->peer->blocked_poll = ctx->poll_count;
+	ucs_recursive_spin_unlock(&ctx->lock);
+	return rc;
+}
+
+static ucs_status_t uct_sctp_dpdk_rma_send_status(uct_sctp_dpdk_ep_t *ep,
+						  int rc)
+{
+	if (rc == -EAGAIN || rc == -ENOTCONN)
+		return UCS_ERR_NO_RESOURCE;
+	ucs_error("sctp_dpdk: sg_send of an RMA message on assoc %u stream %u "
+		  "failed: %s", ep->peer->assoc, ep->stream, strerror(-rc));
+	return sdp_status_from_errno(rc);
+}
+
+/* iov entries covering [offset, offset + n) of the op's buffers. */
+static int uct_sctp_dpdk_rma_iov_slice(const uct_sctp_dpdk_rma_op_t *op,
+				       uint64_t offset, uint64_t n,
+				       struct iovec *out)
+{
+	unsigned i;
+	int cnt = 0;
+
+	for (i = 0; i < op->iovcnt && n > 0; i++) {
+		if (offset >= op->iov[i].iov_len) {
+			offset -= op->iov[i].iov_len;
+			continue;
+		}
+		out[cnt].iov_base = UCS_PTR_BYTE_OFFSET(op->iov[i].iov_base,
+							offset);
+		out[cnt].iov_len = ucs_min(n, op->iov[i].iov_len - offset);
+		n -= out[cnt].iov_len;
+		offset = 0;
+		cnt++;
+	}
+	return cnt;
+}
+
+/* Send what is left of @op.  @return UCS_OK all sent, UCS_ERR_NO_RESOURCE
+ * blocked (come back), or a failure. */
+static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
+					    uct_sctp_dpdk_rma_op_t *op)
+{
+	uct_sctp_dpdk_ep_t *ep = op->ep;
+	uint64_t chunk = iface->ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
+	struct iovec iov[1 + UCT_SCTP_DPDK_RMA_MAX_IOV];
+	uint64_t n;
+	int rc, cnt;
+
+	if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
+		return uct_sctp_dpdk_rma_not_ready(iface, ep);
+	if (op->kind != UCT_SCTP_DPDK_RMA_PUT) {
+		if (op->tx_offset != 0)
+			return UCS_OK;
+		uct_sctp_dpdk_rma_hdrs_fill(hdrs, op->kind, 0, ep->dst_iface_id,
+					    iface->id, op->key,
+					    op->remote_addr, op->length, 0,
+					    op->slot, op->cookie, UCS_OK);
+		rc = uct_sctp_dpdk_rma_send(iface, ep, hdrs, iov, 1);
+		if (rc != 0)
+			return uct_sctp_dpdk_rma_send_status(ep, rc);
+		op->tx_offset = 1;
+		return UCS_OK;
+	}
+	while (op->tx_offset < op->length) {
+		n = ucs_min(chunk, op->length - op->tx_offset);
+		cnt = uct_sctp_dpdk_rma_iov_slice(op, op->tx_offset, n,
+						  iov + 1);
+		uct_sctp_dpdk_rma_hdrs_fill(
+			hdrs, UCT_SCTP_DPDK_RMA_PUT,
+			op->tx_offset + n == op->length ?
+				UCT_SCTP_DPDK_HDR_FLAG_ACK : 0,
+			ep->dst_iface_id, iface->id, op->key, op->remote_addr,
+			op->length, op->tx_offset, op->slot, op->cookie,
+			UCS_OK);
+		rc = uct_sctp_dpdk_rma_send(iface, ep, hdrs, iov, 1 + cnt);
+		if (rc != 0)
+			return uct_sctp_dpdk_rma_send_status(ep, rc);
+		op->tx_offset += n;
+	}
+	return UCS_OK;
+}
+
+static void uct_sctp_dpdk_rma_txq_push(uct_sctp_dpdk_iface_t *iface,
+				       uct_sctp_dpdk_rma_op_t *op)
+{
+	ucs_queue_push(&iface->rma_txq, &op->tx_elem);
+	op->on_txq = 1;
+	op->ep->rma_txq_len++;
+}
+
+/* Start @op: send it, or queue it behind the ep's queued ops or when only
+ * part of it went.  Nothing sent and blocked: UCS_ERR_NO_RESOURCE (the op
+ * is freed; the caller uses pending).  @return UCS_INPROGRESS or error. */
+static ucs_status_t uct_sctp_dpdk_rma_op_start(uct_sctp_dpdk_iface_t *iface,
+					       uct_sctp_dpdk_rma_op_t *op)
+{
+	ucs_status_t status;
+
+	if (op->ep->rma_txq_len != 0) {
+		uct_sctp_dpdk_rma_txq_push(iface, op);
+		return UCS_INPROGRESS;
+	}
+	status = uct_sctp_dpdk_rma_op_tx(iface, op);
+	if (ucs_likely(status == UCS_OK))
+		return UCS_INPROGRESS;
+	if (status == UCS_ERR_NO_RESOURCE && op->tx_offset != 0) {
+		uct_sctp_dpdk_rma_txq_push(iface, op);
+		return UCS_INPROGRESS;
+	}
+	uct_sctp_dpdk_rma_op_put(iface, op);
+	return status;
+}
+
+unsigned uct_sctp_dpdk_rma_progress(uct_sctp_dpdk_iface_t *iface)
+{
+	uct_sctp_dpdk_rma_op_t *op;
+	ucs_status_t status;
+	unsigned count = 0;
+
+	while (!ucs_queue_is_empty(&iface->rma_txq)) {
+		op = ucs_queue_head_elem_non_empty(&iface->rma_txq,
+						   uct_sctp_dpdk_rma_op_t,
+						   tx_elem);
+		status = uct_sctp_dpdk_rma_op_tx(iface, op);
+		if (status == UCS_ERR_NO_RESOURCE)
+			break;
+		ucs_queue_pull_non_empty(&iface->rma_txq);
+		op->on_txq = 0;
+		op->ep->rma_txq_len--;
+		if (status != UCS_OK)
+			uct_sctp_dpdk_rma_op_complete(iface, op, status);
+		count++;
+	}
+	return count;
+}
+
+/* ---- initiator: replies from the iface's RX queue ---- */
+
+static void uct_sctp_dpdk_rma_copy_in(const uct_sctp_dpdk_rma_op_t *op,
+				      uint64_t offset, const void *data,
+				      uint64_t n)
+{
+	struct iovec iov[UCT_SCTP_DPDK_RMA_MAX_IOV];
+	int cnt, i;
+
+	cnt = uct_sctp_dpdk_rma_iov_slice(op, offset, n, iov);
+	for (i = 0; i < cnt; i++) {
+		memcpy(iov[i].iov_base, data, iov[i].iov_len);
+		data = UCS_PTR_BYTE_OFFSET(data, iov[i].iov_len);
+	}
+}
+
+void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
+				uct_sctp_dpdk_rx_desc_t *rx)
+{
+	const uct_sctp_dpdk_rma_hdr_t *rh = rx->data;
+	uct_sctp_dpdk_rma_op_t *op;
+	uint32_t slot, cookie;
+	uint64_t offset, n;
+	int32_t status;
+
+	if (ucs_unlikely(rx->length < sizeof(*rh) || !iface->rma_ready))
+		return;
+	slot = rte_be_to_cpu_32(rh->op_slot);
+	cookie = rte_be_to_cpu_32(rh->op_cookie);
+	if (slot >= iface->rma_ops_size)
+		return;
+	op = iface->rma_ops[slot];
+	if (op == NULL || op->cookie != cookie || op->on_txq)
+		return; /* its ep was destroyed, or not ours */
+	status = -(int32_t)rte_be_to_cpu_32(rh->status);
+	if (status != UCS_OK) {
+		uct_sctp_dpdk_rma_op_complete(iface, op, (ucs_status_t)status);
+		return;
+	}
+	if ((rx->am_id & ~UCT_SCTP_DPDK_RX_RMA) == UCT_SCTP_DPDK_RMA_ACK) {
+		if (op->kind != UCT_SCTP_DPDK_RMA_GET_REQ)
+			uct_sctp_dpdk_rma_op_complete(iface, op, UCS_OK);
+		return;
+	}
+	/* GET_REP */
+	if (op->kind != UCT_SCTP_DPDK_RMA_GET_REQ)
+		return;
+	offset = rte_be_to_cpu_64(rh->offset);
+	n = rx->length - sizeof(*rh);
+	if (offset > op->length || n > op->length - offset ||
+	    (op->unpack_cb != NULL && n != op->length)) {
+		uct_sctp_dpdk_rma_op_complete(iface, op, UCS_ERR_IO_ERROR);
+		return;
+	}
+	if (op->unpack_cb != NULL)
+		op->unpack_cb(op->unpack_arg, rh + 1, n);
+	else
+		uct_sctp_dpdk_rma_copy_in(op, offset, rh + 1, n);
+	op->rx_bytes += n;
+	if (op->rx_bytes >= op->length)
+		uct_sctp_dpdk_rma_op_complete(iface, op, UCS_OK);
+}
+
+/* ---- initiator: local eps (another iface of this process) ---- */
+
+/* Check and copy at once; no message. */
+static ucs_status_t uct_sctp_dpdk_rma_local(uct_sctp_dpdk_iface_t *iface,
+					    int is_put, uint64_t key,
+					    uint64_t addr, uint64_t length,
+					    const struct iovec *iov,
+					    unsigned iovcnt,
+					    uct_unpack_callback_t unpack_cb,
+					    void *arg)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	void *remote = (void *)(uintptr_t)addr;
+	unsigned i;
+
+	if (!uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
+		ucs_recursive_spin_lock(&ctx->lock);
+		uct_sctp_dpdk_rma_refuse(ctx, 0, is_put ? "put" : "get", key,
+					 addr, length);
+		ucs_recursive_spin_unlock(&ctx->lock);
+		return UCS_ERR_INVALID_ADDR;
+	}
+	if (unpack_cb != NULL) {
+		unpack_cb(arg, remote, length);
+	} else {
+		for (i = 0; i < iovcnt; i++) {
+			if (is_put)
+				memcpy(remote, iov[i].iov_base,
+				       iov[i].iov_len);
+			else
+				memcpy(iov[i].iov_base, remote,
+				       iov[i].iov_len);
+			remote = UCS_PTR_BYTE_OFFSET(remote, iov[i].iov_len);
+		}
+	}
+	uct_sctp_dpdk_rma_access_end();
+	ucs_recursive_spin_lock(&ctx->lock);
+	if (is_put)
+		ctx->rma_put_msgs++;
+	else
+		ctx->rma_get_reqs++;
+	ucs_recursive_spin_unlock(&ctx->lock);
+	return UCS_OK;
+}
+
+/* ---- UCT operations ---- */
+
+static UCS_F_ALWAYS_INLINE uint64_t uct_sctp_dpdk_rma_key(uct_rkey_t rkey)
+{
+	return rte_be_to_cpu_64(((const uct_sctp_dpdk_rkey_t *)rkey)->key);
+}
+
+/* put_short/bcopy: one message made of @hdrs + @iov[1..); no op record. */
+static ucs_status_t uct_sctp_dpdk_rma_put_now(uct_sctp_dpdk_iface_t *iface,
+					      uct_sctp_dpdk_ep_t *ep,
+					      uint8_t *hdrs, struct iovec *iov,
+					      int iovcnt, uint64_t key,
+					      uint64_t remote_addr,
+					      uint64_t length)
+{
+	int rc;
+
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
+		return uct_sctp_dpdk_rma_local(iface, 1, key, remote_addr,
+					       length, iov + 1, iovcnt - 1,
+					       NULL, NULL);
+	if (ucs_unlikely(ep->rma_txq_len != 0)) {
+		/* Behind a large op still sending: keep the order. */
+		return UCS_ERR_NO_RESOURCE;
+	}
+	if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
+		return uct_sctp_dpdk_rma_not_ready(iface, ep);
+	uct_sctp_dpdk_rma_hdrs_fill(hdrs, UCT_SCTP_DPDK_RMA_PUT, 0,
+				    ep->dst_iface_id, iface->id, key,
+				    remote_addr, length, 0, 0, 0, UCS_OK);
+	rc = uct_sctp_dpdk_rma_send(iface, ep, hdrs, iov, iovcnt);
+	if (ucs_unlikely(rc != 0))
+		return uct_sctp_dpdk_rma_send_status(ep, rc);
+	ep->rma_dirty++;
+	return UCS_OK;
+}
+
+ucs_status_t uct_sctp_dpdk_ep_put_short(uct_ep_h tl_ep, const void *buffer,
+					unsigned length, uint64_t remote_addr,
+					uct_rkey_t rkey)
+{
+	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
+	struct iovec iov[2];
+	ucs_status_t status;
+
+	UCT_CHECK_LENGTH(length, 0, UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES -
+				    UCT_SCTP_DPDK_RMA_HDRS_BYTES, "put_short");
+	iov[1].iov_base = (void *)buffer;
+	iov[1].iov_len = length;
+	status = uct_sctp_dpdk_rma_put_now(iface, ep, hdrs, iov, 2,
+					   uct_sctp_dpdk_rma_key(rkey),
+					   remote_addr, length);
+	if (status == UCS_OK)
+		UCT_TL_EP_STAT_OP(&ep->super, PUT, SHORT, length);
+	return status;
+}
+
+ssize_t uct_sctp_dpdk_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
+				   void *arg, uint64_t remote_addr,
+				   uct_rkey_t rkey)
+{
+	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	struct iovec iov[2];
+	ucs_status_t status;
+	size_t length;
+
+	/* Fail before packing: pack_cb may have side effects. */
+	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)) {
+		if (ucs_unlikely(ep->rma_txq_len != 0))
+			return UCS_ERR_NO_RESOURCE;
+		if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
+			return uct_sctp_dpdk_rma_not_ready(iface, ep);
+	}
+	length = pack_cb(UCS_PTR_BYTE_OFFSET(iface->bounce,
+					     UCT_SCTP_DPDK_RMA_HDRS_BYTES),
+			 arg);
+	UCT_CHECK_LENGTH(length, 0,
+			 iface->ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES,
+			 "put_bcopy");
+	iov[1].iov_base = UCS_PTR_BYTE_OFFSET(iface->bounce,
+					      UCT_SCTP_DPDK_RMA_HDRS_BYTES);
+	iov[1].iov_len = length;
+	status = uct_sctp_dpdk_rma_put_now(iface, ep, iface->bounce, iov, 2,
+					   uct_sctp_dpdk_rma_key(rkey),
+					   remote_addr, length);
+	if (status != UCS_OK)
+		return status;
+	UCT_TL_EP_STAT_OP(&ep->super, PUT, BCOPY, length);
+	return length;
+}
+
+/* Copy a uct_iov_t array into @op (contiguous entries). */
+static uint64_t uct_sctp_dpdk_rma_op_iov(uct_sctp_dpdk_rma_op_t *op,
+					 const uct_iov_t *uiov, size_t iovcnt)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	op->iovcnt = 0;
+	for (i = 0; i < iovcnt; i++) {
+		size_t len = uct_iov_get_length(&uiov[i]);
+
+		if (len == 0)
+			continue;
+		op->iov[op->iovcnt].iov_base = uiov[i].buffer;
+		op->iov[op->iovcnt].iov_len = len;
+		op->iovcnt++;
+		total += len;
+	}
+	return total;
+}
+
+static ucs_status_t uct_sctp_dpdk_rma_zcopy(uct_ep_h tl_ep, uint8_t kind,
+					    const uct_iov_t *uiov,
+					    size_t iovcnt,
+					    uint64_t remote_addr,
+					    uct_rkey_t rkey,
+					    uct_completion_t *comp)
+{
+	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_rma_op_t *op;
+	ucs_status_t status;
+
+	UCT_CHECK_IOV_SIZE(iovcnt, (size_t)UCT_SCTP_DPDK_RMA_MAX_IOV,
+			   kind == UCT_SCTP_DPDK_RMA_PUT ?
+				   "uct_sctp_dpdk_ep_put_zcopy" :
+				   "uct_sctp_dpdk_ep_get_zcopy");
+	if (ucs_unlikely(!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) &&
+			 ep->rma_txq_len == 0 &&
+			 !uct_sctp_dpdk_rma_can_send(iface, ep)))
+		return uct_sctp_dpdk_rma_not_ready(iface, ep);
+	op = uct_sctp_dpdk_rma_op_get(iface, ep, kind, comp);
+	if (ucs_unlikely(op == NULL))
+		return UCS_ERR_NO_RESOURCE;
+	op->key = uct_sctp_dpdk_rma_key(rkey);
+	op->remote_addr = remote_addr;
+	op->length = uct_sctp_dpdk_rma_op_iov(op, uiov, iovcnt);
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) {
+		status = uct_sctp_dpdk_rma_local(
+			iface, kind == UCT_SCTP_DPDK_RMA_PUT, op->key,
+			remote_addr, op->length, op->iov, op->iovcnt, NULL,
+			NULL);
+		uct_sctp_dpdk_rma_op_put(iface, op);
+		return status;
+	}
+	if (op->length == 0) {
+		uct_sctp_dpdk_rma_op_put(iface, op);
+		return UCS_OK;
+	}
+	return uct_sctp_dpdk_rma_op_start(iface, op);
+}
+
+ucs_status_t uct_sctp_dpdk_ep_put_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
+					size_t iovcnt, uint64_t remote_addr,
+					uct_rkey_t rkey,
+					uct_completion_t *comp)
+{
+	ucs_status_t status;
+
+	status = uct_sctp_dpdk_rma_zcopy(tl_ep, UCT_SCTP_DPDK_RMA_PUT, iov,
+					 iovcnt, remote_addr, rkey, comp);
+	if (!UCS_STATUS_IS_ERR(status))
+		UCT_TL_EP_STAT_OP(ucs_derived_of(tl_ep, uct_base_ep_t), PUT,
+				  ZCOPY, uct_iov_total_length(iov, iovcnt));
+	return status;
+}
+
+ucs_status_t uct_sctp_dpdk_ep_get_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
+					size_t iovcnt, uint64_t remote_addr,
+					uct_rkey_t rkey,
+					uct_completion_t *comp)
+{
+	ucs_status_t status;
+
+	status = uct_sctp_dpdk_rma_zcopy(tl_ep, UCT_SCTP_DPDK_RMA_GET_REQ, iov,
+					 iovcnt, remote_addr, rkey, comp);
+	if (!UCS_STATUS_IS_ERR(status))
+		UCT_TL_EP_STAT_OP(ucs_derived_of(tl_ep, uct_base_ep_t), GET,
+				  ZCOPY, uct_iov_total_length(iov, iovcnt));
+	return status;
+}
+
+ucs_status_t uct_sctp_dpdk_ep_get_bcopy(uct_ep_h tl_ep,
+					uct_unpack_callback_t unpack_cb,
+					void *arg, size_t length,
+					uint64_t remote_addr, uct_rkey_t rkey,
+					uct_completion_t *comp)
+{
+	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_rma_op_t *op;
+	ucs_status_t status;
+
+	UCT_CHECK_LENGTH(length, 0,
+			 iface->ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES,
+			 "get_bcopy");
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
+		return uct_sctp_dpdk_rma_local(iface, 0,
+					       uct_sctp_dpdk_rma_key(rkey),
+					       remote_addr, length, NULL, 0,
+					       unpack_cb, arg);
+	if (ucs_unlikely(ep->rma_txq_len == 0 &&
+			 !uct_sctp_dpdk_rma_can_send(iface, ep)))
+		return uct_sctp_dpdk_rma_not_ready(iface, ep);
+	op = uct_sctp_dpdk_rma_op_get(iface, ep, UCT_SCTP_DPDK_RMA_GET_REQ,
+				      comp);
+	if (ucs_unlikely(op == NULL))
+		return UCS_ERR_NO_RESOURCE;
+	op->key = uct_sctp_dpdk_rma_key(rkey);
+	op->remote_addr = remote_addr;
+	op->length = length;
+	op->unpack_cb = unpack_cb;
+	op->unpack_arg = arg;
+	status = uct_sctp_dpdk_rma_op_start(iface, op);
+	if (!UCS_STATUS_IS_ERR(status))
+		UCT_TL_EP_STAT_OP(&ep->super, GET, BCOPY, length);
+	return status;
+}
+
+/* ---- flush and ep lifetime ---- */
+
+void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep)
+{
+	ucs_list_head_init(&ep->rma_ops);
+	ep->rma_txq_len = 0;
+	ep->rma_dirty = 0;
+}
+
+/* Complete every op of @ep with @status (NULL-safe for comps). */
+static void uct_sctp_dpdk_rma_ep_fail(uct_sctp_dpdk_iface_t *iface,
+				      uct_sctp_dpdk_ep_t *ep,
+				      ucs_status_t status)
+{
+	uct_sctp_dpdk_rma_op_t *op;
+
+	while (!ucs_list_is_empty(&ep->rma_ops)) {
+		op = ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
+				   ep_elem);
+		uct_sctp_dpdk_rma_op_complete(iface, op, status);
+	}
+	ep->rma_dirty = 0;
+}
+
+void uct_sctp_dpdk_rma_ep_cleanup(uct_sctp_dpdk_ep_t *ep)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_rma_op_t *op;
+
+	/* The user destroys an ep without flushing: drop its ops without
+	 * calling back (their replies, if any, find no op). */
+	while (!ucs_list_is_empty(&ep->rma_ops)) {
+		op = ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
+				   ep_elem);
+		uct_sctp_dpdk_rma_op_put(iface, op);
+	}
+}
+
+ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
+					unsigned flags,
+					uct_completion_t *comp)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_rma_op_t *op;
+	ucs_status_t status;
+	unsigned dirty;
+
+	if (ucs_likely(ucs_list_is_empty(&ep->rma_ops) && ep->rma_dirty == 0))
+		return UCS_OK;
+	if (flags & UCT_FLUSH_FLAG_CANCEL) {
+		uct_sctp_dpdk_rma_ep_fail(iface, ep, UCS_ERR_CANCELED);
+		return UCS_OK;
+	}
+	if (uct_sctp_dpdk_ep_is_failed(ep)) {
+		uct_sctp_dpdk_rma_ep_fail(iface, ep, UCS_ERR_ENDPOINT_TIMEOUT);
+		return UCS_ERR_ENDPOINT_TIMEOUT;
+	}
+	if (ep->rma_dirty == 0 && comp == NULL)
+		return UCS_INPROGRESS; /* the ops' replies will come */
+	/* A FLUSH behind everything sent so far on the stream: its ACK comes
+	 * after the target wrote every put and answered every get. */
+	op = uct_sctp_dpdk_rma_op_get(iface, ep, UCT_SCTP_DPDK_RMA_FLUSH, comp);
+	if (op == NULL)
+		return UCS_ERR_NO_RESOURCE;
+	op->key = 0;
+	op->remote_addr = 0;
+	op->length = 0;
+	dirty = ep->rma_dirty;
+	ep->rma_dirty = 0;
+	status = uct_sctp_dpdk_rma_op_start(iface, op);
+	if (status != UCS_INPROGRESS)
+		ep->rma_dirty = dirty;
+	return status;
+}
+
+ucs_status_t uct_sctp_dpdk_rma_iface_flush(uct_sctp_dpdk_iface_t *iface)
+{
+	uct_sctp_dpdk_ep_t *ep;
+	ucs_status_t status = UCS_OK;
+
+	ucs_list_for_each(ep, &iface->eps, list) {
+		if (uct_sctp_dpdk_rma_ep_flush(ep, 0, NULL) != UCS_OK)
+			status = UCS_INPROGRESS;
+	}
+	return status;
+}
