@@ -920,8 +920,13 @@ static ucs_status_t uct_sctp_dpdk_rma_local(uct_sctp_dpdk_iface_t *iface,
 
 /* ---- UCT operations ---- */
 
+/* Key 0 is never registered: a caller's 0 or UCT_INVALID_RKEY (UCX's own
+ * gtest passes 0 for zero-length puts, test_uct_peer_failure) reaches the
+ * target as an access it refuses, never as a NULL dereference here. */
 static UCS_F_ALWAYS_INLINE uint64_t uct_sctp_dpdk_rma_key(uct_rkey_t rkey)
 {
+	if (ucs_unlikely(rkey == 0 || rkey == UCT_INVALID_RKEY))
+		return 0;
 	return rte_be_to_cpu_64(((const uct_sctp_dpdk_rkey_t *)rkey)->key);
 }
 
