@@ -173,9 +173,10 @@ bool sg_send_busy(const struct sg_ep *ep);
 /**
  * Whether @assoc can do without this process polling: the peer
  * acknowledged every byte sent on it (nothing queued in usrsctp, in flight
- * or left of a large send), and no packet came from the peer for
- * sack_delay_ms + SG_QUIET_MARGIN_MS, so the delayed SACK this side may
- * have owed for the peer's last packet has left (sg_poll runs the timer).
+ * or left of a large send), no frame waits in the port's TX buffer, and no
+ * SACK is owed to the peer: a packet of ours left after its last DATA
+ * (usrsctp bundles a pending SACK into it), or that DATA came more than
+ * sack_delay_ms + SG_QUIET_MARGIN_MS ago (sg_poll ran the SACK timer).
  * A user-space stack that stops polling neither retransmits nor
  * acknowledges: a process checks this before it may block outside the
  * stack (e.g. in MPI_Finalize's out-of-band barrier).  An unknown or closed

@@ -101,6 +101,26 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
 	return p;
 }
 
+/* Whether an SCTP packet carries user data (DATA or I-DATA chunk): such a
+ * packet is owed a SACK (delayed up to sack_delay_ms).  Walks the chunk
+ * list within @len; the dataplane checked the length and CRC32c. */
+static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
+{
+	size_t off = 12; /* common header */
+	unsigned int n;
+
+	for (n = 0; n < 64 && off + 4 <= len; n++) {
+		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+
+		if (pkt[off] == 0 /* DATA */ || pkt[off] == 64 /* I-DATA */)
+			return true;
+		if (clen < 4)
+			return false;
+		off += ((size_t)clen + 3) & ~(size_t)3;
+	}
+	return false;
+}
+
 unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 {
 	struct rte_mbuf *pkts[SG_BURST];
@@ -128,6 +148,11 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 		}
 		link->st->pkts_in++;
 		peer->last_rx_tsc = now_tsc;
+		if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
+				    rte_pktmbuf_data_len(m))) {
+			peer->last_rx_data_tsc = now_tsc;
+			peer->rx_data_seq = ++link->seq;
+		}
 		/* usrsctp copies the packet into its own mbuf chain */
 		link->st->rx_copies++;
 		link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
@@ -175,5 +200,6 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return 0;
 	}
 	link->st->pkts_out++;
+	peer->tx_seq = ++link->seq;
 	return 0;
 }

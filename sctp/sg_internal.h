@@ -70,6 +70,9 @@ struct sg_peer {
 	uint32_t ip_be;		/* peer IPv4 address */
 	struct sg_link *link;
 	uint64_t last_rx_tsc;	/* when its last packet came in */
+	uint64_t last_rx_data_tsc; /* when its last DATA chunk came in */
+	uint64_t rx_data_seq;	/* link->seq at that DATA packet */
+	uint64_t tx_seq;	/* link->seq at our last packet to it */
 };
 
 struct sg_link {
@@ -80,6 +83,8 @@ struct sg_link {
 	struct sg_map peer_map; /* ip_be -> index in peers */
 	struct sg_peer *last;	/* last RX lookup */
 	struct sg_stats *st;
+	uint64_t seq;		/* +1 per DATA packet in and packet out: orders
+				 * them for sg_assoc_quiet */
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,

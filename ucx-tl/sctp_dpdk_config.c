@@ -27,7 +27,7 @@ typedef struct {
 	char text[640];	   /* "key=value" tokens; "" = not given */
 } uct_sctp_dpdk_token_t;
 
-enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 7 };
+enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 8 };
 
 static void
 uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
@@ -79,8 +79,15 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 	sg[5].var = "SG";
 	snprintf(sg[5].text, sizeof(sg[5].text), "rx_headroom=%u",
 		 UCT_SCTP_DPDK_SG_HEADROOM_BYTES);
+	/* SACK every DATA packet at once (usrsctp's default delays 20 ms
+	 * here): a flush must not complete while a SACK is owed (MPICH blocks
+	 * without progress right after closing its eps), and a delayed one
+	 * made every flush after received data wait it out.  SG may say
+	 * otherwise: it comes after. */
 	sg[6].var = "SG";
-	snprintf(sg[6].text, sizeof(sg[6].text), "%s", config->sg_extra);
+	snprintf(sg[6].text, sizeof(sg[6].text), "sack_delay_ms=0");
+	sg[7].var = "SG";
+	snprintf(sg[7].text, sizeof(sg[7].text), "%s", config->sg_extra);
 }
 
 static void uct_sctp_dpdk_append(char *buf, size_t size, const char *token)

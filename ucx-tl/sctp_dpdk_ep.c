@@ -24,8 +24,9 @@
  * MPI_Finalize closes every ep and then blocks in an out-of-band barrier
  * without progress.  So a flush completes only once the peer acknowledged
  * everything and no SACK is owed to it (UCS_INPROGRESS + completion
- * meanwhile); UCS_ERR_NO_RESOURCE while pending requests wait, as the UCT
- * contract asks.  Fence: UCS_OK; per-stream order already gives fence
+ * meanwhile; SACKs are immediate by default, so that is quick);
+ * UCS_ERR_NO_RESOURCE while pending requests wait, as the UCT contract
+ * asks.  Fence: UCS_OK; per-stream order already gives fence
  * semantics for an ep's AMs.
  *
  * Failure: when the association is lost (retransmissions exhausted, ABORT)

@@ -7,9 +7,7 @@
  * an ep that is destroyed and its process torn down) after a flush that
  * only meant "copied" loses whatever the peer had not acknowledged yet.
  *
- * Drained also means quiet: no delayed SACK still owed to the peer (see
- * uct_sctp_dpdk_peer_drained), so a flush right after the peer's last
- * packet waits sack_delay_ms + a margin.
+ * Drained also means no SACK owed to the peer (uct_sctp_dpdk_peer_drained).
  *
  * Granularity is the association (one per peer process, shared by every
  * ep to it): usrsctp counts unacknowledged bytes per association
@@ -60,12 +58,13 @@ int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
 		peer->drained_msgs = peer->tx_msgs;
 	}
 	/* Everything acknowledged; and no SACK still owed for the peer's
-	 * last packet (sg_assoc_quiet: nothing heard from it for the delayed
-	 * SACK time).  A process may block outside the stack right after a
-	 * flush: MPICH's MPI_Finalize closes its eps and waits in a PMI
-	 * barrier without progress; a SACK it still owed then never left and
-	 * the peer's own flush waited until its retransmissions declared the
-	 * association lost (MPICH test/mpi sendrecv3, mpi_finalize_drain). */
+	 * last DATA (sg_assoc_quiet).  A process may block outside the stack
+	 * right after a flush: MPICH's MPI_Finalize closes its eps and waits
+	 * in a PMI barrier without progress; a SACK it still owed then never
+	 * left and the peer's own flush waited until its retransmissions
+	 * declared the association lost (MPICH test/mpi sendrecv3,
+	 * mpi_finalize_drain).  The transport SACKs immediately by default
+	 * (sack_delay_ms=0, sctp_dpdk_config.c), so this rarely waits. */
 	return sg_assoc_quiet(ctx->sg, peer->assoc, dp_tsc());
 }
 

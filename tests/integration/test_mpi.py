@@ -80,7 +80,7 @@ def test_finalize_drain(impl, sizes=(65536, 3 << 20, 2000000)):
     (tests/mpi/mpi_finalize_drain.c).  MPICH blocks in a PMI barrier
     without UCX progress right after closing its endpoints, so the
     transport's flush must wait until the peer has acknowledged everything
-    (else: hang) and until this side has sent the SACK it may owe for the
+    (else: hang) and, when it closes its eps, until this side has sent the SACK it may owe for the
     peer's last packet (else the peer's flush waits until its
     retransmissions declare the association lost).  The last message also
     arrives alone in an empty RX queue, which an iface whose queue counter
