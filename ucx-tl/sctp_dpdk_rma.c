@@ -1184,15 +1184,13 @@ void uct_sctp_dpdk_rma_ep_cleanup(uct_sctp_dpdk_ep_t *ep)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
-	uct_sctp_dpdk_rma_op_t *op;
 
-	/* The user destroys an ep without flushing: drop its ops without
-	 * calling back (their replies, if any, find no op). */
-	while (!ucs_list_is_empty(&ep->rma_ops)) {
-		op = ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
-				   ep_elem);
-		uct_sctp_dpdk_rma_op_put(iface, op);
-	}
+	/* The user destroys an ep without flushing: every op still
+	 * outstanding completes once with UCS_ERR_CANCELED and is freed, as
+	 * UCX's tcp purges its ep (uct_tcp_ep_purge); a caller waiting on a
+	 * completion would wait for ever otherwise.  Late replies find no op
+	 * (slot freed, cookie never reused). */
+	uct_sctp_dpdk_rma_ep_fail(iface, ep, UCS_ERR_CANCELED);
 }
 
 ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
