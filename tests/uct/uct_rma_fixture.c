@@ -36,6 +36,27 @@ int64_t fx_rma_check(const uint8_t *p, uint64_t len, uint32_t seed)
 	return -1;
 }
 
+/* The ordering probe: an AM (FX_RMA_PROBE_AM_ID) names a range of region A
+ * and the pattern a PUT sent before it on the same ep wrote there; the
+ * handler counts the probes that ran before that data was in memory. */
+static uint8_t *fx_rma_probe_mem;
+static uint64_t fx_rma_probes, fx_rma_probes_early;
+
+static ucs_status_t fx_rma_probe_cb(void *arg, void *data, size_t length,
+				    unsigned flags)
+{
+	fx_rma_probe_t p;
+
+	if (length < sizeof(p))
+		return UCS_OK;
+	memcpy(&p, data, sizeof(p));
+	fx_rma_probes++;
+	if (p.offset > RMA_BIG || p.length > RMA_BIG - p.offset ||
+	    fx_rma_check(fx_rma_probe_mem + p.offset, p.length, p.seed) >= 0)
+		fx_rma_probes_early++;
+	return UCS_OK;
+}
+
 void fx_rma_peer_main(int fd)
 {
 	uint8_t *a_mem, *b_mem, *guard_lo, *guard_hi;
@@ -52,6 +73,9 @@ void fx_rma_peer_main(int fd)
 	fx_memif_env(1, "10.77.7.1/24", "r0");
 	fx_env_open(&e);
 	fx_iface_open(&e, &t, 0);
+	CHECK_OK(uct_iface_set_am_handler(t.iface, FX_RMA_PROBE_AM_ID,
+					  fx_rma_probe_cb, NULL, 0),
+		 "probe handler");
 	CHECK_OK(uct_md_query(e.md, &md_attr), "md query");
 	if (!(md_attr.cap.flags & UCT_MD_FLAG_REG) ||
 	    !(md_attr.cap.flags & UCT_MD_FLAG_NEED_RKEY) ||
@@ -65,6 +89,7 @@ void fx_rma_peer_main(int fd)
 	if (guard_lo == NULL || b_mem == NULL)
 		exit(1);
 	a_mem = guard_lo + RMA_GUARD;
+	fx_rma_probe_mem = a_mem;
 	guard_hi = a_mem + RMA_BIG;
 	memset(guard_lo, 0xa5, RMA_GUARD);
 	memset(guard_hi, 0x5a, RMA_GUARD);
@@ -109,6 +134,10 @@ void fx_rma_peer_main(int fd)
 			break;
 		case 'D':
 			CHECK_OK(uct_md_mem_dereg(e.md, b_memh), "dereg B");
+			break;
+		case 'P':
+			/* probes seen << 32 | probes that came early */
+			reply = fx_rma_probes << 32 | fx_rma_probes_early;
 			break;
 		case 'Q':
 			CHECK_OK(uct_md_mem_dereg(e.md, a_memh), "dereg A");

@@ -34,7 +34,8 @@ typedef struct {
 
 /* Control commands from the test to the peer (socketpair). */
 typedef struct {
-	char op;	 /* F fill, V verify, R refused count, D dereg B, Q quit */
+	char op;	 /* F fill, V verify, R refused count, D dereg B,
+			  * P probe counts, Q quit */
 	uint8_t region;	 /* 0: A, 1: B */
 	uint32_t seed;
 	uint64_t offset, length;
@@ -53,6 +54,16 @@ typedef struct {
 
 enum { RMA_PUT_SHORT, RMA_PUT_BCOPY, RMA_PUT_ZCOPY, RMA_GET_BCOPY,
        RMA_GET_ZCOPY };
+/* The payload of an ordering probe AM (FX_RMA_PROBE_AM_ID): the peer's
+ * handler checks that [offset, offset + length) of region A holds the
+ * pattern @seed, i.e. that a PUT sent before the AM on the same ep (and
+ * fenced) was written before the handler ran.  Counted; command 'P'. */
+#define FX_RMA_PROBE_AM_ID 11
+typedef struct {
+	uint64_t offset, length;
+	uint32_t seed;
+} fx_rma_probe_t;
+
 extern const char *const fx_rma_names[]; /* by the enum above */
 
 extern int fx_rma_fd;	    /* control socket to the peer */
@@ -68,7 +79,8 @@ void fx_rma_peer_main(int fd) __attribute__((noreturn));
 /**
  * One control command: F fill / V verify (reply: 1 + first bad byte, 0
  * good, UINT64_MAX a guard changed) @region at @offset for @length with
- * @seed; R the peer's refusal count; D deregister B; Q deregister A, quit.
+ * @seed; R the peer's refusal count; D deregister B; P probes seen << 32 |
+ * probes that ran before their PUT's data was there; Q deregister A, quit.
  * exit(1) when the peer is gone.
  */
 uint64_t fx_rma_cmd(char op, uint8_t region, uint32_t seed, uint64_t offset,
