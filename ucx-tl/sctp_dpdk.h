@@ -245,8 +245,8 @@ typedef struct uct_sctp_dpdk_peer {
 	uint32_t incarnation;	     /* latest one eps were created to */
 	uint64_t blocked_poll;	     /* ctx->poll_count at the last EAGAIN */
 	/* Flush (under ctx->lock): messages sg_send accepted, and that
-	 * count when the association was last seen with nothing
-	 * unacknowledged; equal = drained without asking usrsctp. */
+	 * count when the association was last seen drained (diagnostic:
+	 * uct_sctp_dpdk_peer_drained always asks sg_assoc_quiet). */
 	uint64_t tx_msgs;
 	uint64_t drained_msgs;
 } uct_sctp_dpdk_peer_t;
