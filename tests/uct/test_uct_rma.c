@@ -17,7 +17,6 @@
 #include "uct_rma_fixture.h"
 
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 
@@ -288,14 +287,8 @@ out:
 	uct_rkey_release(e.comp, &a_rk);
 	uct_rkey_release(e.comp, &b_rk);
 	uct_ep_destroy(ep);
-	uct_iface_close(t.iface);
 	free(local);
-	if (fx_failures == 0) {
-		fx_rma_cmd('Q', 0, 0, 0, 0);
-		waitpid(fx_peer_pid, NULL, 0);
-		fx_peer_pid = 0;
-	}
-	fx_env_close(&e);
+	fx_rma_stop(&e, &t);
 	printf("rma: %s\n", fx_failures ? "FAIL" : "ok");
 	return fx_failures ? 1 : 0;
 }

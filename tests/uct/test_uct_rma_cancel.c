@@ -22,7 +22,6 @@
 #include "uct_rma_fixture.h"
 
 #include <string.h>
-#include <sys/wait.h>
 
 #define CANCEL_GET_BYTES (8u << 20)
 #define CANCEL_BCOPY_BYTES 4000
@@ -173,13 +172,7 @@ out:
 	if (ep != NULL)
 		uct_ep_destroy(ep);
 	uct_rkey_release(e.comp, &a_rk);
-	uct_iface_close(t.iface);
-	if (fx_failures == 0) {
-		fx_rma_cmd('Q', 0, 0, 0, 0);
-		waitpid(fx_peer_pid, NULL, 0);
-		fx_peer_pid = 0;
-	}
-	fx_env_close(&e);
+	fx_rma_stop(&e, &t);
 	free(get_buf);
 	free(put_buf);
 	return fx_failures ? 1 : 0;

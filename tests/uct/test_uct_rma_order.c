@@ -22,7 +22,6 @@
 #include "uct_rma_fixture.h"
 
 #include <string.h>
-#include <sys/wait.h>
 
 #define ORDER_ROUNDS 10
 #define ORDER_GET_BYTES (8u << 20)
@@ -122,13 +121,7 @@ static int test_rma_order(void)
 	       fx_failures ? "FAIL" : "ok");
 	uct_ep_destroy(ep);
 	uct_rkey_release(e.comp, &a_rk);
-	uct_iface_close(t.iface);
-	if (fx_failures == 0) {
-		fx_rma_cmd('Q', 0, 0, 0, 0);
-		waitpid(fx_peer_pid, NULL, 0);
-		fx_peer_pid = 0;
-	}
-	fx_env_close(&e);
+	fx_rma_stop(&e, &t);
 	free(get_buf);
 	return fx_failures ? 1 : 0;
 }

@@ -324,3 +324,14 @@ int fx_rma_start(env_t *e, iface_t *t, uint8_t *dev, uint8_t *ifa,
 	}
 	return 0;
 }
+
+void fx_rma_stop(env_t *e, iface_t *t)
+{
+	uct_iface_close(t->iface);
+	if (fx_failures == 0) {
+		fx_rma_cmd('Q', 0, 0, 0, 0);
+		waitpid(fx_peer_pid, NULL, 0);
+		fx_peer_pid = 0;
+	}
+	fx_env_close(e);
+}

@@ -99,6 +99,10 @@ ucs_status_t fx_rma_op(uct_ep_h ep, int kind, uint8_t *local, size_t len,
 int fx_rma_start(env_t *e, iface_t *t, uint8_t *dev, uint8_t *ifa,
 		 rma_info_t *info);
 
+/** Close @t; after a passing test let the peer deregister and exit (else
+ * the exit cleanup kills it); close @e. */
+void fx_rma_stop(env_t *e, iface_t *t);
+
 #ifdef __cplusplus
 }
 #endif
