@@ -7,6 +7,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -475,7 +476,9 @@ TEST(DpCrc, ParseNames)
 
 TEST(DpConfig, DefaultsAndValidString)
 {
-	dp_config c;
+	/* On the heap: struct dp_config is ~48 KB (static ARP table). */
+	auto c_p = std::make_unique<dp_config>();
+	dp_config &c = *c_p;
 
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=server,socket=/x "
 				     "ip=10.1.2.3/16 mtu=9000 rate=500M "
@@ -530,7 +533,8 @@ TEST(DpConfig, EveryBadFieldIsRejected)
 	};
 
 	for (const char *b : bad) {
-		dp_config c;
+		auto c_p = std::make_unique<dp_config>();
+		dp_config &c = *c_p;
 		std::string s = std::string("dev=net_null0 ip=10.0.0.1 ") + b;
 
 		EXPECT_EQ(-EINVAL, dp_config_parse(s.c_str(), &c)) << b;
@@ -980,7 +984,8 @@ static int gap_close_cb(uint16_t, rte_eth_event_type, void *arg, void *)
 
 TEST_F(DpPortTest, GapPoolFreedAfterTheDeviceOnClose)
 {
-	dp_config c2;
+	auto c2_p = std::make_unique<dp_config>(); /* ~48 KB */
+	dp_config &c2 = *c2_p;
 	dp_port *p2 = nullptr;
 	GapCloseProbe pr{};
 

@@ -20,6 +20,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -218,7 +219,9 @@ struct Node {
 	void up(bool server, const std::string &name, const char *sg_extra)
 	{
 		char dpc[1024];
-		dp_config dcfg;
+		/* On the heap: struct dp_config is ~48 KB. */
+		auto dcfg_p = std::make_unique<dp_config>();
+		dp_config &dcfg = *dcfg_p;
 		sg_config scfg;
 
 		snprintf(dpc, sizeof(dpc),

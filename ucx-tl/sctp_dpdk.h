@@ -245,8 +245,8 @@ typedef struct uct_sctp_dpdk_peer {
 	uint32_t incarnation;	     /* latest one eps were created to */
 	uint64_t blocked_poll;	     /* ctx->poll_count at the last EAGAIN */
 	/* Flush (under ctx->lock): messages sg_send accepted, and that
-	 * count when the association was last seen with nothing
-	 * unacknowledged; equal = drained without asking usrsctp. */
+	 * count when the association was last seen drained (diagnostic:
+	 * uct_sctp_dpdk_peer_drained always asks sg_assoc_quiet). */
 	uint64_t tx_msgs;
 	uint64_t drained_msgs;
 } uct_sctp_dpdk_peer_t;
@@ -505,6 +505,10 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 /* One round of the shared poll loop: sg_poll, events, sg_recv -> iface
  * RX queues.  Caller holds ctx->lock.  @return work done. */
 unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx);
+/* Hand a received message that is not an RMA request to the iface its
+ * header names (dropped if closed or stale).  Caller holds ctx->lock. */
+void uct_sctp_dpdk_ctx_rx_deliver(uct_sctp_dpdk_ctx_t *ctx,
+				  struct sg_msg_desc *msg);
 /* Return an sg descriptor (lock taken inside). */
 void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
 				   struct sg_msg_desc *msg);
@@ -596,8 +600,9 @@ ucs_status_t uct_sctp_dpdk_rma_reg_add(void *address, size_t length,
 				       uct_sctp_dpdk_rkey_t *rkey);
 void uct_sctp_dpdk_rma_reg_remove(const uct_sctp_dpdk_rkey_t *rkey);
 /* Target: handle an RMA request from the poll loop (ctx->lock held); the
- * message is consumed.  @return 1 consumed, 0 a reply for an iface's RX
- * queue (the caller queues it like an AM). */
+ * message is consumed.  Any other message is consumed (deferred) only
+ * while an RMA reply or request of its association waits.
+ * @return 1 consumed, 0 for uct_sctp_dpdk_ctx_rx_deliver. */
 int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 				 struct sg_msg_desc *msg);
 /* Target: send queued replies (ctx->lock held).  @return work done. */

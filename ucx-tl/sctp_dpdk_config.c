@@ -14,6 +14,7 @@
 
 #include <ucs/sys/string.h>
 #include <ucs/debug/log.h>
+#include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/math.h>
 
 #include <sched.h>
@@ -97,6 +98,38 @@ static void uct_sctp_dpdk_append(char *buf, size_t size, const char *token)
 	snprintf(buf + len, size - len, "%s ", token);
 }
 
+/* Validate each dataplane token alone, so an error names its variable,
+ * and join them into @text.  The scratch config is ~48 KB (the static ARP
+ * table): on the heap, not on the stack of the thread opening the iface. */
+static ucs_status_t
+uct_sctp_dpdk_config_dp_tokens(const uct_sctp_dpdk_token_t *dp, char *text,
+			       size_t size)
+{
+	struct dp_config *scratch;
+	ucs_status_t status = UCS_OK;
+	int i;
+
+	scratch = ucs_malloc(sizeof(*scratch), "sctp_dpdk dp config scratch");
+	if (scratch == NULL) {
+		ucs_error("sctp_dpdk: no memory to check the dataplane "
+			  "configuration (%zu bytes)", sizeof(*scratch));
+		return UCS_ERR_NO_MEMORY;
+	}
+	for (i = 0; i < UCT_SCTP_DPDK_DP_TOKENS; i++) {
+		if (dp[i].text[0] == '\0')
+			continue;
+		if (dp_config_parse(dp[i].text, scratch) != 0) {
+			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
+				  "%s ('%s'; see the dataplane message above)",
+				  dp[i].var, dp[i].text);
+			status = UCS_ERR_INVALID_PARAM;
+		}
+		uct_sctp_dpdk_append(text, size, dp[i].text);
+	}
+	ucs_free(scratch);
+	return status;
+}
+
 /* Validate each token alone, so an error names its variable, then join. */
 ucs_status_t uct_sctp_dpdk_config_build(
 	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
@@ -106,7 +139,6 @@ ucs_status_t uct_sctp_dpdk_config_build(
 	uct_sctp_dpdk_token_t sg[UCT_SCTP_DPDK_SG_TOKENS];
 	char dp_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
 	char sg_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
-	struct dp_config dp_scratch;
 	struct sg_config sg_scratch;
 	char one[sizeof(sg[0].text) + 16];
 	ucs_status_t status = UCS_OK;
@@ -154,17 +186,9 @@ ucs_status_t uct_sctp_dpdk_config_build(
 	}
 
 	uct_sctp_dpdk_tokens(config, dp, sg);
-	for (i = 0; i < UCT_SCTP_DPDK_DP_TOKENS; i++) {
-		if (dp[i].text[0] == '\0')
-			continue;
-		if (dp_config_parse(dp[i].text, &dp_scratch) != 0) {
-			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
-				  "%s ('%s'; see the dataplane message above)",
-				  dp[i].var, dp[i].text);
-			status = UCS_ERR_INVALID_PARAM;
-		}
-		uct_sctp_dpdk_append(dp_text, sizeof(dp_text), dp[i].text);
-	}
+	status = uct_sctp_dpdk_config_dp_tokens(dp, dp_text, sizeof(dp_text));
+	if (status == UCS_ERR_NO_MEMORY)
+		return status;
 	for (i = 0; i < UCT_SCTP_DPDK_SG_TOKENS; i++) {
 		if (sg[i].text[0] == '\0')
 			continue;

@@ -250,20 +250,28 @@ ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 {
 	static int warned;
 	char text[2 * UCT_SCTP_DPDK_CONFIG_TEXT_MAX + 4];
-	struct dp_config dp_cfg;
+	struct dp_config *dp_cfg;
 	struct sg_config sg_cfg;
 	uct_sctp_dpdk_ctx_t *ctx;
 	ucs_status_t status;
 
-	status = uct_sctp_dpdk_config_build(config, &dp_cfg, &sg_cfg, text,
+	/* ~48 KB (the static ARP table): not on the caller's stack, which
+	 * may be a small thread stack of the application's. */
+	dp_cfg = ucs_malloc(sizeof(*dp_cfg), "sctp_dpdk dp config");
+	if (dp_cfg == NULL) {
+		ucs_error("sctp_dpdk: no memory for the dataplane configuration "
+			  "(%zu bytes)", sizeof(*dp_cfg));
+		return UCS_ERR_NO_MEMORY;
+	}
+	status = uct_sctp_dpdk_config_build(config, dp_cfg, &sg_cfg, text,
 					    sizeof(text));
 	if (status != UCS_OK)
-		return status;
+		goto out_free;
 
 	pthread_mutex_lock(&uct_sctp_dpdk_ctx_mutex);
 	ctx = uct_sctp_dpdk_ctx_global;
 	if (ctx == NULL) {
-		status = uct_sctp_dpdk_ctx_create(config, text, &dp_cfg,
+		status = uct_sctp_dpdk_ctx_create(config, text, dp_cfg,
 						  &sg_cfg, &ctx);
 		if (status != UCS_OK)
 			goto out;
@@ -280,6 +288,8 @@ ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 	*ctx_p = ctx;
 out:
 	pthread_mutex_unlock(&uct_sctp_dpdk_ctx_mutex);
+out_free:
+	ucs_free(dp_cfg);
 	return status;
 }
 

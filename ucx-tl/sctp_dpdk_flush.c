@@ -43,29 +43,24 @@
 int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
 			       uct_sctp_dpdk_peer_t *peer)
 {
-	uint64_t bytes = 0;
-
 	/* The association gone (shut down after its data, or lost: the eps
 	 * see fail_gen) leaves nothing to wait for. */
 	if (peer->state != UCT_SCTP_DPDK_PEER_UP) {
 		peer->drained_msgs = peer->tx_msgs;
 		return 1;
 	}
-	if (peer->drained_msgs != peer->tx_msgs) {
-		if (sg_assoc_unacked(ctx->sg, peer->assoc, &bytes) == 0 &&
-		    bytes != 0)
-			return 0;
-		peer->drained_msgs = peer->tx_msgs;
-	}
-	/* Everything acknowledged; and no SACK still owed for the peer's
-	 * last DATA (sg_assoc_quiet).  A process may block outside the stack
+	/* Everything acknowledged (sg_assoc_quiet asks sg_assoc_unacked);
+	 * and no SACK still owed for the peer's last DATA.  A process may block outside the stack
 	 * right after a flush: MPICH's MPI_Finalize closes its eps and waits
 	 * in a PMI barrier without progress; a SACK it still owed then never
 	 * left and the peer's own flush waited until its retransmissions
 	 * declared the association lost (MPICH test/mpi sendrecv3,
 	 * mpi_finalize_drain).  The transport SACKs immediately by default
 	 * (sack_delay_ms=0, sctp_dpdk_config.c), so this rarely waits. */
-	return sg_assoc_quiet(ctx->sg, peer->assoc, dp_tsc());
+	if (!sg_assoc_quiet(ctx->sg, peer->assoc, dp_tsc()))
+		return 0;
+	peer->drained_msgs = peer->tx_msgs;
+	return 1;
 }
 
 /* Status of a flush of @ep now (ctx->lock held). */
