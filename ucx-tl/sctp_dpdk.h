@@ -64,6 +64,8 @@ extern "C" {
 #define UCT_SCTP_DPDK_DEV_PREFIX "sdp"
 #define UCT_SCTP_DPDK_MAX_DEVS 16
 #define UCT_SCTP_DPDK_LIST_SEP ';'
+/* SELF_WIRE (tests): ep create waits this long for the association. */
+#define UCT_SCTP_DPDK_SELF_WIRE_WAIT_MS 2000
 
 /*
  * Performance model reported by iface_query: measured figures, 2-core KVM
@@ -224,6 +226,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 	char *sg_extra;		/* extra sctp key=value tokens */
 	int stats;		/* print counters at exit (JSON, stderr) */
 	double exit_timeout_s;	/* bound of the exit drain, seconds */
+	int self_wire;		/* SELF_WIRE: device = both ends of a
+				 * memif pair in this process */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -278,6 +282,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint16_t streams;
 	uint16_t mtu;		      /* IP MTU of the port */
 	uint32_t incarnation;	      /* this process start, ms; never 0 */
+	int self_wire;		      /* one end of SELF_WIRE's memif pair */
 	uint32_t seg_bytes;	      /* largest message incl. our header */
 	double bandwidth_bps;	      /* bytes/s for iface_query */
 	uint64_t poll_count;	      /* sg_poll calls */
@@ -299,6 +304,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rx_msgs;	      /* messages taken from sg_recv */
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
 	uint64_t rx_stale;	      /* addressed to an earlier incarnation */
+	uint64_t rx_closed;	      /* to an iface closed since */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */

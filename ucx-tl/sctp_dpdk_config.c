@@ -95,7 +95,9 @@ void uct_sctp_dpdk_config_list_entry(const char *list, unsigned index,
 unsigned
 uct_sctp_dpdk_config_num_devs(const uct_sctp_dpdk_iface_config_t *config)
 {
-	return uct_sctp_dpdk_config_list_count(config->devargs);
+	/* SELF_WIRE: one device made of a memif pair (sctp_dpdk_ctx.c) */
+	return config->self_wire ? 1 :
+				   uct_sctp_dpdk_config_list_count(config->devargs);
 }
 
 /* Every list has one entry or one per port, none empty, IP one per port;

@@ -39,6 +39,7 @@
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/string.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -46,10 +47,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define UCT_SCTP_DPDK_MEMIF_WAIT_MS 3000 /* memif server: client leaves */
+#define UCT_SCTP_DPDK_MEMIF_SETTLE_MS 50 /* then its teardown ends */
 
 static pthread_mutex_t uct_sctp_dpdk_ctx_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t uct_sctp_dpdk_sg_open_mutex =
+	PTHREAD_MUTEX_INITIALIZER;
 /* Device contexts, set under the mutex before any iface uses them and
  * kept to exit; read without it by the poll loop. */
 static uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_devs[UCT_SCTP_DPDK_MAX_DEVS];
@@ -57,6 +62,10 @@ static unsigned uct_sctp_dpdk_ndevs;
 #define uct_sctp_dpdk_ctx_global (uct_sctp_dpdk_devs[0])
 static ucs_recursive_spinlock_t uct_sctp_dpdk_lock; /* every device's */
 static int uct_sctp_dpdk_lock_ready;
+/* SELF_WIRE: devs[0] and devs[1] are the two ends of sdp0, and ifaces
+ * take them in turn (self_wire_next, under the mutex). */
+static int uct_sctp_dpdk_self_wire;
+static unsigned uct_sctp_dpdk_self_wire_next;
 static int uct_sctp_dpdk_eal_held;    /* our EAL reference, kept to exit */
 static int uct_sctp_dpdk_eal_failed;  /* rte_eal_init failed: no retry */
 static int uct_sctp_dpdk_exit_registered;
@@ -111,13 +120,14 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"dev\": \""
 		 UCT_SCTP_DPDK_DEV_PREFIX "%u\", \"ip\": \"%s\", "
 		 "\"rx_msgs\": %" PRIu64 ", \"rx_drops\": %" PRIu64 ", "
-		 "\"rx_stale\": %" PRIu64 ", "
+		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
 		 PRIu64 "}}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
-		 ctx->rx_drops, ctx->rx_stale, dp_json, us_json,
+		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
+		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused);
 	fputs(buf, stderr);
 }
@@ -135,6 +145,40 @@ static void uct_sctp_dpdk_atexit(void)
 		uct_sctp_dpdk_eal_held = 0;
 	}
 	pthread_mutex_unlock(&uct_sctp_dpdk_ctx_mutex);
+}
+
+/* The EAL (started by the first device, with its devargs), the lock and
+ * the exit handler, once per process.  Caller holds the mutex. */
+static ucs_status_t uct_sctp_dpdk_eal_hold(const struct dp_config *dp_cfg,
+					   const char *devargs)
+{
+	ucs_status_t status;
+	int rc;
+
+	if (!uct_sctp_dpdk_lock_ready) {
+		status = ucs_recursive_spinlock_init(&uct_sctp_dpdk_lock, 0);
+		if (status != UCS_OK)
+			return status;
+		uct_sctp_dpdk_lock_ready = 1;
+	}
+	if (!uct_sctp_dpdk_eal_held) {
+		rc = uct_sctp_dpdk_eal_init(dp_cfg);
+		if (rc != 0) {
+			/* dp_eal_init logged the EAL's reason. */
+			ucs_error("sctp_dpdk: DPDK EAL start failed (%s): check "
+				  UCT_SCTP_DPDK_ENV "DEVARGS='%s' and "
+				  UCT_SCTP_DPDK_ENV "PREFIX='%s'", strerror(-rc),
+				  devargs, dp_cfg->file_prefix);
+			uct_sctp_dpdk_eal_failed = 1;
+			return sdp_status_from_errno(rc);
+		}
+		uct_sctp_dpdk_eal_held = 1;
+	}
+	if (!uct_sctp_dpdk_exit_registered) {
+		atexit(uct_sctp_dpdk_atexit);
+		uct_sctp_dpdk_exit_registered = 1;
+	}
+	return UCS_OK;
 }
 
 static ucs_status_t
@@ -173,36 +217,15 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ucs_list_head_init(&ctx->peers);
 	uct_sctp_dpdk_config_list_entry(config->devargs, dev, devargs,
 					sizeof(devargs));
-	if (!uct_sctp_dpdk_lock_ready) {
-		status = ucs_recursive_spinlock_init(&uct_sctp_dpdk_lock, 0);
-		if (status != UCS_OK)
-			goto err_free;
-		uct_sctp_dpdk_lock_ready = 1;
-	}
 	ctx->lock = &uct_sctp_dpdk_lock;
 	ctx->config_text = ucs_strdup(text, "sctp_dpdk config");
 	if (ctx->config_text == NULL) {
 		status = UCS_ERR_NO_MEMORY;
 		goto err_free;
 	}
-	if (!uct_sctp_dpdk_eal_held) {
-		rc = uct_sctp_dpdk_eal_init(dp_cfg);
-		if (rc != 0) {
-			/* dp_eal_init logged the EAL's reason. */
-			ucs_error("sctp_dpdk: DPDK EAL start failed (%s): check "
-				  UCT_SCTP_DPDK_ENV "DEVARGS='%s' and "
-				  UCT_SCTP_DPDK_ENV "PREFIX='%s'", strerror(-rc),
-				  devargs, dp_cfg->file_prefix);
-			uct_sctp_dpdk_eal_failed = 1;
-			status = sdp_status_from_errno(rc);
-			goto err_text;
-		}
-		uct_sctp_dpdk_eal_held = 1;
-	}
-	if (!uct_sctp_dpdk_exit_registered) {
-		atexit(uct_sctp_dpdk_atexit);
-		uct_sctp_dpdk_exit_registered = 1;
-	}
+	status = uct_sctp_dpdk_eal_hold(dp_cfg, devargs);
+	if (status != UCS_OK)
+		goto err_text;
 	rc = dp_port_open(dp_cfg, &ctx->port);
 	if (rc != 0) {
 		/* The EAL reference is kept: a later iface may retry. */
@@ -213,7 +236,11 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 		status = sdp_status_from_errno(rc);
 		goto err_text;
 	}
+	/* SELF_WIRE opens its two ends from two threads: usrsctp's
+	 * set-up is process-wide and not thread-safe. */
+	pthread_mutex_lock(&uct_sctp_dpdk_sg_open_mutex);
 	rc = sg_ep_open(ctx->port, sg_cfg, &ctx->sg);
+	pthread_mutex_unlock(&uct_sctp_dpdk_sg_open_mutex);
 	if (rc != 0) {
 		ucs_error("sctp_dpdk: cannot open the SCTP endpoint of device "
 			  UCT_SCTP_DPDK_DEV_PREFIX "%u on SCTP port %u ("
@@ -321,6 +348,134 @@ err:
 /* Without the mutex: the devices are set before the first iface (and
  * the poll thread) uses them and cleared only at exit, after the poll
  * thread stopped; callers may hold the mutex (rate.c). */
+/*
+ * SELF_WIRE: device sdp0 is a memif pair inside this process, end A the
+ * server (IP, SCTP_PORT), end B the client (the next address, SCTP_PORT
+ * + 1), on an abstract socket named after the pid, so ifaces of one
+ * process (UCX's UCT gtests open sender and receiver in one process) reach
+ * each other over SCTP and the wire instead of local delivery.  A memif
+ * server's open waits for its link, i.e. for the client: end A opens in a
+ * thread while this one opens end B.
+ */
+typedef struct {
+	const uct_sctp_dpdk_iface_config_t *config;
+	const char *text;
+	const struct dp_config *dp_cfg;
+	const struct sg_config *sg_cfg;
+	uct_sctp_dpdk_ctx_t *ctx;
+	ucs_status_t status;
+} uct_sctp_dpdk_open_arg_t;
+
+static void *uct_sctp_dpdk_open_thread(void *arg)
+{
+	uct_sctp_dpdk_open_arg_t *a = arg;
+
+	a->status = uct_sctp_dpdk_ctx_create(a->config, 0, a->text, a->dp_cfg,
+					     a->sg_cfg, &a->ctx);
+	return NULL;
+}
+
+static ucs_status_t
+uct_sctp_dpdk_self_wire_create(const uct_sctp_dpdk_iface_config_t *config)
+{
+	static char text[2][2 * UCT_SCTP_DPDK_CONFIG_TEXT_MAX + 4];
+	static struct dp_config dp_cfgs[2];
+	static struct sg_config sg_cfgs[2];
+	uct_sctp_dpdk_iface_config_t ends[2];
+	char devargs[2][160], ip[2][64], port[2][16], addr[16], *slash;
+	unsigned long sctp_port, prefix_len;
+	uct_sctp_dpdk_open_arg_t arg_a;
+	uint32_t ip_be, mask;
+	ucs_status_t status;
+	pthread_t thread;
+	int e;
+
+	if (config->devargs[0] != '\0') {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SELF_WIRE=y opens its "
+			  "own memif pair: leave " UCT_SCTP_DPDK_ENV "DEVARGS "
+			  "empty (it is '%s')", config->devargs);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	snprintf(addr, sizeof(addr), "%.15s", config->ip);
+	slash = strchr(config->ip, '/');
+	prefix_len = slash != NULL ? strtoul(slash + 1, NULL, 10) : 24;
+	if (strchr(addr, '/') != NULL)
+		*strchr(addr, '/') = '\0';
+	if (dp_parse_ip(addr, &ip_be) != 0 || prefix_len < 1 ||
+	    prefix_len > 30) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SELF_WIRE=y needs "
+			  UCT_SCTP_DPDK_ENV "IP=A.B.C.D/N with N 1..30 for end "
+			  "A (end B takes the next address); it is '%s'",
+			  config->ip);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	mask = ~((1u << (32 - prefix_len)) - 1);
+	if (((ntohl(ip_be) + 1) & mask) != (ntohl(ip_be) & mask)) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SELF_WIRE=y: the "
+			  "address after " UCT_SCTP_DPDK_ENV "IP='%s' (end B) "
+			  "leaves its subnet: give a lower address", config->ip);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	sctp_port = strtoul(config->sctp_port, NULL, 10);
+	for (e = 0; e < 2; e++) {
+		ends[e] = *config;
+		ends[e].self_wire = 0;
+		snprintf(devargs[e], sizeof(devargs[e]),
+			 "net_memif_sdpsw%c,role=%s,id=0,socket=/sdp-selfwire-"
+			 "%d,socket-abstract=yes", 'a' + e,
+			 e == 0 ? "server" : "client", (int)getpid());
+		ends[e].devargs = devargs[e];
+		snprintf(ip[e], sizeof(ip[e]), "%s/%lu",
+			 dp_ip_str(htonl(ntohl(ip_be) + e), addr, sizeof(addr)),
+			 prefix_len);
+		ends[e].ip = ip[e];
+		snprintf(port[e], sizeof(port[e]), "%lu", sctp_port + e);
+		ends[e].sctp_port = port[e];
+		status = uct_sctp_dpdk_config_build_dev(&ends[e], 0, &dp_cfgs[e],
+							&sg_cfgs[e], text[e],
+							sizeof(text[e]));
+		if (status != UCS_OK)
+			return status;
+	}
+	/* the EAL probes end A (the server: its socket exists early) */
+	status = uct_sctp_dpdk_eal_hold(&dp_cfgs[0], devargs[0]);
+	if (status != UCS_OK)
+		return status;
+	arg_a = (uct_sctp_dpdk_open_arg_t){&ends[0], text[0], &dp_cfgs[0],
+					   &sg_cfgs[0], NULL, UCS_ERR_IO_ERROR};
+	if (pthread_create(&thread, NULL, uct_sctp_dpdk_open_thread,
+			   &arg_a) != 0) {
+		ucs_error("sctp_dpdk: SELF_WIRE: cannot start a thread: %m");
+		return UCS_ERR_IO_ERROR;
+	}
+	usleep(100 * 1000); /* end A starts first; B reconnects anyway */
+	status = uct_sctp_dpdk_ctx_create(&ends[1], 0, text[1], &dp_cfgs[1],
+					  &sg_cfgs[1],
+					  &uct_sctp_dpdk_devs[1]);
+	pthread_join(thread, NULL);
+	if (status != UCS_OK || arg_a.status != UCS_OK) {
+		if (status == UCS_OK)
+			uct_sctp_dpdk_ctx_destroy_unused(uct_sctp_dpdk_devs[1]);
+		if (arg_a.status == UCS_OK)
+			uct_sctp_dpdk_ctx_destroy_unused(arg_a.ctx);
+		uct_sctp_dpdk_devs[1] = NULL;
+		return status != UCS_OK ? status : arg_a.status;
+	}
+	uct_sctp_dpdk_devs[0] = arg_a.ctx;
+	uct_sctp_dpdk_devs[1]->dev_index = 0; /* both are sdp0 */
+	uct_sctp_dpdk_ndevs = 2;
+	uct_sctp_dpdk_self_wire = 1;
+	uct_sctp_dpdk_devs[0]->self_wire = uct_sctp_dpdk_devs[1]->self_wire = 1;
+	status = uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_devs[0],
+						 config);
+	if (status != UCS_OK)
+		return status; /* the ports stay until exit */
+	uct_sctp_dpdk_devs[1]->thread_on = uct_sctp_dpdk_devs[0]->thread_on;
+	ucs_debug("sctp_dpdk: SELF_WIRE: sdp0 = %s (server) and %s (client)",
+		  ip[0], ip[1]);
+	return UCS_OK;
+}
+
 uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek_dev(unsigned dev)
 {
 	if (dev >= uct_sctp_dpdk_ndevs)
@@ -357,8 +512,10 @@ ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 	uct_sctp_dpdk_ctx_t *ctx;
 	ucs_status_t status;
 
-	status = uct_sctp_dpdk_config_build_dev(config, dev, &dp_cfg, &sg_cfg,
-						text, sizeof(text));
+	/* SELF_WIRE: its ends' settings are judged when it opens them */
+	status = config->self_wire ? UCS_OK :
+		uct_sctp_dpdk_config_build_dev(config, dev, &dp_cfg, &sg_cfg,
+					       text, sizeof(text));
 	if (status != UCS_OK)
 		return status;
 	if (dev >= uct_sctp_dpdk_config_num_devs(config)) {
@@ -370,9 +527,18 @@ ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 
 	pthread_mutex_lock(&uct_sctp_dpdk_ctx_mutex);
 	if (uct_sctp_dpdk_ndevs == 0) {
-		status = uct_sctp_dpdk_devs_create(config);
+		status = config->self_wire ?
+				 uct_sctp_dpdk_self_wire_create(config) :
+				 uct_sctp_dpdk_devs_create(config);
 		if (status != UCS_OK)
 			goto out;
+	}
+	if (uct_sctp_dpdk_self_wire) {
+		/* ends in turn: consecutive ifaces sit on different ports */
+		ctx = uct_sctp_dpdk_devs[uct_sctp_dpdk_self_wire_next++ % 2];
+		ctx->refs++;
+		*ctx_p = ctx;
+		goto out;
 	}
 	if (dev >= uct_sctp_dpdk_ndevs) {
 		ucs_error("sctp_dpdk: no device " UCT_SCTP_DPDK_DEV_PREFIX "%u: "
@@ -504,6 +670,7 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 {
 	uct_sctp_dpdk_peer_t *peer, *tmp;
 	struct timespec ts = {0, 100 * 1000};
+	struct timespec settle = {0, UCT_SCTP_DPDK_MEMIF_SETTLE_MS * 1000000};
 	uct_sctp_dpdk_ctx_t *ctx;
 	uint64_t deadline;
 	unsigned k;
@@ -522,10 +689,12 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 		uct_sctp_dpdk_rma_ctx_cleanup(ctx);
 	}
 	ucs_recursive_spin_unlock(&uct_sctp_dpdk_lock);
-	/* Every endpoint first, while every link still exists. */
+	/* Every endpoint first, while every link still exists; then the
+	 * ports last first (SELF_WIRE: the memif client before its server,
+	 * which waits for it to leave). */
 	for (k = 0; k < uct_sctp_dpdk_ndevs; k++)
 		sg_ep_close(uct_sctp_dpdk_devs[k]->sg);
-	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
+	for (k = uct_sctp_dpdk_ndevs; k-- > 0;) {
 		ctx = uct_sctp_dpdk_devs[k];
 		if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {
 			/* DPDK 22.11's memif tears a connection down from its
@@ -539,7 +708,9 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 			while (dp_port_link_up(ctx->port, NULL) &&
 			       dp_tsc() < deadline)
 				nanosleep(&ts, NULL);
-			nanosleep(&ts, NULL);
+			/* The link is marked down before the interrupt thread
+			 * has freed the connection: let it finish. */
+			nanosleep(&settle, NULL);
 		}
 		dp_port_close(ctx->port);
 		ucs_list_for_each_safe(peer, tmp, &ctx->peers, list) {
@@ -551,6 +722,7 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 	}
 	ucs_recursive_spinlock_destroy(&uct_sctp_dpdk_lock);
 	uct_sctp_dpdk_lock_ready = 0;
+	uct_sctp_dpdk_self_wire = 0;
 }
 
 ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,

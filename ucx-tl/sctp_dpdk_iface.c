@@ -173,6 +173,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stats),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"SELF_WIRE", "n",
+	 "y: the device is both ends of a memif pair opened in this process\n"
+	 "(sdp0 only; DEVARGS must be empty), and the ifaces opened on it take\n"
+	 "the ends in turn, so ifaces of one process (UCX's own UCT gtests)\n"
+	 "talk over SCTP across the wire, not by local delivery. End A has IP,\n"
+	 "end B the next address; B listens on SCTP_PORT + 1. For tests.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, self_wire),
+	 UCS_CONFIG_TYPE_BOOL},
+
 	{"EXIT_TIMEOUT", "5s",
 	 "At process exit, wait at most this long for the peers to acknowledge\n"
 	 "every message sent (SCTP graceful shutdown after the queued data),\n"
@@ -943,7 +952,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		return status;
 	ucs_queue_head_init(&self->rma_txq);
 
-	if (config->devargs[0] == '\0') {
+	if (config->devargs[0] == '\0' && !config->self_wire) {
 		ucs_debug("sctp_dpdk: iface %p without a port ("
 			  UCT_SCTP_DPDK_ENV "DEVARGS is empty): reaches no "
 			  "peer", self);
