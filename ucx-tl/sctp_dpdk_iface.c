@@ -871,6 +871,39 @@ static ucs_mpool_ops_t uct_sctp_dpdk_rx_mp_ops = {
 };
 
 /* "sdpK" -> K, for K below the number of configured ports. */
+/*
+ * Invalidate an ep to emulate a transport error (UCX's test_uct_peer_failure
+ * takes this before closing the receiver): the ep counts as failed from
+ * now on (its fail_gen no longer matches its peer's), sends return
+ * UCS_ERR_ENDPOINT_TIMEOUT, and the error handler runs once from progress.
+ * A local ep's peer is an iface of this process: UNSUPPORTED, so the
+ * caller closes that iface, which fails the ep the same way.  Needed in
+ * SELF_WIRE mode, where closing the receiving iface leaves the
+ * association (of the whole process) up.
+ */
+static ucs_status_t uct_sctp_dpdk_ep_invalidate(uct_ep_h tl_ep, unsigned flags)
+{
+	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
+		return UCS_ERR_UNSUPPORTED;
+	ucs_recursive_spin_lock(ctx->lock);
+	ep->fail_gen = ep->peer->fail_gen - 1;
+	ctx->ev_gen++;
+	ucs_recursive_spin_unlock(ctx->lock);
+	return UCS_OK;
+}
+
+static uct_iface_internal_ops_t uct_sctp_dpdk_iface_internal_ops = {
+	.iface_estimate_perf = uct_base_iface_estimate_perf,
+	.iface_vfs_refresh = (uct_iface_vfs_refresh_func_t)ucs_empty_function,
+	.ep_query = (uct_ep_query_func_t)ucs_empty_function_return_unsupported,
+	.ep_invalidate = uct_sctp_dpdk_ep_invalidate,
+};
+
 static ucs_status_t
 uct_sctp_dpdk_iface_dev_index(const char *dev_name,
 			      const uct_sctp_dpdk_iface_config_t *config,
@@ -922,7 +955,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 
 	UCS_CLASS_CALL_SUPER_INIT(
 		uct_base_iface_t, &uct_sctp_dpdk_iface_ops,
-		&uct_base_iface_internal_ops, md, worker, params,
+		&uct_sctp_dpdk_iface_internal_ops, md, worker, params,
 		tl_config UCS_STATS_ARG(
 			(params->field_mask & UCT_IFACE_PARAM_FIELD_STATS_ROOT) ?
 				params->stats_root :
