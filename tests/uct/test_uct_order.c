@@ -143,9 +143,9 @@ static int test_order(void)
 		       fx_now_s() < deadline)
 			uct_worker_progress(e.worker);
 		CHECK(st == UCS_OK, "ep flush: %s", ucs_status_string(st));
-		ucs_recursive_spin_lock(&ctx->lock);
+		ucs_recursive_spin_lock(ctx->lock);
 		sg_assoc_unacked(ctx->sg, sep->peer->assoc, &unacked);
-		ucs_recursive_spin_unlock(&ctx->lock);
+		ucs_recursive_spin_unlock(ctx->lock);
 		CHECK(unacked == 0, "ep flush said UCS_OK with %" PRIu64
 		      " bytes unacknowledged", unacked);
 	}

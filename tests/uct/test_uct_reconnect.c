@@ -97,9 +97,9 @@ static int test_reconnect(void)
 	assoc_old = peer->assoc;
 
 	/* 2. Graceful shutdown: the peer must go IDLE, not failed. */
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	rc = sg_disconnect(ctx->sg, peer->assoc);
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	CHECK(rc == 0, "sg_disconnect: %d", rc);
 	deadline = fx_now_s() + DEADLINE_S;
 	while (peer->state != UCT_SCTP_DPDK_PEER_IDLE && fx_now_s() < deadline)
