@@ -186,7 +186,11 @@ def run_one(mr, a, prog, tls, rails, job):
             pass
     if len(stats) < 2:
         log(f"counters of {len(stats)} stats lines read (2 ranks)")
-    us = [s["usrsctp"] for s in stats]
+    # One line per device ("dev": "sdpK") with several ports; usrsctp's
+    # counters in it are process-wide: count them once per process (the
+    # sdp0 line, or every line of a single-port build without "dev").
+    us = [s["usrsctp"] for s in stats if s.get("dev", "sdp0") == "sdp0"]
+    res["stats_devs"] = sorted({s.get("dev", "sdp0") for s in stats})
     port_drops = sum(sum(s.get("dp", {}).get("drops", {}).values())
                      for s in stats)
     retx = sum(u.get("retrans_chunks", 0) for u in us)
