@@ -153,9 +153,9 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 		UCT_TL_EP_STAT_FLUSH(&ep->super);
 		return UCS_OK;
 	}
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	status = uct_sctp_dpdk_ep_flush_state(ctx, ep);
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	if (status == UCS_INPROGRESS) {
 		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
 		return uct_sctp_dpdk_flush_add(iface, ep, comp);
@@ -174,9 +174,9 @@ ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface, unsigned flags,
 
 	if (iface->ctx == NULL)
 		return UCS_OK; /* no port: nothing was ever sent */
-	ucs_recursive_spin_lock(&iface->ctx->lock);
+	ucs_recursive_spin_lock(iface->ctx->lock);
 	status = uct_sctp_dpdk_iface_flush_state(iface);
-	ucs_recursive_spin_unlock(&iface->ctx->lock);
+	ucs_recursive_spin_unlock(iface->ctx->lock);
 	if (status == UCS_INPROGRESS) {
 		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
 		return uct_sctp_dpdk_flush_add(iface, NULL, comp);
@@ -195,7 +195,7 @@ unsigned uct_sctp_dpdk_iface_flush_progress(uct_sctp_dpdk_iface_t *iface)
 	ucs_status_t status;
 	unsigned n = 0, i;
 
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	ucs_queue_for_each_safe(req, iter, &iface->flush_q, queue) {
 		if (n == UCT_SCTP_DPDK_RX_BURST)
 			break;
@@ -208,7 +208,7 @@ unsigned uct_sctp_dpdk_iface_flush_progress(uct_sctp_dpdk_iface_t *iface)
 		statuses[n] = status;
 		reqs[n++] = req;
 	}
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	/* Completions call into UCX, which may send: lock released. */
 	for (i = 0; i < n; i++) {
 		uct_invoke_completion(reqs[i]->comp, statuses[i]);

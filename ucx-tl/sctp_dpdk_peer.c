@@ -141,7 +141,7 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 	uint32_t gen;
 	char ip[16];
 
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	peer = uct_sctp_dpdk_peer_by_addr(ctx, ip_be, sctp_port);
 	if (peer == NULL) {
 		peer = uct_sctp_dpdk_peer_new(ctx, ip_be, sctp_port);
@@ -182,7 +182,7 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 	}
 	*peer_p = peer;
 out:
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	return status;
 }
 

@@ -32,8 +32,18 @@ int sdp_transport_set_rate_bps(uint64_t rate_bps)
 			  "set " UCT_SCTP_DPDK_ENV "RATE)", rate_bps);
 		rc = -ENODEV;
 	} else {
-		/* dp_port_set_rate logs a rate above the link itself. */
-		rc = dp_port_set_rate(ctx->port, rate_bps);
+		unsigned k;
+
+		/* Every device's port (the limit is per port).
+		 * dp_port_set_rate logs a rate above the link itself. */
+		rc = 0;
+		for (k = 0; k < UCT_SCTP_DPDK_MAX_DEVS && rc == 0; k++) {
+			uct_sctp_dpdk_ctx_t *dev = uct_sctp_dpdk_ctx_peek_dev(k);
+
+			if (dev == NULL)
+				break;
+			rc = dp_port_set_rate(dev->port, rate_bps);
+		}
 	}
 	uct_sctp_dpdk_ctx_unlock_global();
 	return rc;

@@ -651,9 +651,9 @@ static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 	if (uct_sctp_dpdk_ep_is_failed(ep))
 		return UCS_ERR_ENDPOINT_TIMEOUT;
 	if (ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) {
-		ucs_recursive_spin_lock(&ctx->lock);
+		ucs_recursive_spin_lock(ctx->lock);
 		uct_sctp_dpdk_ctx_peer_connect(ctx, ep->peer);
-		ucs_recursive_spin_unlock(&ctx->lock);
+		ucs_recursive_spin_unlock(ctx->lock);
 	}
 	return UCS_ERR_NO_RESOURCE;
 }
@@ -669,11 +669,11 @@ static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
 
 	iov[0].iov_base = hdrs;
 	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
 	if (ucs_unlikely(rc == -EAGAIN))
 		ep->peer->blocked_poll = ctx->poll_count;
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	return rc;
 }
 
@@ -889,10 +889,10 @@ static ucs_status_t uct_sctp_dpdk_rma_local(uct_sctp_dpdk_iface_t *iface,
 	unsigned i;
 
 	if (!uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
-		ucs_recursive_spin_lock(&ctx->lock);
+		ucs_recursive_spin_lock(ctx->lock);
 		uct_sctp_dpdk_rma_refuse(ctx, 0, is_put ? "put" : "get", key,
 					 addr, length);
-		ucs_recursive_spin_unlock(&ctx->lock);
+		ucs_recursive_spin_unlock(ctx->lock);
 		return UCS_ERR_INVALID_ADDR;
 	}
 	if (unpack_cb != NULL) {
@@ -909,12 +909,12 @@ static ucs_status_t uct_sctp_dpdk_rma_local(uct_sctp_dpdk_iface_t *iface,
 		}
 	}
 	uct_sctp_dpdk_rma_access_end();
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	if (is_put)
 		ctx->rma_put_msgs++;
 	else
 		ctx->rma_get_reqs++;
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	return UCS_OK;
 }
 

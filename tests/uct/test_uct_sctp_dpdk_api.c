@@ -1086,9 +1086,9 @@ static int test_order(void)
 		       now_s() < deadline)
 			uct_worker_progress(e.worker);
 		CHECK(st == UCS_OK, "ep flush: %s", ucs_status_string(st));
-		ucs_recursive_spin_lock(&ctx->lock);
+		ucs_recursive_spin_lock(ctx->lock);
 		sg_assoc_unacked(ctx->sg, sep->peer->assoc, &unacked);
-		ucs_recursive_spin_unlock(&ctx->lock);
+		ucs_recursive_spin_unlock(ctx->lock);
 		CHECK(unacked == 0, "ep flush said UCS_OK with %" PRIu64
 		      " bytes unacknowledged", unacked);
 	}
@@ -2487,9 +2487,9 @@ static int test_reconnect(void)
 	assoc_old = peer->assoc;
 
 	/* 2. Graceful shutdown: the peer must go IDLE, not failed. */
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	rc = sg_disconnect(ctx->sg, peer->assoc);
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	CHECK(rc == 0, "sg_disconnect: %d", rc);
 	deadline = now_s() + DEADLINE_S;
 	while (peer->state != UCT_SCTP_DPDK_PEER_IDLE && now_s() < deadline)
