@@ -130,6 +130,7 @@ class RankEnv(unittest.TestCase):
                          ("3", "3"))
         self.assertEqual(e["UCX_SCTP_DPDK_DP"], "netns=sdp-t1-h1")
         self.assertEqual(e["UCX_SCTP_DPDK_PREFIX"], "sdp-t1-r1")
+        self.assertEqual(e["UCX_SCTP_DPDK_MEM"], str(3 * MR.MEM_MB_PER_RAIL))
         tb = testbed("memif", 2)
         for r, role in ((0, "server"), (1, "client")):
             e = MR.rank_env(opts(rails=2), tb, r)
