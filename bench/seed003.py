@@ -146,7 +146,8 @@ def run_one(mr, a, prog, tls, rails, job):
         maxrate="1G", idle_sleep_us=a.idle_sleep_us, env=env,
         program=prog_args, rails=rails)
     res = {"ok": False, "tls": tls, "rails": rails}
-    shape = {r: f"rate {a.rate}" for r in range(rails)}
+    limit = f" limit {a.limit}" if a.limit else ""
+    shape = {r: f"rate {a.rate}{limit}" for r in range(rails)}
     with sdp_launch.Testbed("bridge", job=job, hosts=2, mtu=a.mtu,
                             kernel_ip=(tls == "tcp"), rails=rails,
                             netem_rails=shape) as tb:
@@ -229,11 +230,12 @@ def table(out):
     big = max(sizes)
     for tls in out["tls"]:
         s = out["summary"][tls]
-        lines.append(f"{tls}: every rail shaped to {out['rate']} (tbf), "
+        lines.append(f"{tls}: every rail shaped to {out['rate']} (tbf, queue "
+                     f"{out.get('limit', 1000)} frames), "
                      f"median of {out['reps']} transfers, ms")
         lines.append(f"{'rails':>5} " + " ".join(f"{mb:>8}MB" for mb in sizes)
                      + f" {'x@' + str(big) + 'MB':>9} {'Mbit/s':>7} "
-                     f"{'retx':>6} {'spur.':>6} {'lost':>5}")
+                     f"{'retx':>6} {'T3':>4} {'spur.':>6} {'lost':>5}")
         for n in out["rails"]:
             t = s["median_ms"].get(n)
             run = next((r for r in out["runs"]
@@ -245,11 +247,11 @@ def table(out):
             sp = s["speedup_vs_1"].get(n, {}).get(big)
             rate = big * 8e6 / (t[big] / 1e3) / 1e6 if big in t else 0
             if tls == "tcp":
-                cnt = f"{run.get('tcp_retrans_segs', 0):>6} {'-':>6} " \
-                      f"{run.get('path_tbf_drops', 0):>5}"
+                cnt = f"{run.get('tcp_retrans_segs', 0):>6} {'-':>4} " \
+                      f"{'-':>6} {run.get('path_tbf_drops', 0):>5}"
             else:
-                cnt = f"{run['retrans']:>6} {run['spurious_retrans']:>6} " \
-                      f"{run['frames_lost']:>5}"
+                cnt = f"{run['retrans']:>6} {run['t3_timeouts']:>4} " \
+                      f"{run['spurious_retrans']:>6} {run['frames_lost']:>5}"
             lines.append(f"{n:>5} " + " ".join(
                 f"{t.get(mb, float('nan')):>10.1f}" for mb in sizes) +
                 f" {(f'{sp:.2f}x' if sp else '-'):>9} {rate:>7.0f} {cnt}")
@@ -349,6 +351,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=1)
     ap.add_argument("--rate", default="200mbit",
                     help="tbf rate of every rail port (default 200mbit)")
+    ap.add_argument("--limit", type=int, default=0,
+                    help="tbf queue of every rail port, frames of the MTU "
+                    "(default: the testbed's 1000, netem's default)")
     ap.add_argument("--tls", default="sctp_dpdk,tcp",
                     help="transports, comma separated: sctp_dpdk, tcp")
     ap.add_argument("--mpi", choices=["mpich", "openmpi"], default="mpich",
@@ -399,7 +404,7 @@ def main():
            "command": " ".join(
                [os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)] +
                sys.argv[1:]),
-           "rate": a.rate, "sizes_mb": a.sizes_mb, "reps": a.reps,
+           "rate": a.rate, "limit": a.limit or 1000, "sizes_mb": a.sizes_mb, "reps": a.reps,
            "warmup": a.warmup, "mpi": a.mpi, "mtu": a.mtu, "env": a.env,
            "tls": tls_list, "rails": rails,
            "port_list_sep": mr.PORT_LIST_SEP,
