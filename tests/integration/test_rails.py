@@ -81,11 +81,59 @@ def test_rail_down_cuts_dpdk_traffic():
               f"(rc {rc}) {err}")
 
 
-def test_mpirun_rail_event():
+def xfer_prog(mpi):
     prog = os.path.join(os.environ.get("SDP_BENCH_BIN_DIR", os.path.join(
-        harness.ROOT, "build", "bench")), "seed003-xfer-mpich")
+        harness.ROOT, "build", "bench")), f"seed003-xfer-{mpi}")
     check(os.access(prog, os.X_OK), f"{prog} is not built: ninja -C build "
-          "bench/seed003-xfer-mpich (or set SDP_BENCH_BIN_DIR)")
+          f"bench/seed003-xfer-{mpi} (or set SDP_BENCH_BIN_DIR)")
+    return prog
+
+
+def striped(mpi, fabric, rails):
+    """An MPI job over sctp_dpdk with one port per rail: data verified and
+    every rail's port of the sender carries a fair share of the frames."""
+    r = subprocess.run(
+        [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", mpi,
+         "--fabric", fabric, "--rails", str(rails),
+         "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
+         "--job", job("m"), "-np", "2", xfer_prog(mpi),
+         "--sizes-mb", "16", "--reps", "3"],
+        capture_output=True, text=True, timeout=300)
+    res = [json.loads(ln) for ln in r.stdout.splitlines()
+           if ln.startswith("{")]
+    check(r.returncode == 0 and res and res[0]["errors"] == 0,
+          f"job rc {r.returncode}, result {res}\n{r.stderr[-3000:]}")
+    stats = []
+    for ln in r.stderr.splitlines():
+        if "sctp_dpdk stats: " in ln:
+            try:
+                stats.append(json.loads(ln.split("sctp_dpdk stats: ", 1)[1]))
+            except ValueError:
+                pass
+    devs = sorted({s.get("dev") for s in stats})
+    check(devs == [f"sdp{k}" for k in range(rails)],
+          f"stats of devices {devs}, expected sdp0..sdp{rails - 1}")
+    # the sender (rank 0) has the rail-0 address ending in .1
+    tx = {s["dev"]: s["dp"]["tx_pkts"] for s in stats
+          if s["ip"].endswith(".1")}
+    total = sum(tx.values())
+    check(len(tx) == rails and all(v >= total / rails / 2
+                                   for v in tx.values()),
+          f"rank 0 frames per rail {tx}: a rail below half its share")
+    print(f"    {mpi} {fabric} {rails} rails: 16 MB in "
+          f"{res[0]['median_ms']:.0f} ms, rank 0 frames per rail {tx}")
+
+
+def test_striped_mpich_bridge_3():
+    striped("mpich", "bridge", 3)
+
+
+def test_striped_openmpi_memif_2():
+    striped("openmpi", "memif", 2)
+
+
+def test_mpirun_rail_event():
+    prog = xfer_prog("mpich")
     r = subprocess.run(
         [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", "mpich",
          "--tls", "tcp", "--fabric", "bridge", "--rails", "2",
@@ -117,4 +165,8 @@ if __name__ == "__main__":
         "restores it", test_rail_down_cuts_dpdk_traffic)
     run("sdp-mpirun --rails 2 --rail-event: MPI job through a rail down/up",
         test_mpirun_rail_event)
+    run("MPICH over sctp_dpdk striped over 3 bridge rails, verified",
+        test_striped_mpich_bridge_3)
+    run("Open MPI over sctp_dpdk striped over 2 memif rails, verified",
+        test_striped_openmpi_memif_2)
     harness.done()
