@@ -91,6 +91,20 @@ def test_spread(impl):
         check(s["streams"]["mask"] == "0x0", f"mask {s['streams']['mask']}")
 
 
+def test_bad_mask(impl):
+    """A STREAM_TAG_MASK that is neither a number nor a known name fails
+    the iface open with the variable, the value and the fix named."""
+    exe = os.path.join(BIN, f"mpi_streams_{impl}")
+    r = subprocess.run([os.path.join(APPS, "sdp-mpirun"), "--mpi", impl,
+                        "-np", "2", "--timeout", "120", "--env",
+                        "UCX_SCTP_DPDK_STREAM_TAG_MASK=comm", exe],
+                       capture_output=True, text=True, timeout=300)
+    check(r.returncode != 0, "a job with a bad mask ran")
+    check("UCX_SCTP_DPDK_STREAM_TAG_MASK='comm' is not a number" in
+          r.stdout + r.stderr, f"no error naming the variable:\n"
+          f"{r.stderr[-2000:]}")
+
+
 def test_legal_under_loss(impl, mode):
     mpirun(impl, 3, "mpi_check", ["--max-size", str(1 << 20), "--iters",
                                   "1"], mode, "bridge", netem="loss 2%")
@@ -116,6 +130,8 @@ if __name__ == "__main__":
         run(f"{impl}: 10 communicators spread over >= 10 streams (comm), "
             "none mapped (off), memif",
             lambda: test_spread(impl))
+        run(f"{impl}: STREAM_TAG_MASK=comm (no such name) is refused, "
+            "named", lambda: test_bad_mask(impl))
         for mode in modes:
             run(f"{impl}: --stream-map {mode}, 3 ranks, 2% loss: mpi_check "
                 "and mpi_streams in order and intact",
