@@ -74,6 +74,8 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
         cmd += ["--netem", f"{a.netem_extra} loss {loss}%".strip()]
     if a.rndv_thresh:
         cmd += ["--env", f"UCX_RNDV_THRESH={a.rndv_thresh}"]
+    for kv in a.env:
+        cmd += ["--env", kv]
     cmd += [farm_exe(mpi), "--mode", mode, "--tasks", str(tasks),
             "--size", str(size), "--fanout", str(fanout),
             "--outstanding", str(a.outstanding), "--types", "10"]
@@ -157,6 +159,9 @@ def main():
     ap.add_argument("--netem-extra", default="",
                     help="more impairment before 'loss P%%', e.g. "
                     "'delay 1ms'")
+    ap.add_argument("--env", action="append", default=[],
+                    help="extra KEY=VALUE for every rank (e.g. "
+                    "UCX_SCTP_DPDK_SG=rto_min_ms=20)")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--quick", action="store_true",
                     help="openmpi, 30 KB, fanout 10, 2%% loss, comm/1 vs "
@@ -180,7 +185,8 @@ def main():
     out = {"host": platform.node(), "np": a.np,
            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "rndv_thresh": a.rndv_thresh or "default",
-           "netem_extra": a.netem_extra, "runs": [], "cells": []}
+           "netem_extra": a.netem_extra, "env": a.env, "runs": [],
+           "cells": []}
     job_n = 0
     failed = 0
     for mpi in mpis:
