@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """seed000_farm - seed 000's Bulk Processor Farm (Kamal 2005, fig. 5.5-5.7)
 over UCX_TLS=sctp_dpdk on the bridge testbed with the user-space
@@ -129,7 +129,10 @@ def plot(out, path):
                    + ("s" if streams > 1 else ""))
     ax.set_xticks(range(len(cells)))
     ax.set_xticklabels([f"{c['mpi']}\n{c['size'] // 1000} KB F={c['fanout']}"
-                        f"\n{c['loss_pct']}% loss" for c in cells],
+                        f"\n{c['loss_pct']}% loss"
+                        + ("\neager" if c.get("rndv_thresh",
+                                               out.get("rndv_thresh"))
+                           == "inf" else "") for c in cells],
                        fontsize=7)
     ax.set_ylabel("run time, s (median)")
     ax.set_title("Seed 000 Bulk Processor Farm over sctp_dpdk: 10 streams "
@@ -168,7 +171,27 @@ def main():
                     "comm/10, 400 tasks")
     ap.add_argument("--json")
     ap.add_argument("--plot")
+    ap.add_argument("--replot", nargs="+", metavar="JSON",
+                    help="only plot the cells of these result files into "
+                    "--plot (and merge them into --json)")
     a = ap.parse_args()
+    if a.replot:
+        out = {"merged_from": a.replot, "cells": [], "runs": []}
+        for p in a.replot:
+            with open(p) as f:
+                d = json.load(f)
+            for c in d["cells"]:
+                c["rndv_thresh"] = d.get("rndv_thresh", "default")
+                c["netem_extra"] = d.get("netem_extra", "")
+                c["env"] = d.get("env", [])
+            out["cells"] += d["cells"]
+            out["runs"] += d["runs"]
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(out, f, indent=1)
+        if a.plot:
+            plot(out, a.plot)
+        return 0
     if a.quick:
         a.mpi, a.sizes, a.fanouts, a.losses = "openmpi", "30000", "10", "2"
         a.variants, a.tasks_small, a.reps = "comm/1,comm/10", 400, 1
