@@ -45,6 +45,7 @@
 #include <rte_byteorder.h>
 
 #include "sg.h"
+#include "sctp_dpdk_stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -228,6 +229,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	double exit_timeout_s;	/* bound of the exit drain, seconds */
 	int self_wire;		/* SELF_WIRE: device = both ends of a
 				 * memif pair in this process */
+	char *stream_tag_mask;	/* STREAM_TAG_MASK (sctp_dpdk_stream.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -316,6 +318,8 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rma_put_msgs;	      /* PUT messages written */
 	uint64_t rma_get_reqs;	      /* GET requests answered */
 	uint64_t rma_refused;	      /* accesses refused (bad key/range) */
+	/* Tag AMs -> streams (sctp_dpdk_stream.c); counters under lock */
+	uct_sctp_dpdk_stream_map_t smap;
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -396,6 +400,7 @@ typedef struct uct_sctp_dpdk_ep {
 	ucs_list_link_t rma_ops;	 /* outstanding ops of this ep */
 	unsigned rma_txq_len;		 /* of them, on iface->rma_txq */
 	unsigned rma_dirty;		 /* put short/bcopy since last FLUSH */
+	uct_sctp_dpdk_stream_ep_t smap;	 /* fragments being sent (stream map) */
 } uct_sctp_dpdk_ep_t;
 
 /*

@@ -109,12 +109,13 @@ static uint32_t uct_sctp_dpdk_incarnation_now(void)
  * per process.  usrsctp's counters are process-wide, as is the ctx. */
 static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 {
-	char dp_json[2048], us_json[512], buf[3072], ip[16];
+	char dp_json[2048], us_json[512], st_json[1024], buf[4096], ip[16];
 	struct dp_stats dp;
 
 	dp_port_stats(ctx->port, &dp);
 	dp_stats_json(&dp, dp_json, sizeof(dp_json));
 	sg_stack_stats_json(us_json, sizeof(us_json));
+	uct_sctp_dpdk_stream_stats_json(&ctx->smap, st_json, sizeof(st_json));
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"dev\": \""
@@ -123,12 +124,13 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 "}}\n",
+		 PRIu64 "}, %s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
 		 us_json,
-		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused);
+		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
+		 st_json);
 	fputs(buf, stderr);
 }
 
@@ -192,6 +194,7 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 
 	uct_sctp_dpdk_ctx_t *ctx;
 	uint32_t speed_mbps = 0;
+	uint64_t stream_mask;
 	ucs_status_t status;
 	char ip[16];
 	int rc;
@@ -208,6 +211,15 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 		ucs_error("sctp_dpdk: failed to allocate the context (%zu "
 			  "bytes)", sizeof(*ctx));
 		return UCS_ERR_NO_MEMORY;
+	}
+	if (uct_sctp_dpdk_stream_mask_parse(config->stream_tag_mask,
+					    &stream_mask) != 0) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "STREAM_TAG_MASK='%s' "
+			  "is not a number (0xffff) nor off, ompi-comm, "
+			  "ompi-tag, mpich-comm or mpich-tag: fix it",
+			  config->stream_tag_mask);
+		status = UCS_ERR_INVALID_PARAM;
+		goto err_free;
 	}
 	ctx->dp_cfg = *dp_cfg;
 	ctx->sg_cfg = *sg_cfg;
@@ -254,6 +266,14 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->mask_be = htonl(~((1u << (32 - dp_cfg->prefix_len)) - 1));
 	ctx->sctp_port = sg_cfg->port;
 	ctx->streams = sg_cfg->streams;
+	rc = uct_sctp_dpdk_stream_map_init(&ctx->smap, stream_mask,
+					   ctx->streams);
+	if (rc != 0) {
+		ucs_error("sctp_dpdk: stream map for %u streams: %s",
+			  ctx->streams, strerror(-rc));
+		status = sdp_status_from_errno(rc);
+		goto err_sg;
+	}
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
@@ -276,9 +296,14 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 		  "Mbit/s link", dev, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		  dp_cfg->prefix_len, ctx->sctp_port, ctx->streams,
 		  ctx->seg_bytes, speed_mbps);
+	if (stream_mask != 0)
+		ucs_debug("sctp_dpdk: tag messages on streams by tag mask "
+			  "0x%" PRIx64, stream_mask);
 	*ctx_p = ctx;
 	return UCS_OK;
 
+err_sg:
+	sg_ep_close(ctx->sg);
 err_port:
 	dp_port_close(ctx->port);
 err_text:
@@ -291,6 +316,7 @@ err_free:
 /* Undo uct_sctp_dpdk_ctx_create of a device no iface used yet. */
 static void uct_sctp_dpdk_ctx_destroy_unused(uct_sctp_dpdk_ctx_t *ctx)
 {
+	uct_sctp_dpdk_stream_map_cleanup(&ctx->smap);
 	sg_ep_close(ctx->sg);
 	dp_port_close(ctx->port);
 	ucs_free(ctx->config_text);
@@ -739,6 +765,7 @@ free_ctx:
 			ucs_list_del(&peer->list);
 			ucs_free(peer);
 		}
+		uct_sctp_dpdk_stream_map_cleanup(&ctx->smap);
 		ucs_free(ctx->config_text);
 		ucs_free(ctx);
 	}

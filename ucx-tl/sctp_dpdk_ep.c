@@ -7,7 +7,10 @@
  * Stream: each ep takes stream 1 + hash(src iface, dst iface, ep number)
  * mod (streams - 1); stream 0 is reserved.  SCTP keeps the messages of one
  * stream in order, so the AMs of an ep arrive in the order sent, and a
- * message lost on one stream does not hold up other eps' streams.
+ * message lost on one stream does not hold up other eps' streams.  With
+ * UCX_SCTP_DPDK_STREAM_TAG_MASK, UCP's tag messages go on the stream of
+ * their masked tag instead (sctp_dpdk_stream.c says which AMs, and why
+ * that order is all MPI needs); every other AM keeps the ep's stream.
  *
  * Send: every AM is one SCTP message, [uct_sctp_dpdk_am_hdr_t][payload],
  * handed to sg_send, which usrsctp copies (short, bcopy and zcopy all
@@ -122,7 +125,9 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	uct_sctp_dpdk_am_hdr_t *hdr = iov[0].iov_base;
+	uct_sctp_dpdk_stream_note_t note;
 	ucs_status_t status;
+	uint16_t stream;
 	int rc;
 
 	hdr->am_id = am_id;
@@ -154,11 +159,18 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	if (ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
 		return uct_sctp_dpdk_ep_not_ready(iface, ep);
 
+	/* The ep's stream, or with STREAM_TAG_MASK a tag message's own
+	 * (sctp_dpdk_stream.c: which AMs may leave UCT's per-ep order). */
+	stream = uct_sctp_dpdk_stream_pick(&ctx->smap, &ep->smap, ep->stream,
+					   am_id, iov, iovcnt, sizeof(*hdr),
+					   &note);
 	ucs_recursive_spin_lock(ctx->lock);
-	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
-	if (ucs_likely(rc == 0))
+	rc = sg_send(ctx->sg, ep->peer->assoc, stream, 0, 0, iov, iovcnt);
+	if (ucs_likely(rc == 0)) {
 		ep->peer->tx_msgs++; /* outstanding until acknowledged */
-	else if (rc == -EAGAIN)
+		uct_sctp_dpdk_stream_commit(&ctx->smap, &ep->smap, &note,
+					    stream);
+	} else if (rc == -EAGAIN)
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(ctx->lock);
 	if (ucs_likely(rc == 0))
@@ -170,7 +182,7 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 		return UCS_ERR_NO_RESOURCE;
 	}
 	ucs_error("sctp_dpdk: sg_send on assoc %u stream %u failed: %s",
-		  ep->peer->assoc, ep->stream, strerror(-rc));
+		  ep->peer->assoc, stream, strerror(-rc));
 	return sdp_status_from_errno(rc);
 }
 
@@ -389,7 +401,9 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 
 ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags)
 {
-	/* One ordered SCTP stream per ep: later AMs never overtake. */
+	/* One ordered SCTP stream per ep: later AMs never overtake.  Tag
+	 * messages moved by STREAM_TAG_MASK are not fenced: UCP 1.13.1
+	 * fences to order RMA and atomics, which keep the ep's stream. */
 	UCT_TL_EP_STAT_FENCE(ucs_derived_of(tl_ep, uct_base_ep_t));
 	return UCS_OK;
 }
@@ -422,6 +436,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	self->peer = NULL;
 	self->fail_gen = 0;
 	ucs_queue_head_init(&self->pending_q);
+	memset(&self->smap, 0, sizeof(self->smap));
 	uct_sctp_dpdk_rma_ep_init(self);
 	/* Spread eps over streams 1..streams-1; stream 0 is reserved. */
 	hash = ((uint32_t)iface->id * 2654435761u) ^

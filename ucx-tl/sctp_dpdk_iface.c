@@ -191,6 +191,18 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, exit_timeout_s),
 	 UCS_CONFIG_TYPE_TIME},
 
+	{"STREAM_TAG_MASK", "off",
+	 "Bits of the UCP tag that pick the SCTP stream of a tag message (eager,\n"
+	 "sync, rendezvous request; other AMs keep the endpoint's stream), so\n"
+	 "a loss delays only messages of the same masked tag. off: one stream\n"
+	 "per endpoint (UCT's order). A number (0xffff) or ompi-comm,\n"
+	 "mpich-comm (communicator bits: legal for every MPI program), or\n"
+	 "ompi-tag, mpich-tag (plus the tag bits: only for programs that never\n"
+	 "receive or probe with MPI_ANY_TAG, MPI 4's mpi_assert_no_any_tag).\n"
+	 "Messages whose masked tags differ may overtake each other.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stream_tag_mask),
+	 UCS_CONFIG_TYPE_STRING},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,

@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * farm.c - seed 000's Bulk Processor Farm (Kamal 2005, ch. 5): a manager
+ * (rank 0) hands out tasks to workers (every other rank).
+ *
+ *   worker                                manager
+ *   REQ x outstanding (tag 1000) ------->  per REQ: `fanout` tasks of one
+ *                                          random type (1 of 10), `size`
+ *   <------ task (type t: comm t or tag t) bytes each, until `tasks` sent
+ *   checks it, RES (tag 1001, 64 B) ---->  counts results
+ *   after every `fanout` tasks: a new REQ
+ *   <--------------------------- DONE (tag 1002) once every result is in
+ *
+ * A worker has one receive posted per task type and takes whichever task
+ * arrives first (MPI_Waitany), so a task delayed by a lost packet holds up
+ * only what the transport orders behind it.  --mode comm: one
+ * communicator per task type (MPI_Comm_dup), task receives use
+ * MPI_ANY_TAG (as the seed's workers did); --mode tag: one communicator,
+ * one tag per type, no MPI_ANY_TAG anywhere (what the tag stream map
+ * requires).  The manager's receives name their tag (REQ, RES).
+ *
+ * Rank 0 prints one JSON line: {"mode", "tasks", "size", "fanout",
+ * "workers", "outstanding", "seconds", "tasks_per_s", "bad"}; "bad" counts
+ * tasks whose content was wrong (must be 0).
+ *
+ *   farm [--mode comm|tag] [--tasks N] [--size BYTES] [--fanout F]
+ *        [--outstanding R] [--types T] [--seed S]
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAG_REQ 1000
+#define TAG_RES 1001
+#define TAG_DONE 1002
+#define MAX_TYPES 64
+#define SEND_RING 4096
+
+typedef struct {
+	int comm_mode;	/* 1: communicator per type; 0: tag per type */
+	int tasks, size, fanout, outstanding, types;
+	unsigned seed;
+} farm_cfg_t;
+
+static MPI_Comm type_comm[MAX_TYPES];
+
+static MPI_Comm comm_of(const farm_cfg_t *c, int t)
+{
+	return c->comm_mode ? type_comm[t] : MPI_COMM_WORLD;
+}
+
+static int tag_of(const farm_cfg_t *c, int t)
+{
+	return c->comm_mode ? 0 : t;
+}
+
+static uint8_t pat(int t, size_t i)
+{
+	return (uint8_t)(t * 37 + i * 11 + (i >> 8));
+}
+
+static double manager(const farm_cfg_t *c, int nworkers, long *bad_p)
+{
+	uint8_t *task[MAX_TYPES];
+	MPI_Request ring[SEND_RING], rq[2];
+	int nring = 0, sent = 0, results = 0, t, i, w, idx, req_buf, k;
+	char res_buf[64];
+	long bad = 0;
+	double t0;
+	MPI_Status st;
+
+	for (t = 0; t < c->types; t++) {
+		task[t] = malloc((size_t)c->size);
+		for (i = 0; i < c->size; i++)
+			task[t][i] = pat(t, (size_t)i);
+		if (c->size >= 4)
+			memcpy(task[t], &t, sizeof(t));
+	}
+	srand(c->seed);
+	MPI_Barrier(MPI_COMM_WORLD);
+	t0 = MPI_Wtime();
+	MPI_Irecv(&req_buf, 1, MPI_INT, MPI_ANY_SOURCE, TAG_REQ,
+		  MPI_COMM_WORLD, &rq[0]);
+	MPI_Irecv(res_buf, sizeof(res_buf), MPI_BYTE, MPI_ANY_SOURCE,
+		  TAG_RES, MPI_COMM_WORLD, &rq[1]);
+	while (results < c->tasks) {
+		MPI_Waitany(2, rq, &idx, &st);
+		if (idx == 1) {
+			int ok;
+
+			memcpy(&ok, res_buf, sizeof(ok));
+			bad += !ok;
+			results++;
+			MPI_Irecv(res_buf, sizeof(res_buf), MPI_BYTE,
+				  MPI_ANY_SOURCE, TAG_RES, MPI_COMM_WORLD,
+				  &rq[1]);
+			continue;
+		}
+		w = st.MPI_SOURCE;
+		t = rand() % c->types;
+		for (k = 0; k < c->fanout && sent < c->tasks; k++, sent++) {
+			if (nring == SEND_RING) {
+				MPI_Waitall(nring, ring, MPI_STATUSES_IGNORE);
+				nring = 0;
+			}
+			MPI_Isend(task[t], c->size, MPI_BYTE, w, tag_of(c, t),
+				  comm_of(c, t), &ring[nring++]);
+		}
+		MPI_Irecv(&req_buf, 1, MPI_INT, MPI_ANY_SOURCE, TAG_REQ,
+			  MPI_COMM_WORLD, &rq[0]);
+	}
+	MPI_Waitall(nring, ring, MPI_STATUSES_IGNORE);
+	t0 = MPI_Wtime() - t0;
+	for (w = 1; w <= nworkers; w++)
+		MPI_Send(NULL, 0, MPI_BYTE, w, TAG_DONE, MPI_COMM_WORLD);
+	MPI_Cancel(&rq[0]);
+	MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+	MPI_Cancel(&rq[1]);
+	MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+	for (t = 0; t < c->types; t++)
+		free(task[t]);
+	*bad_p = bad;
+	return t0;
+}
+
+static void worker(const farm_cfg_t *c)
+{
+	MPI_Request rq[MAX_TYPES + 1];
+	uint8_t *buf[MAX_TYPES];
+	int t, i, idx, done_count = 0, req = 0, n;
+	char res[64];
+	MPI_Status st;
+
+	for (t = 0; t < c->types; t++) {
+		buf[t] = malloc((size_t)c->size);
+		MPI_Irecv(buf[t], c->size, MPI_BYTE, 0,
+			  c->comm_mode ? MPI_ANY_TAG : tag_of(c, t),
+			  comm_of(c, t), &rq[t]);
+	}
+	MPI_Irecv(NULL, 0, MPI_BYTE, 0, TAG_DONE, MPI_COMM_WORLD,
+		  &rq[c->types]);
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (i = 0; i < c->outstanding; i++)
+		MPI_Send(&req, 1, MPI_INT, 0, TAG_REQ, MPI_COMM_WORLD);
+	for (;;) {
+		int ok = 1, v = 0;
+
+		MPI_Waitany(c->types + 1, rq, &idx, &st);
+		if (idx == c->types)
+			break; /* DONE */
+		MPI_Get_count(&st, MPI_BYTE, &n);
+		/* check the task: its type, and a sample of its bytes */
+		if (n != c->size)
+			ok = 0;
+		if (c->size >= 4) {
+			memcpy(&v, buf[idx], sizeof(v));
+			if (v != idx)
+				ok = 0;
+		}
+		for (i = 4; i < n; i += 997)
+			if (buf[idx][i] != pat(idx, (size_t)i))
+				ok = 0;
+		memset(res, 0, sizeof(res));
+		memcpy(res, &ok, sizeof(ok));
+		MPI_Send(res, sizeof(res), MPI_BYTE, 0, TAG_RES,
+			 MPI_COMM_WORLD);
+		MPI_Irecv(buf[idx], c->size, MPI_BYTE, 0,
+			  c->comm_mode ? MPI_ANY_TAG : tag_of(c, idx),
+			  comm_of(c, idx), &rq[idx]);
+		if (++done_count % c->fanout == 0)
+			MPI_Send(&req, 1, MPI_INT, 0, TAG_REQ, MPI_COMM_WORLD);
+	}
+	for (t = 0; t < c->types; t++) {
+		MPI_Cancel(&rq[t]);
+		MPI_Wait(&rq[t], MPI_STATUS_IGNORE);
+		free(buf[t]);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	farm_cfg_t c = {1, 2000, 30000, 1, 10, 10, 1};
+	int rank, nprocs, i, t;
+	long bad = 0;
+	double s;
+
+	MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &nprocs);
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (strcmp(argv[i], "--mode") == 0)
+			c.comm_mode = strcmp(argv[i + 1], "tag") != 0;
+		else if (strcmp(argv[i], "--tasks") == 0)
+			c.tasks = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--size") == 0)
+			c.size = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--fanout") == 0)
+			c.fanout = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--outstanding") == 0)
+			c.outstanding = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--types") == 0)
+			c.types = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--seed") == 0)
+			c.seed = (unsigned)atoi(argv[i + 1]);
+	}
+	if (nprocs < 2 || c.types < 1 || c.types > MAX_TYPES ||
+	    c.fanout < 1 || c.outstanding < 1 || c.tasks < 1 || c.size < 0) {
+		if (rank == 0)
+			fprintf(stderr, "farm: needs >= 2 ranks, --types "
+				"1..%d, --fanout/--outstanding/--tasks >= 1\n",
+				MAX_TYPES);
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	for (t = 0; c.comm_mode && t < c.types; t++)
+		MPI_Comm_dup(MPI_COMM_WORLD, &type_comm[t]);
+	if (rank == 0) {
+		s = manager(&c, nprocs - 1, &bad);
+		printf("{\"mode\": \"%s\", \"tasks\": %d, \"size\": %d, "
+		       "\"fanout\": %d, \"workers\": %d, \"outstanding\": %d, "
+		       "\"types\": %d, \"seconds\": %.4f, \"tasks_per_s\": "
+		       "%.1f, \"bad\": %ld}\n",
+		       c.comm_mode ? "comm" : "tag", c.tasks, c.size, c.fanout,
+		       nprocs - 1, c.outstanding, c.types, s, c.tasks / s,
+		       bad);
+		fflush(stdout);
+	} else {
+		worker(&c);
+	}
+	for (t = 0; c.comm_mode && t < c.types; t++)
+		MPI_Comm_free(&type_comm[t]);
+	MPI_Finalize();
+	return bad != 0;
+}

@@ -1,0 +1,269 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""seed000_farm - seed 000's Bulk Processor Farm (Kamal 2005, fig. 5.5-5.7)
+over UCX_TLS=sctp_dpdk on the bridge testbed with the user-space
+impairment forwarder (random loss on every host link), 10 SCTP streams
+against 1.
+
+The program is bench/farm.c: a manager (rank 0) and workers, each worker
+keeping `outstanding` (10) requests open; per request the manager sends
+`fanout` (1 or 10) tasks of one of 10 types, 30 KB or 300 KB each.
+
+Variants (the transport's stream map, apps/sdp-mpirun --stream-map):
+  comm/1   one communicator per task type, --stream-map off: every message
+           between two ranks on the ep's one stream (head-of-line blocking)
+  comm/10  the same program, --stream-map comm: each task type's
+           communicator on its own stream (legal for every program)
+  tag/1    one communicator, one tag per type (no MPI_ANY_TAG), map off
+  tag/10   the same, --stream-map tag (opt-in: the program never uses
+           MPI_ANY_TAG)
+UCX_SCTP_DPDK_STREAMS=11 everywhere (10 usable), so only the map differs.
+Tasks of 300 KB go by UCP rendezvous (RTS on the task's stream, the data
+by RMA GET on the ep's stream) unless --rndv-thresh raises UCP's threshold
+(UCX_RNDV_THRESH), which sends them eager in 64 KB fragments that follow
+their first's stream.
+
+Every (MPI, size, fanout, loss) cell runs each variant --reps times,
+variants interleaved; the median run time is reported and the gain
+1 - t(10 streams) / t(1 stream).  The seed's goal: >= 25 % faster.
+
+  bench/seed000_farm.py --json out.json --plot out.png     # the full run
+  bench/seed000_farm.py --quick                            # a short one
+Exit status: 0, 1 on a failed run, 77 (skip) without root or programs.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+APPS = os.path.join(ROOT, "apps")
+STATS_RE = re.compile(r"sctp_dpdk stats: (\{.*\})")
+VARIANTS = [("comm", 1), ("comm", 10), ("tag", 1), ("tag", 10)]
+
+
+def log(msg):
+    print(f"seed000_farm: {msg}", file=sys.stderr, flush=True)
+
+
+def build_dir():
+    return os.environ.get("SDP_BUILD_DIR", os.path.join(ROOT, "build"))
+
+
+def farm_exe(mpi):
+    d = os.environ.get("SDP_BENCH_BIN_DIR",
+                       os.path.join(build_dir(), "bench"))
+    return os.path.join(d, f"farm-{mpi}")
+
+
+def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
+    tasks = a.tasks_small if size <= 65536 else a.tasks_large
+    smap = "off" if streams == 1 else mode
+    cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", mpi,
+           "-np", str(a.np), "--fabric", "bridge", "--job", job,
+           "--timeout", str(a.timeout), "--stream-map", smap,
+           "--env", "UCX_SCTP_DPDK_STREAMS=11",
+           "--env", "UCX_SCTP_DPDK_STATS=y"]
+    if loss > 0:
+        cmd += ["--netem", f"{a.netem_extra} loss {loss}%".strip()]
+    if a.rndv_thresh:
+        cmd += ["--env", f"UCX_RNDV_THRESH={a.rndv_thresh}"]
+    for kv in a.env:
+        cmd += ["--env", kv]
+    cmd += [farm_exe(mpi), "--mode", mode, "--tasks", str(tasks),
+            "--size", str(size), "--fanout", str(fanout),
+            "--outstanding", str(a.outstanding), "--types", "10"]
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True,
+                       timeout=a.timeout + 180)
+    wall = time.time() - t0
+    res = None
+    for line in r.stdout.splitlines():
+        if line.startswith("{") and '"tasks_per_s"' in line:
+            res = json.loads(line)
+    if r.returncode != 0 or res is None or res.get("bad", 1) != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: rc {r.returncode}\n"
+                           f"{r.stdout[-2000:]}\n{r.stderr[-3000:]}")
+    stats = [json.loads(s) for s in STATS_RE.findall(r.stderr)]
+    us = [s.get("usrsctp", {}) for s in stats]
+    res.update({
+        "mpi": mpi, "loss_pct": loss, "streams": streams,
+        "stream_map": smap, "wall_s": round(wall, 2),
+        "retrans_chunks": sum(u.get("retrans_chunks", 0) for u in us),
+        "fast_retrans_chunks": sum(u.get("fast_retrans_chunks", 0)
+                                   for u in us),
+        "t3_timeouts": sum(u.get("t3_timeouts", 0) for u in us),
+        "mapped_msgs": sum(s.get("streams", {}).get("mapped_msgs", 0)
+                           for s in stats),
+        # the manager sends the tasks: the rank that mapped the most
+        "streams_used_by_manager": len(max(
+            stats, key=lambda s: s.get("streams", {}).get("mapped_msgs", 0),
+            default={}).get("streams", {}).get("tx_msgs", {})),
+    })
+    return res
+
+
+def plot(out, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    cells = out["cells"]
+    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(cells)), 4))
+    width = 0.2
+    for k, (mode, streams) in enumerate(VARIANTS):
+        xs, ys = [], []
+        for i, c in enumerate(cells):
+            m = c["median_s"].get(f"{mode}/{streams}")
+            if m is not None:
+                xs.append(i + (k - 1.5) * width)
+                ys.append(m)
+        if xs:
+            ax.bar(xs, ys, width, label=f"{mode}, {streams} stream"
+                   + ("s" if streams > 1 else ""))
+    ax.set_xticks(range(len(cells)))
+    ax.set_xticklabels([f"{c['mpi']}\n{c['size'] // 1000} KB F={c['fanout']}"
+                        f"\n{c['loss_pct']}% loss"
+                        + ("\neager" if c.get("rndv_thresh",
+                                               out.get("rndv_thresh"))
+                           == "inf" else "") for c in cells],
+                       fontsize=7)
+    ax.set_ylabel("run time, s (median)")
+    ax.set_title("Seed 000 Bulk Processor Farm over sctp_dpdk: 10 streams "
+                 "vs 1")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    log(f"plot: {path}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--mpi", default="openmpi,mpich")
+    ap.add_argument("--np", type=int, default=4,
+                    help="ranks: 1 manager + workers (default 4)")
+    ap.add_argument("--sizes", default="30000,300000")
+    ap.add_argument("--fanouts", default="1,10")
+    ap.add_argument("--losses", default="1,2", help="percent")
+    ap.add_argument("--variants", default="comm/1,comm/10,tag/1,tag/10")
+    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--tasks-small", type=int, default=2000)
+    ap.add_argument("--tasks-large", type=int, default=300)
+    ap.add_argument("--outstanding", type=int, default=10)
+    ap.add_argument("--rndv-thresh", default="",
+                    help="UCX_RNDV_THRESH (e.g. inf: 300 KB tasks eager)")
+    ap.add_argument("--netem-extra", default="",
+                    help="more impairment before 'loss P%%', e.g. "
+                    "'delay 1ms'")
+    ap.add_argument("--env", action="append", default=[],
+                    help="extra KEY=VALUE for every rank (e.g. "
+                    "UCX_SCTP_DPDK_SG=rto_min_ms=20)")
+    ap.add_argument("--timeout", type=int, default=900)
+    ap.add_argument("--quick", action="store_true",
+                    help="openmpi, 30 KB, fanout 10, 2%% loss, comm/1 vs "
+                    "comm/10, 400 tasks")
+    ap.add_argument("--json")
+    ap.add_argument("--plot")
+    ap.add_argument("--replot", nargs="+", metavar="JSON",
+                    help="only plot the cells of these result files into "
+                    "--plot (and merge them into --json)")
+    a = ap.parse_args()
+    if a.replot:
+        out = {"merged_from": a.replot, "cells": [], "runs": []}
+        for p in a.replot:
+            with open(p) as f:
+                d = json.load(f)
+            for c in d["cells"]:
+                c["rndv_thresh"] = d.get("rndv_thresh", "default")
+                c["netem_extra"] = d.get("netem_extra", "")
+                c["env"] = d.get("env", [])
+            out["cells"] += d["cells"]
+            out["runs"] += d["runs"]
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(out, f, indent=1)
+        if a.plot:
+            plot(out, a.plot)
+        return 0
+    if a.quick:
+        a.mpi, a.sizes, a.fanouts, a.losses = "openmpi", "30000", "10", "2"
+        a.variants, a.tasks_small, a.reps = "comm/1,comm/10", 400, 1
+    if os.geteuid() != 0:
+        log("needs root (testbed namespaces, DPDK ports): skipped")
+        return 77
+    mpis = [m for m in a.mpi.split(",") if m]
+    for m in mpis:
+        if not os.access(farm_exe(m), os.X_OK):
+            log(f"{farm_exe(m)} missing (build the tree): skipped")
+            return 77
+    variants = [(v.split("/")[0], int(v.split("/")[1]))
+                for v in a.variants.split(",")]
+    out = {"host": platform.node(), "np": a.np,
+           "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "rndv_thresh": a.rndv_thresh or "default",
+           "netem_extra": a.netem_extra, "env": a.env, "runs": [],
+           "cells": []}
+    job_n = 0
+    failed = 0
+    for mpi in mpis:
+        for size in [int(s) for s in a.sizes.split(",")]:
+            for fanout in [int(f) for f in a.fanouts.split(",")]:
+                for loss in [float(x) for x in a.losses.split(",")]:
+                    loss = int(loss) if loss == int(loss) else loss
+                    times = {}
+                    for rep in range(a.reps):
+                        for mode, streams in variants:
+                            job_n += 1
+                            job = f"fm{os.getpid() % 100:02d}{job_n % 10000:04d}"
+                            try:
+                                r = run_farm(a, mpi, size, fanout, loss,
+                                             mode, streams, job)
+                            except (RuntimeError,
+                                    subprocess.TimeoutExpired) as e:
+                                log(f"FAILED: {e}")
+                                failed += 1
+                                continue
+                            r["rep"] = rep
+                            out["runs"].append(r)
+                            times.setdefault(f"{mode}/{streams}",
+                                             []).append(r["seconds"])
+                            log(f"{mpi} {size} B F={fanout} {loss}% "
+                                f"{mode}/{streams}: {r['seconds']:.2f} s "
+                                f"(rtx {r['retrans_chunks']}, t3 "
+                                f"{r['t3_timeouts']}, manager streams "
+                                f"{r['streams_used_by_manager']})")
+                    med = {k: statistics.median(v) for k, v in
+                           times.items()}
+                    gain = {}
+                    for mode in ("comm", "tag"):
+                        one, ten = med.get(f"{mode}/1"), med.get(
+                            f"{mode}/10")
+                        if one and ten:
+                            gain[mode] = round(1 - ten / one, 3)
+                    cell = {"mpi": mpi, "size": size, "fanout": fanout,
+                            "loss_pct": loss, "median_s": med,
+                            "gain_10_vs_1": gain,
+                            "goal_25pct_met": {m: g >= 0.25 for m, g in
+                                               gain.items()}}
+                    out["cells"].append(cell)
+                    log(f"cell {mpi} {size} F={fanout} {loss}%: "
+                        f"{json.dumps(med)} gain {json.dumps(gain)}")
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+        log(f"json: {a.json}")
+    if a.plot and out["cells"]:
+        plot(out, a.plot)
+    print(json.dumps({"cells": out["cells"], "failed_runs": failed}))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
