@@ -698,7 +698,11 @@ static int run_server(struct perf *p)
 	}
 	if (!result_sent)
 		result_fill(p, &res);
-	if (!result_clean(&res, p->count) || !started || p->lost)
+	/* A client that read the result and left without completing the
+	 * SHUTDOWN (its process ended first: ABORT, seen here as lost) took
+	 * a clean result with it; a loss before the result voids the test. */
+	if (!result_clean(&res, p->count) || !started ||
+	    (p->lost && !result_sent))
 		rc = 1;
 	if (o->json) {
 		printf("{\"role\": \"server\", \"test\": \"%s\", \"size\": %u, "

@@ -75,7 +75,7 @@ def opts(tls="sctp_dpdk", rails=1, env=()):
     return argparse.Namespace(mpi="mpich", tls=tls, mtu=9000, rate=None,
                               pace_coll=False, maxrate="1G",
                               idle_sleep_us="auto", env=list(env),
-                              rails=rails)
+                              rails=rails, stream_map="comm")
 
 
 class RankEnv(unittest.TestCase):
@@ -107,6 +107,7 @@ class RankEnv(unittest.TestCase):
                     "UCX_SCTP_DPDK_PREFIX": f"sdp-t1-r{r}",
                     "UCX_SCTP_DPDK_LCORE": str(r % ncpu),
                     "UCX_SCTP_DPDK_IDLE_SLEEP_US": "auto",
+                    "UCX_SCTP_DPDK_STREAM_TAG_MASK": "mpich-comm",
                 }
                 if fabric == "bridge":
                     want["UCX_SCTP_DPDK_DP"] = f"netns=sdp-t1-h{r}"
