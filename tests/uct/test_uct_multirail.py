@@ -16,6 +16,9 @@ UCX_SCTP_DPDK_DEVARGS="<pair 0 end>;<pair 1 end>", one subnet per rail
               the client's ep config uses sctp_dpdk/sdp0 AND sdp1, and with
               UCX_SCTP_DPDK_STATS=y both ports of the sender carried at least
               a quarter of the payload bytes
+  af-packet   the same perftest over af_packet ports on two veth pairs,
+              each port in its own network namespace (DP="netns=A;netns=B":
+              the second port is hot-plugged inside its namespace)
   mpi-openmpi Open MPI (pml ucx) ping-pong 0 B..16 MiB, every byte checked
   mpi-mpich   (tests/mpi/mpi_check.c), and the same with MPICH (ch4:ucx),
               over the two rails; both ports of both ranks carried at
@@ -171,16 +174,55 @@ def check_rails(name, sender_out, payload_bytes, ok0, detail):
            "be >= %d)" % (detail, per, quarter))
 
 
-def ucp_case(name, extra):
+NS = "mr%d" % (os.getpid() % 100000)     # + h<rank>r<rail>
+namespaces = []
+
+
+def netns_up():
+    """Two veth pairs, one per rail; each end in a namespace of its own."""
+    for k in range(RAILS):
+        for r in range(2):
+            ns = "%sh%dr%d" % (NS, r, k)
+            subprocess.run(["ip", "netns", "add", ns], check=True)
+            namespaces.append(ns)
+        a, b = "%sv0r%d" % (NS, k), "%sv1r%d" % (NS, k)
+        subprocess.run(["ip", "link", "add", a, "type", "veth", "peer",
+                        "name", b], check=True)
+        for r, v in ((0, a), (1, b)):
+            ns = "%sh%dr%d" % (NS, r, k)
+            subprocess.run(["ip", "link", "set", v, "netns", ns], check=True)
+            subprocess.run(["ip", "-n", ns, "link", "set", v, "up"],
+                           check=True)
+
+
+def netns_down():
+    for ns in namespaces:
+        subprocess.run(["ip", "netns", "del", ns], check=False)
+    namespaces.clear()
+
+
+def af_packet_env(rank):
+    return {
+        "UCX_SCTP_DPDK_DEVARGS": ";".join(
+            "net_af_packet%d,iface=%sv%dr%d" % (k, NS, rank, k)
+            for k in range(RAILS)),
+        "UCX_SCTP_DPDK_DP": ";".join("netns=%sh%dr%d" % (NS, rank, k)
+                                     for k in range(RAILS)),
+    }
+
+
+def ucp_case(name, extra, per_rank=None):
     cleanup()
     os.makedirs(RUN_DIR, mode=0o700)
     deadline = time.time() + CASE_TIMEOUT
     size, iters = 4 << 20, 40
-    srv = start(["ucx_perftest", "-p", str(TCP_PORT)], rank_env(0, extra))
+    own = per_rank or (lambda r: {})
+    srv = start(["ucx_perftest", "-p", str(TCP_PORT)],
+                rank_env(0, dict(extra, **own(0))))
     time.sleep(0.5)
     cli = start(["ucx_perftest", "127.0.0.1", "-p", str(TCP_PORT), "-t",
                  "tag_bw", "-s", str(size), "-n", str(iters)],
-                rank_env(1, dict(extra, UCX_LOG_LEVEL="info")))
+                rank_env(1, dict(extra, UCX_LOG_LEVEL="info", **own(1))))
     crc, cout = finish(cli, deadline)
     src, sout = finish(srv, deadline)
     cleanup()
@@ -246,10 +288,18 @@ def main():
         info_case()
         ucp_case("ucp-inline", {})
         ucp_case("ucp-thread", {"UCX_SCTP_DPDK_PROGRESS": "thread"})
+        try:
+            netns_up()
+            ucp_case("af-packet", {}, af_packet_env)
+        except subprocess.CalledProcessError as e:
+            report("af-packet", False, "testbed: %s" % e)
+        finally:
+            netns_down()
         mpi_case("openmpi", MPI_CHECK)
         mpi_case("mpich", MPI_CHECK_MPICH)
     finally:
         cleanup()
+        netns_down()
     failed = results.count(False)
     print("%d passed, %d failed" % (results.count(True), failed))
     return 1 if failed else 0
