@@ -946,9 +946,11 @@ TEST_F(SgTwoNodes, TwoEndpointsInOneProcessOverTwoPorts)
 		}
 		sg_ep_close(ep[1]);
 		sg_ep_close(ep[0]);
-		dp_port_close(port[1]);
-		dp_port_close(port[0]);
-		dp_eal_fini();
+		/* The ports stay open: closing both ends of a memif pair in
+		 * one process races in DPDK 22.11's memif (the last device
+		 * of a socket frees the listener's interrupt handle while its
+		 * callback is registered), and this child exits now; the
+		 * fixture removes the runtime directory. */
 		n.report("DONE");
 	});
 	kids.push_back(&c);

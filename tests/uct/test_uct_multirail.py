@@ -16,14 +16,19 @@ UCX_SCTP_DPDK_DEVARGS="<pair 0 end>;<pair 1 end>", one subnet per rail
               the client's ep config uses sctp_dpdk/sdp0 AND sdp1, and with
               UCX_SCTP_DPDK_STATS=y both ports of the sender carried at least
               a quarter of the payload bytes
-  mpi         Open MPI (pml ucx) ping-pong 0 B..16 MiB, every byte checked
-              (tests/mpi/mpi_check.c), over the two rails; both ports of
-              both ranks carried at least a quarter of the bytes
+  af-packet   the same perftest over af_packet ports on two veth pairs,
+              each port in its own network namespace (DP="netns=A;netns=B":
+              the second port is hot-plugged inside its namespace)
+  mpi-openmpi Open MPI (pml ucx) ping-pong 0 B..16 MiB, every byte checked
+  mpi-mpich   (tests/mpi/mpi_check.c), and the same with MPICH (ch4:ucx),
+              over the two rails; both ports of both ranks carried at
+              least a quarter of the bytes
 
 Every process has a deadline and is killed by PID in cleanup; the memif dir
 and /var/run/dpdk/<prefix> are removed even on failure.  Environment:
-SDP_UCT_LIB = libuct_sctp_dpdk.so, SDP_MPI_CHECK = mpi_check_openmpi
-(the mpi case fails when it is missing).  Exit 77 (skip) when not root.
+SDP_UCT_LIB = libuct_sctp_dpdk.so, SDP_MPI_CHECK = mpi_check_openmpi,
+SDP_MPI_CHECK_MPICH = mpi_check_mpich (a case fails when its program is
+missing).  Exit 77 (skip) when not root.
 """
 import os
 import re
@@ -34,6 +39,7 @@ import time
 
 LIB = os.environ.get("SDP_UCT_LIB", "")
 MPI_CHECK = os.environ.get("SDP_MPI_CHECK", "")
+MPI_CHECK_MPICH = os.environ.get("SDP_MPI_CHECK_MPICH", "")
 JOB = "uctmr%d" % os.getpid()
 RUN_DIR = "/run/sdp/" + JOB
 PREFIXES = ["sdp-%s-r0" % JOB, "sdp-%s-r1" % JOB]
@@ -168,16 +174,55 @@ def check_rails(name, sender_out, payload_bytes, ok0, detail):
            "be >= %d)" % (detail, per, quarter))
 
 
-def ucp_case(name, extra):
+NS = "mr%d" % (os.getpid() % 100000)     # + h<rank>r<rail>
+namespaces = []
+
+
+def netns_up():
+    """Two veth pairs, one per rail; each end in a namespace of its own."""
+    for k in range(RAILS):
+        for r in range(2):
+            ns = "%sh%dr%d" % (NS, r, k)
+            subprocess.run(["ip", "netns", "add", ns], check=True)
+            namespaces.append(ns)
+        a, b = "%sv0r%d" % (NS, k), "%sv1r%d" % (NS, k)
+        subprocess.run(["ip", "link", "add", a, "type", "veth", "peer",
+                        "name", b], check=True)
+        for r, v in ((0, a), (1, b)):
+            ns = "%sh%dr%d" % (NS, r, k)
+            subprocess.run(["ip", "link", "set", v, "netns", ns], check=True)
+            subprocess.run(["ip", "-n", ns, "link", "set", v, "up"],
+                           check=True)
+
+
+def netns_down():
+    for ns in namespaces:
+        subprocess.run(["ip", "netns", "del", ns], check=False)
+    namespaces.clear()
+
+
+def af_packet_env(rank):
+    return {
+        "UCX_SCTP_DPDK_DEVARGS": ";".join(
+            "net_af_packet%d,iface=%sv%dr%d" % (k, NS, rank, k)
+            for k in range(RAILS)),
+        "UCX_SCTP_DPDK_DP": ";".join("netns=%sh%dr%d" % (NS, rank, k)
+                                     for k in range(RAILS)),
+    }
+
+
+def ucp_case(name, extra, per_rank=None):
     cleanup()
     os.makedirs(RUN_DIR, mode=0o700)
     deadline = time.time() + CASE_TIMEOUT
     size, iters = 4 << 20, 40
-    srv = start(["ucx_perftest", "-p", str(TCP_PORT)], rank_env(0, extra))
+    own = per_rank or (lambda r: {})
+    srv = start(["ucx_perftest", "-p", str(TCP_PORT)],
+                rank_env(0, dict(extra, **own(0))))
     time.sleep(0.5)
     cli = start(["ucx_perftest", "127.0.0.1", "-p", str(TCP_PORT), "-t",
                  "tag_bw", "-s", str(size), "-n", str(iters)],
-                rank_env(1, dict(extra, UCX_LOG_LEVEL="info")))
+                rank_env(1, dict(extra, UCX_LOG_LEVEL="info", **own(1))))
     crc, cout = finish(cli, deadline)
     src, sout = finish(srv, deadline)
     cleanup()
@@ -186,30 +231,37 @@ def ucp_case(name, extra):
     final = [l for l in cout.splitlines() if l.startswith("Final:")]
     ok = crc == 0 and src == 0 and bool(final) and \
         "sctp_dpdk/sdp0" in lanes and "sctp_dpdk/sdp1" in lanes
-    detail = "tag lanes (%s) %s" % (lanes, final[0].split()[5] + " MB/s"
+    detail = "tag lanes (%s) %s" % (lanes, final[0].split()[6] + " MB/s overall"
                                     if final else tail(cout + sout))
     # the client sends: its two ports carry the payload
     check_rails(name, cout, size * iters, ok, detail)
 
 
-def mpi_case():
+def mpi_case(impl, prog):
+    name = "mpi-" + impl
     cleanup()
-    if not MPI_CHECK or not os.access(MPI_CHECK, os.X_OK):
-        report("mpi", False, "SDP_MPI_CHECK (mpi_check_openmpi) not found: "
-               "build with Open MPI installed")
+    if not prog or not os.access(prog, os.X_OK):
+        report(name, False, "mpi_check_%s not found (SDP_MPI_CHECK%s): "
+               "build with %s installed" % (
+                   impl, "" if impl == "openmpi" else "_MPICH", impl))
         return
     os.makedirs(RUN_DIR, mode=0o700)
-    argv = ["mpirun", "--allow-run-as-root", "--oversubscribe",
-            "--bind-to", "none", "--mca", "pml", "ucx",
-            "--mca", "pml_ucx_tls", "any", "--mca", "pml_ucx_devices", "any",
-            "--mca", "btl", "self", "--mca", "mpi_yield_when_idle", "1"]
+    if impl == "openmpi":
+        argv = ["mpirun", "--allow-run-as-root", "--oversubscribe",
+                "--bind-to", "none", "--mca", "pml", "ucx",
+                "--mca", "pml_ucx_tls", "any",
+                "--mca", "pml_ucx_devices", "any",
+                "--mca", "btl", "self", "--mca", "mpi_yield_when_idle", "1"]
+    else:
+        argv = ["mpiexec.mpich"]
     for r in range(2):
         if r:
             argv.append(":")
-        argv += ["-np", "1"]
+        argv += ["-np" if impl == "openmpi" else "-n", "1"]
         for k, v in rank_env(r).items():
-            argv += ["-x", "%s=%s" % (k, v)]
-        argv += [MPI_CHECK, "--only", "pingpong", "--iters", "3"]
+            argv += ["-x", "%s=%s" % (k, v)] if impl == "openmpi" \
+                else ["-env", k, v]
+        argv += [prog, "--only", "pingpong", "--iters", "3"]
     p = start(argv, {})
     rc, out = finish(p, time.time() + CASE_TIMEOUT)
     cleanup()
@@ -217,12 +269,9 @@ def mpi_case():
     # ping-pong 0 B..16 MiB, 3 iterations, both ways: each rank sends
     # about 3 * 32 MiB; each of its ports must carry a quarter of it
     quarter = 3 * (32 << 20) // 4
-    per_rank = {}
-    for (ip, dev), b in st.items():
-        per_rank.setdefault(ip.split(".")[3], {})[dev] = b
     both = len(st) == 2 * RAILS and all(b >= quarter for b in st.values())
     ok = rc == 0 and "ok   pingpong" in out and "1 passed, 0 failed" in out
-    report("mpi", ok and both, "%s; tx_bytes per rank and port %s (each "
+    report(name, ok and both, "%s; tx_bytes per rank and port %s (each "
            "must be >= %d)%s" % ("pingpong verified" if ok else "FAILED",
                                  st, quarter, "" if ok and both
                                  else ": " + tail(out, 12)))
@@ -239,9 +288,18 @@ def main():
         info_case()
         ucp_case("ucp-inline", {})
         ucp_case("ucp-thread", {"UCX_SCTP_DPDK_PROGRESS": "thread"})
-        mpi_case()
+        try:
+            netns_up()
+            ucp_case("af-packet", {}, af_packet_env)
+        except subprocess.CalledProcessError as e:
+            report("af-packet", False, "testbed: %s" % e)
+        finally:
+            netns_down()
+        mpi_case("openmpi", MPI_CHECK)
+        mpi_case("mpich", MPI_CHECK_MPICH)
     finally:
         cleanup()
+        netns_down()
     failed = results.count(False)
     print("%d passed, %d failed" % (results.count(True), failed))
     return 1 if failed else 0
