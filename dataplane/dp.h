@@ -288,6 +288,8 @@ struct dp_stats {
 	uint64_t pace_rate_changes;	/* rates applied */
 	uint64_t crc_sw, crc_hw;	/* SCTP CRCs checked/filled in sw/hw */
 	uint64_t drops[DP_DROP_MAX];	/* by reason */
+	uint64_t pace_polls;		/* polls that ran the pacer (an
+					 * unpaced, empty pacer is skipped) */
 };
 
 /** Snapshot of the port's counters (owning thread). */
