@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "sg.h"
 
@@ -114,7 +115,16 @@ struct sg_rxdesc {
 };
 
 struct sg_rxpool {
-	struct rte_ring *free;	  /* SP (consumer) / SC (poll thread) */
+	/* LIFO: the descriptor released last is taken first, so a steady
+	 * exchange reuses one cache-hot descriptor instead of rotating
+	 * through all of them (a FIFO wrote every message into memory
+	 * untouched for rx_descs messages: cache misses, and page faults on
+	 * the first round; issue 9.5).  Pushed by the consumer, popped by
+	 * the poll thread, under free_lock (uncontended: one pair of
+	 * atomic operations per message). */
+	void **free;		  /* nb entries; free[0..free_top) are free */
+	uint32_t free_top;
+	rte_spinlock_t free_lock;
 	struct rte_ring *ready;	  /* SP (poll thread) / SC (consumer) */
 	uint8_t *mem;
 	uint32_t nb, stride, cap, headroom;

@@ -29,6 +29,7 @@
 #include <usrsctp.h>
 
 #include "sg_internal.h"
+#include "sdp_trace.h"
 
 /*
  * usrsctp 0.9.5 implements this socket option (netinet/sctp.h,
@@ -62,6 +63,7 @@ static ssize_t push(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 				  (eor ? SCTP_EOR : 0));
 	n = usrsctp_sendv(ep->so, buf, len, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0);
+	SDP_TRACE(SENDV, n);
 	if (n >= 0)
 		return n;
 	if (errno == EWOULDBLOCK || errno == EAGAIN)
@@ -378,6 +380,7 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 			ep->readable = false;
 			break;
 		}
+		SDP_TRACE(RECV, n);
 		if (mflags & MSG_NOTIFICATION) {
 			sg_notify_handle(ep, d->pub.data, (size_t)n);
 			sg_rxpool_put_chain(&d->pub);
