@@ -173,6 +173,13 @@ struct sg_bigsend {
 	int cur;		/* current iov */
 	size_t off;		/* offset in iov[cur] */
 	uint8_t *bounce;	/* owned copy of the rest, or NULL */
+	/* The first packet's worth of a message given in several pieces,
+	 * gathered (head_cap bytes, allocated at open): usrsctp sends each
+	 * piece handed to it without EOR at once (SCTP_NODELAY), so a small
+	 * leading piece (a UCT/UCP header in front of zcopy data) became a
+	 * packet of its own, with its own SACK (issue 9.5). */
+	uint8_t *head;
+	size_t head_cap;
 };
 
 struct sg_ep {

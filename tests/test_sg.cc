@@ -881,3 +881,76 @@ TEST_F(SgTwoNodes, FreeDescriptorsAreReusedLastInFirstOut)
 }
 
 } /* namespace */
+
+namespace {
+
+/*
+ * Issue 9.5: a message given in pieces whose first piece is short (a
+ * UCT/UCP header in front of zcopy data) leaves as full packets: at MTU
+ * 1500, 16 + 1000 bytes is one packet (it was two: the 16 bytes alone,
+ * then the rest, each SACKed), 16 + 2000 bytes is two (was three).  The
+ * receiver gets the bytes in order.
+ */
+TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
+{
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		for (uint32_t len : { 1016u, 2016u }) {
+			sg_msg_desc *m = nullptr;
+
+			CHILD_CHECK(n.wait(
+				[&] { return sg_recv(n.ep, &m, 1) == 1; }, 30));
+			CHILD_CHECK(m->msg_len == len && m->nb_segs == 1);
+			for (uint32_t i = 0; i < len; i++)
+				CHILD_CHECK(m->data[i] == (uint8_t)(i * 7 + 1));
+			sg_msg_release(m);
+		}
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", "");
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::vector<uint8_t> m(2016);
+		for (size_t i = 0; i < m.size(); i++)
+			m[i] = (uint8_t)(i * 7 + 1);
+		for (uint32_t payload : { 1000u, 2000u }) {
+			iovec iov[2] = { { m.data(), 16 },
+					 { m.data() + 16, payload } };
+			sg_stats before, after;
+
+			sg_ep_stats(n.ep, &before);
+			/* usrsctp emits the packets inside sg_send */
+			CHILD_CHECK(sg_send(n.ep, a, 0, 0, PPID_BULK, iov, 2) ==
+				    0);
+			sg_ep_stats(n.ep, &after);
+			char line[96];
+			snprintf(line, sizeof(line), "PKTS %u %" PRIu64, payload,
+				 after.pkts_out - before.pkts_out);
+			n.report(line);
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+	std::string l1, l2;
+	EXPECT_TRUE(expect_line(cli, "PKTS 1000", 60, &l1));
+	EXPECT_TRUE(expect_line(cli, "PKTS 2000", 60, &l2));
+	EXPECT_EQ("PKTS 1000 1", l1);
+	EXPECT_EQ("PKTS 2000 2", l2);
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+} /* namespace */
