@@ -166,6 +166,7 @@ struct dp_port {
 	bool ip_cksum_tx_offload;
 	bool ip_cksum_rx_offload;
 	bool crc_rx_offload;
+	bool tx_batch;			/* TX once per poll (af_packet) */
 	enum dp_crc_backend crc;	/* resolved, never AUTO */
 	uint16_t nb_tx;			/* frames in tx_buf */
 	uint16_t ip_id;

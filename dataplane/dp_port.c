@@ -368,6 +368,8 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		rte_eth_dev_default_mac_addr_set(pid, &port->fctx.mac);
 	}
 	port->fctx.ip_cksum_checked = false; /* flags checked per packet */
+	/* af_packet's tx_burst is a sendto(): one per poll, not per send */
+	port->tx_batch = strcmp(info.driver_name, "net_af_packet") == 0;
 
 	dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
 			  dp_ms_to_tsc(cfg->arp_retry_ms), cfg->arp_retries);

@@ -137,6 +137,12 @@ void dp_port_flush(struct dp_port *port, uint64_t now_tsc)
 		dp_tx_burst_now(port);
 }
 
+void dp_port_send_flush(struct dp_port *port, uint64_t now_tsc)
+{
+	if (!port->tx_batch && port->nb_tx != 0)
+		dp_port_flush(port, now_tsc);
+}
+
 void dp_tx_release(struct dp_port *port)
 {
 	if (port->nb_tx != 0)

@@ -265,6 +265,8 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EIO;
 	}
 	ep->st.bytes_out += (uint64_t)n;
+	/* to the NIC now, not at the caller's next poll (issue 9.5) */
+	dp_port_send_flush(ep->link.port, ep->link.now_tsc);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		return 0;

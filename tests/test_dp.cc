@@ -1116,3 +1116,39 @@ TEST_F(DpPortTest, UnpacedPollsSkipThePacer)
 	while (unsigned int n = dp_port_recv(port, got, DP_BURST))
 		rte_pktmbuf_free_bulk(got, n);
 }
+
+/* Issue 9.5: an application send reaches the NIC at once
+ * (dp_port_send_flush), unless the port batches TX to one burst per poll
+ * (af_packet: a sendto per burst), where it waits for the poll. */
+TEST_F(DpPortTest, SendFlushUnlessThePortBatches)
+{
+	dp_stats a, b;
+	rte_mbuf *got[DP_BURST];
+
+	dp_arp_add_static(&port->arp, cfg.ip_be, &port->fctx.mac);
+	repace(port, DP_PACE_DEADLINE, 0);
+	EXPECT_FALSE(port->tx_batch) << "net_ring does not batch";
+	for (bool batch : { false, true }) {
+		port->tx_batch = batch;
+		dp_port_stats(port, &a);
+		rte_mbuf *m = dp_pkt_alloc(port);
+		ASSERT_NE(nullptr, m);
+		rte_pktmbuf_append(m, 100);
+		ASSERT_EQ(0, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, m,
+					  dp_tsc()));
+		dp_port_send_flush(port, dp_tsc());
+		dp_port_stats(port, &b);
+		EXPECT_EQ(a.tx_pkts + (batch ? 0 : 1), b.tx_pkts) << batch;
+		EXPECT_EQ(batch ? 1 : 0, port->nb_tx) << batch;
+		dp_port_flush(port, dp_tsc()); /* the poll's flush */
+		EXPECT_EQ(0, port->nb_tx);
+		for (int i = 0; i < 1000; i++) {
+			dp_port_poll(port, dp_tsc());
+			if (unsigned int n = dp_port_recv(port, got, DP_BURST)) {
+				rte_pktmbuf_free_bulk(got, n);
+				break;
+			}
+		}
+	}
+	port->tx_batch = false;
+}
