@@ -143,8 +143,9 @@ static int bandwidth(uint8_t *buf, size_t size, int window, int reps,
 
 int main(int argc, char **argv)
 {
-	size_t max_size = 4u << 20, size;
+	size_t max_size = 4u << 20, min_size = 0, size;
 	int nprocs, i, json = 0, window = 32, max_iters = 2000, all_ok = 1;
+	int bw = 1;
 	uint8_t *buf;
 
 	MPI_Init(&argc, &argv);
@@ -159,6 +160,10 @@ int main(int argc, char **argv)
 			window = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--iters") == 0 && i + 1 < argc)
 			max_iters = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--min-size") == 0 && i + 1 < argc)
+			min_size = strtoull(argv[++i], NULL, 0);
+		else if (strcmp(argv[i], "--no-bw") == 0)
+			bw = 0; /* latency only (traces, quick sweeps) */
 	}
 	if (nprocs < 2) {
 		if (rank == 0)
@@ -170,7 +175,7 @@ int main(int argc, char **argv)
 	if (rank == 0 && !json)
 		printf("%10s %12s %12s %12s %s\n", "bytes", "lat_p50_us",
 		       "lat_p99_us", "bw_MB/s", "verified");
-	for (size = 0; size <= max_size; size = size ? size * 2 : 1) {
+	for (size = min_size; size <= max_size; size = size ? size * 2 : 1) {
 		double p50 = 0, p99 = 0, mbps = 0;
 		int ok = 1, all;
 		int iters = iters_for(size, max_iters);
@@ -182,7 +187,7 @@ int main(int argc, char **argv)
 			reps = 200;
 		if (rank < 2) {
 			ok &= latency(buf, size, iters, &p50, &p99);
-			if (size >= 1)
+			if (size >= 1 && bw)
 				ok &= bandwidth(buf, size, window, reps, &mbps);
 		}
 		MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);

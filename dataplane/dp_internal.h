@@ -166,6 +166,7 @@ struct dp_port {
 	bool ip_cksum_tx_offload;
 	bool ip_cksum_rx_offload;
 	bool crc_rx_offload;
+	bool tx_batch;			/* TX once per poll (af_packet) */
 	enum dp_crc_backend crc;	/* resolved, never AUTO */
 	uint16_t nb_tx;			/* frames in tx_buf */
 	uint16_t ip_id;
@@ -180,6 +181,14 @@ struct dp_port {
 	/* pacing: frames wait in the pacer's fifo until their departure
 	 * time; NULL only before setup and after release */
 	void *pacer;			/* struct dp_pacer (dp_pace.c) */
+	/* nonzero while the pacer has work: a rate is set, frames wait in
+	 * it, or a rate was published from another thread.  Polls skip
+	 * dp_pace_drain while it is 0 (issue 9.5: the pacer was ~7% of an
+	 * unpaced server's poll loop).  Whoever publishes a rate sets it
+	 * after publishing (release); only dp_pace_drain clears it.
+	 * Accessed with __atomic builtins (the C++ unit test shares the
+	 * struct). */
+	uint32_t pace_busy;
 	uint64_t link_bps;		/* link rate the pacer assumes */
 
 	/* ARP */

@@ -144,6 +144,8 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 	}
 	set_limit(port, p);
 	port->pacer = p;
+	__atomic_store_n(&port->pace_busy, p->q.rate_bps != 0,
+			 __ATOMIC_RELAXED);
 	port->link_bps = pc.link_rate_bps;
 	log_setup(port, p);
 	if (p->q.rate_bps != 0)
@@ -171,7 +173,10 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		return dp_tx_push(port, m, now_tsc) == 0 ? 0 : -EAGAIN;
 	if (unlikely(rte_ring_count(p->fifo) >= p->limit_frames))
 		return -ENOBUFS;
-	return rte_ring_sp_enqueue(p->fifo, m) == 0 ? 0 : -ENOBUFS;
+	if (rte_ring_sp_enqueue(p->fifo, m) != 0)
+		return -ENOBUFS;
+	__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELAXED);
+	return 0;
 }
 
 /*
@@ -219,6 +224,10 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 	struct dp_pacer *p = port->pacer;
 	bool gap = p->prof.mode == PACE_MODE_GAP, queued = false;
 
+	/* Clear before reading the rate mailbox: a rate published after
+	 * this sets it again, so the next poll comes back here. */
+	__atomic_exchange_n(&port->pace_busy, 0, __ATOMIC_ACQUIRE);
+	port->st.pace_polls++;
 	if (unlikely(pace_queue_sync(&p->q) != 0))
 		set_limit(port, p);
 	if (gap) {
@@ -254,6 +263,10 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 	}
 	if (queued)
 		dp_tx_burst_now(port);
+	if (p->q.rate_bps != 0 || p->next != NULL ||
+	    !rte_ring_empty(p->fifo) ||
+	    (gap && p->q.gap_debt_bytes >= PACE_GAP_MIN_WIRE_BYTES))
+		__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELAXED);
 }
 
 void dp_pace_release(struct dp_port *port)
@@ -263,6 +276,7 @@ void dp_pace_release(struct dp_port *port)
 
 	if (p == NULL)
 		return;
+	__atomic_store_n(&port->pace_busy, 0, __ATOMIC_RELAXED);
 	rte_pktmbuf_free(p->next);
 	while (rte_ring_sc_dequeue(p->fifo, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
@@ -279,9 +293,14 @@ int dp_port_set_rate(struct dp_port *port, uint64_t rate_bps)
 {
 	struct dp_pacer *p = port->pacer;
 
+	int rc;
+
 	if (p == NULL)
 		return -EINVAL;
-	return pace_queue_set_rate_bps(&p->q, rate_bps);
+	rc = pace_queue_set_rate_bps(&p->q, rate_bps);
+	if (rc == 0) /* after the mailbox: the poll reads it after this */
+		__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELEASE);
+	return rc;
 }
 
 uint64_t dp_port_rate(const struct dp_port *port)

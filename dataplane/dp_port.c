@@ -435,6 +435,8 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		rte_eth_dev_default_mac_addr_set(pid, &port->fctx.mac);
 	}
 	port->fctx.ip_cksum_checked = false; /* flags checked per packet */
+	/* af_packet's tx_burst is a sendto(): one per poll, not per send */
+	port->tx_batch = strcmp(info.driver_name, "net_af_packet") == 0;
 
 	dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
 			  dp_ms_to_tsc(cfg->arp_retry_ms), cfg->arp_retries);
@@ -677,11 +679,11 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"pace_clamps\": %" PRIu64 ", \"pace_late\": %"
 		     PRIu64 ", \"pace_rate_changes\": %" PRIu64
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
-		     ", \"drops\": {",
+		     ", \"pace_polls\": %" PRIu64 ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
-		     s->pace_rate_changes, s->crc_sw, s->crc_hw);
+		     s->pace_rate_changes, s->crc_sw, s->crc_hw, s->pace_polls);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -18,6 +18,7 @@
 #include <rte_ip.h>
 
 #include "dp_internal.h"
+#include "sdp_trace.h"
 
 /* Per-packet metadata kept in the mbuf while it sits on the rx ring. */
 static inline void set_meta(struct rte_mbuf *m, const struct dp_parsed *p)
@@ -115,6 +116,8 @@ unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
 	dp_tx_drain(port, now_tsc);
 	n = rte_eth_rx_burst(port->port_id, port->queue_id, pkts, DP_BURST);
 	port->st.rx_pkts += n;
+	if (n != 0)
+		SDP_TRACE(RX_BURST, n);
 	for (i = 0; i < n; i++) {
 		if (i + 2 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void *));

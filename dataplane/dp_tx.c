@@ -24,6 +24,7 @@
 #include <rte_ip.h>
 
 #include "dp_internal.h"
+#include "sdp_trace.h"
 
 #define TX_RETRIES 4
 
@@ -49,6 +50,7 @@ void dp_tx_burst_now(struct dp_port *port)
 						   port->queue_id,
 						   port->tx_buf + sent,
 						   (uint16_t)(n - sent)));
+	SDP_TRACE(TX_BURST, sent);
 	port->st.tx_pkts += sent;
 	for (i = sent; i < n; i++) {
 		clones -= !!RTE_MBUF_CLONED(port->tx_buf[i]);
@@ -112,9 +114,15 @@ int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
 	return tx_buffer(port, m, now_tsc);
 }
 
+/* Whether this poll must run the pacer (see dp_port.pace_busy). */
+static inline bool pace_busy(const struct dp_port *port)
+{
+	return __atomic_load_n(&port->pace_busy, __ATOMIC_RELAXED) != 0;
+}
+
 void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
 {
-	if (port->pacer != NULL)
+	if (pace_busy(port))
 		dp_pace_drain(port, now_tsc);
 	if (port->nb_tx != 0 &&
 	    (int64_t)(now_tsc - port->tx_deadline_tsc) >= 0)
@@ -123,10 +131,16 @@ void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
 
 void dp_port_flush(struct dp_port *port, uint64_t now_tsc)
 {
-	if (port->pacer != NULL)
+	if (pace_busy(port))
 		dp_pace_drain(port, now_tsc);
 	if (port->nb_tx != 0)
 		dp_tx_burst_now(port);
+}
+
+void dp_port_send_flush(struct dp_port *port, uint64_t now_tsc)
+{
+	if (!port->tx_batch && port->nb_tx != 0)
+		dp_port_flush(port, now_tsc);
 }
 
 void dp_tx_release(struct dp_port *port)
@@ -184,6 +198,7 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		       dst_ip_be, proto, udp ? port->cfg.udp_port : 0,
 		       (uint16_t)l4_len, port->ip_id++,
 		       port->ip_cksum_tx_offload);
+	SDP_TRACE(PORT_SEND, l4_len);
 	if (likely(rc == 0))
 		return dp_tx_enqueue(port, m, now_tsc);
 	if (rc == -ENOENT)

@@ -32,6 +32,7 @@
 #include <usrsctp.h>
 
 #include "sg_internal.h"
+#include "sdp_trace.h"
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
 		 uint32_t max_peers, struct sg_stats *st)
@@ -158,6 +159,7 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 		link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
 		usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
 				  rte_pktmbuf_data_len(m), 0);
+		SDP_TRACE(CONNINPUT, rte_pktmbuf_data_len(m));
 		dp_pkt_free(m);
 	}
 	return n;
@@ -174,6 +176,7 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 
 	(void)tos;
 	(void)set_df; /* the dataplane never fragments */
+	SDP_TRACE(CONN_OUTPUT, len);
 	if (unlikely(peer == NULL || peer->magic != SG_PEER_MAGIC))
 		return EINVAL;
 	link = peer->link;

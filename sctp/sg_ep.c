@@ -177,6 +177,15 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	if (ep == NULL)
 		return -ENOMEM;
 	ep->cfg = *cfg;
+	/* a DATA chunk's payload in one packet (spp_pathmtu less the
+	 * 16-byte chunk header), less 16 bytes of margin */
+	ep->big.head_cap = (size_t)dp_port_mtu(port) - SG_L3_OVERHEAD -
+			   SG_SCTP_HDR - 16 - 16;
+	ep->big.head = malloc(ep->big.head_cap);
+	if (ep->big.head == NULL) {
+		rc = -ENOMEM;
+		goto err_free_ep;
+	}
 	rc = sg_link_init(&ep->link, port, cfg->max_peers, &ep->st);
 	if (rc != 0)
 		goto err_free_ep;
@@ -247,6 +256,7 @@ err_assocs:
 err_link:
 	sg_link_fini(&ep->link);
 err_free_ep:
+	free(ep->big.head);
 	free(ep);
 	return rc;
 }
@@ -269,6 +279,7 @@ void sg_ep_close(struct sg_ep *ep)
 	usrsctp_close(ep->so);
 	dp_port_flush(ep->link.port, now);
 	free(ep->big.bounce);
+	free(ep->big.head);
 	sg_rxpool_put_chain(ep->rx_head);
 	/* Addresses go before usrsctp does; peer memory after it, as its
 	 * last timers may still name a peer. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "sg.h"
 
@@ -114,7 +115,16 @@ struct sg_rxdesc {
 };
 
 struct sg_rxpool {
-	struct rte_ring *free;	  /* SP (consumer) / SC (poll thread) */
+	/* LIFO: the descriptor released last is taken first, so a steady
+	 * exchange reuses one cache-hot descriptor instead of rotating
+	 * through all of them (a FIFO wrote every message into memory
+	 * untouched for rx_descs messages: cache misses, and page faults on
+	 * the first round; issue 9.5).  Pushed by the consumer, popped by
+	 * the poll thread, under free_lock (uncontended: one pair of
+	 * atomic operations per message). */
+	void **free;		  /* nb entries; free[0..free_top) are free */
+	uint32_t free_top;
+	rte_spinlock_t free_lock;
 	struct rte_ring *ready;	  /* SP (poll thread) / SC (consumer) */
 	uint8_t *mem;
 	uint32_t nb, stride, cap, headroom;
@@ -163,6 +173,13 @@ struct sg_bigsend {
 	int cur;		/* current iov */
 	size_t off;		/* offset in iov[cur] */
 	uint8_t *bounce;	/* owned copy of the rest, or NULL */
+	/* The first packet's worth of a message given in several pieces,
+	 * gathered (head_cap bytes, allocated at open): usrsctp sends each
+	 * piece handed to it without EOR at once (SCTP_NODELAY), so a small
+	 * leading piece (a UCT/UCP header in front of zcopy data) became a
+	 * packet of its own, with its own SACK (issue 9.5). */
+	uint8_t *head;
+	size_t head_cap;
 };
 
 struct sg_ep {

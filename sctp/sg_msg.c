@@ -29,6 +29,7 @@
 #include <usrsctp.h>
 
 #include "sg_internal.h"
+#include "sdp_trace.h"
 
 /*
  * usrsctp 0.9.5 implements this socket option (netinet/sctp.h,
@@ -62,6 +63,7 @@ static ssize_t push(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 				  (eor ? SCTP_EOR : 0));
 	n = usrsctp_sendv(ep->so, buf, len, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0);
+	SDP_TRACE(SENDV, n);
 	if (n >= 0)
 		return n;
 	if (errno == EWOULDBLOCK || errno == EAGAIN)
@@ -179,6 +181,42 @@ static int bounce_rest(struct sg_ep *ep)
 	return 0;
 }
 
+/*
+ * A message in several pieces whose first piece is shorter than a packet:
+ * gather its first head_cap bytes (the whole message when it is that
+ * short) into b->head and make that the first piece, so the first packet
+ * is full and a short message is one usrsctp_sendv and one packet.  The
+ * copy costs less than the packet, SACK and sendv it saves (0.3 us for
+ * 8 KiB here, against ~1.5 us traced).  b->iov/iovcnt are rewritten.
+ */
+static void gather_head(struct sg_bigsend *b, size_t total)
+{
+	struct iovec rest[SG_IOV_MAX];
+	size_t want = total < b->head_cap ? total : b->head_cap, got = 0;
+	int i = 0, n = 0;
+
+	while (got < want) {
+		size_t take = b->iov[i].iov_len;
+
+		if (take > want - got)
+			take = want - got;
+		memcpy(b->head + got, b->iov[i].iov_base, take);
+		got += take;
+		if (take < b->iov[i].iov_len) { /* rest of this piece */
+			rest[n].iov_base = (uint8_t *)b->iov[i].iov_base + take;
+			rest[n].iov_len = b->iov[i].iov_len - take;
+			n++;
+		}
+		i++;
+	}
+	for (; i < b->iovcnt; i++)
+		rest[n++] = b->iov[i];
+	b->iov[0].iov_base = b->head;
+	b->iov[0].iov_len = got;
+	memcpy(&b->iov[1], rest, (size_t)n * sizeof(rest[0]));
+	b->iovcnt = n + 1;
+}
+
 int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	    uint32_t flags, uint32_t ppid, const struct iovec *iov,
 	    int iovcnt)
@@ -215,6 +253,8 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	b->cur = 0;
 	b->off = 0;
 	b->bounce = NULL;
+	if (iovcnt > 1 && iov[0].iov_len < b->head_cap)
+		gather_head(b, total);
 	ep->link.now_tsc = dp_tsc();
 	n = big_push(ep, avail);
 	if (n < 0) {
@@ -225,6 +265,8 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EIO;
 	}
 	ep->st.bytes_out += (uint64_t)n;
+	/* to the NIC now, not at the caller's next poll (issue 9.5) */
+	dp_port_send_flush(ep->link.port, ep->link.now_tsc);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		return 0;
@@ -371,6 +413,7 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 			ep->readable = false;
 			break;
 		}
+		SDP_TRACE(RECV, n);
 		if (mflags & MSG_NOTIFICATION) {
 			sg_notify_handle(ep, d->pub.data, (size_t)n);
 			sg_rxpool_put_chain(&d->pub);

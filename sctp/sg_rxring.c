@@ -11,8 +11,9 @@
  * first is usrsctp_conninput's copy of the packet), chains the segments of a message and publishes the head on the
  * ready ring when the message is complete (MSG_EOR).  The consumer takes
  * heads with sg_recv and gives chains back with sg_msg_release; the free
- * ring carries them back.  Both rings are SPSC and large enough for every
- * descriptor, so enqueueing never fails.
+ * stack carries them back, last in first out (the most recently used,
+ * cache-hot descriptor is reused first).  The ready ring is SPSC; ring and
+ * stack are large enough for every descriptor, so adding never fails.
  *
  * Back-pressure: the pool never grows.  When no descriptor is free the
  * endpoint stops calling usrsctp_recvv; usrsctp keeps the data, its receive
@@ -60,7 +61,8 @@ int sg_rxpool_init(struct sg_rxpool *pool, const struct sg_config *cfg,
 		pool->mem = NULL;
 		return -ENOMEM;
 	}
-	pool->free = ring_new("free", owner, pool->nb);
+	pool->free = calloc(pool->nb, sizeof(*pool->free));
+	rte_spinlock_init(&pool->free_lock);
 	pool->ready = ring_new("rdy", owner, pool->nb);
 	if (pool->free == NULL || pool->ready == NULL) {
 		SDP_LOG(ERR, SCTP, "rx: cannot create rings of %u entries: "
@@ -69,7 +71,7 @@ int sg_rxpool_init(struct sg_rxpool *pool, const struct sg_config *cfg,
 		sg_rxpool_fini(pool);
 		return -ENOMEM;
 	}
-	for (i = 0; i < pool->nb; i++) {
+	for (i = pool->nb; i-- > 0;) { /* descriptor 0 on top */
 		struct sg_rxdesc *d =
 			(struct sg_rxdesc *)(pool->mem +
 					     (size_t)i * pool->stride);
@@ -78,7 +80,7 @@ int sg_rxpool_init(struct sg_rxpool *pool, const struct sg_config *cfg,
 		d->pool = pool;
 		d->cap = pool->cap;
 		d->pub.data = (uint8_t *)d + hdr + pool->headroom;
-		rte_ring_sp_enqueue(pool->free, d);
+		pool->free[pool->free_top++] = d;
 	}
 	return 0;
 }
@@ -86,11 +88,10 @@ int sg_rxpool_init(struct sg_rxpool *pool, const struct sg_config *cfg,
 void sg_rxpool_fini(struct sg_rxpool *pool)
 {
 	if (pool->free != NULL && pool->mem != NULL &&
-	    rte_ring_count(pool->free) != pool->nb)
+	    pool->free_top != pool->nb)
 		SDP_LOG(WARN, SCTP, "rx: %u of %u descriptors not released "
-			"at close", pool->nb - rte_ring_count(pool->free),
-			pool->nb);
-	rte_ring_free(pool->free);
+			"at close", pool->nb - pool->free_top, pool->nb);
+	free(pool->free);
 	rte_ring_free(pool->ready);
 	free(pool->mem);
 	memset(pool, 0, sizeof(*pool));
@@ -98,10 +99,12 @@ void sg_rxpool_fini(struct sg_rxpool *pool)
 
 struct sg_rxdesc *sg_rxpool_get(struct sg_rxpool *pool)
 {
-	void *d;
+	void *d = NULL;
 
-	if (rte_ring_sc_dequeue(pool->free, &d) != 0)
-		return NULL;
+	rte_spinlock_lock(&pool->free_lock);
+	if (pool->free_top != 0)
+		d = pool->free[--pool->free_top];
+	rte_spinlock_unlock(&pool->free_lock);
 	return d;
 }
 
@@ -112,7 +115,9 @@ void sg_rxpool_put_chain(struct sg_msg_desc *head)
 
 		head = head->next;
 		d->pub.next = NULL;
-		rte_ring_sp_enqueue(d->pool->free, d);
+		rte_spinlock_lock(&d->pool->free_lock);
+		d->pool->free[d->pool->free_top++] = d;
+		rte_spinlock_unlock(&d->pool->free_lock);
 	}
 }
 

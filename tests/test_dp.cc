@@ -1187,4 +1187,100 @@ TEST_F(DpPortTest, TwoHotPluggedPortsExchangeFramesBothWays)
 	}
 	unlink(sock.c_str());
 	rmdir(dir.c_str());
+/* Issue 9.5: an unpaced port with an empty pacer never runs the pacer on
+ * a poll or a flush (pace_polls stays put); a rate published from another
+ * thread (dp_port_set_rate) brings it back at the next poll, and once the
+ * rate is 0 again and its queue is empty the polls skip it again. */
+TEST_F(DpPortTest, UnpacedPollsSkipThePacer)
+{
+	dp_stats a, b;
+	rte_mbuf *got[DP_BURST];
+	unsigned int rx = 0;
+
+	dp_arp_add_static(&port->arp, cfg.ip_be, &port->fctx.mac);
+	repace(port, DP_PACE_DEADLINE, 0);
+	dp_port_stats(port, &a);
+	for (int i = 0; i < 1000; i++) {
+		rte_mbuf *m = dp_pkt_alloc(port);
+
+		ASSERT_NE(nullptr, m);
+		rte_pktmbuf_append(m, 100);
+		ASSERT_EQ(0, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, m,
+					  dp_tsc()));
+		dp_port_poll(port, dp_tsc());
+		dp_port_flush(port, dp_tsc());
+		while (unsigned int n = dp_port_recv(port, got, DP_BURST))
+			rte_pktmbuf_free_bulk(got, n), rx += n;
+	}
+	for (int i = 0; i < 100 && rx < 1000; i++) {
+		dp_port_poll(port, dp_tsc());
+		while (unsigned int n = dp_port_recv(port, got, DP_BURST))
+			rte_pktmbuf_free_bulk(got, n), rx += n;
+	}
+	dp_port_stats(port, &b);
+	EXPECT_GE(rx, 1000u) << "frames lost on the unpaced path";
+	EXPECT_EQ(a.pace_polls, b.pace_polls)
+		<< "unpaced polls ran the pacer";
+
+	/* another thread publishes a rate: the next poll runs the pacer */
+	std::thread([] { ASSERT_EQ(0, dp_port_set_rate(port, 1000000000ull)); })
+		.join();
+	dp_port_poll(port, dp_tsc());
+	dp_port_stats(port, &a);
+	EXPECT_EQ(b.pace_polls + 1, a.pace_polls);
+	EXPECT_EQ(1000000000ull, dp_port_rate(port));
+	dp_port_poll(port, dp_tsc());
+	dp_port_flush(port, dp_tsc());
+	dp_port_stats(port, &b);
+	EXPECT_EQ(a.pace_polls + 2, b.pace_polls) << "paced polls skipped it";
+
+	/* back to unpaced: one poll applies the rate, later ones skip */
+	ASSERT_EQ(0, dp_port_set_rate(port, 0));
+	dp_port_poll(port, dp_tsc());
+	dp_port_stats(port, &a);
+	EXPECT_EQ(b.pace_polls + 1, a.pace_polls);
+	EXPECT_EQ(0u, dp_port_rate(port));
+	for (int i = 0; i < 100; i++)
+		dp_port_poll(port, dp_tsc());
+	dp_port_stats(port, &b);
+	EXPECT_EQ(a.pace_polls, b.pace_polls);
+	drain_nic(port);
+	while (unsigned int n = dp_port_recv(port, got, DP_BURST))
+		rte_pktmbuf_free_bulk(got, n);
+}
+
+/* Issue 9.5: an application send reaches the NIC at once
+ * (dp_port_send_flush), unless the port batches TX to one burst per poll
+ * (af_packet: a sendto per burst), where it waits for the poll. */
+TEST_F(DpPortTest, SendFlushUnlessThePortBatches)
+{
+	dp_stats a, b;
+	rte_mbuf *got[DP_BURST];
+
+	dp_arp_add_static(&port->arp, cfg.ip_be, &port->fctx.mac);
+	repace(port, DP_PACE_DEADLINE, 0);
+	EXPECT_FALSE(port->tx_batch) << "net_ring does not batch";
+	for (bool batch : { false, true }) {
+		port->tx_batch = batch;
+		dp_port_stats(port, &a);
+		rte_mbuf *m = dp_pkt_alloc(port);
+		ASSERT_NE(nullptr, m);
+		rte_pktmbuf_append(m, 100);
+		ASSERT_EQ(0, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, m,
+					  dp_tsc()));
+		dp_port_send_flush(port, dp_tsc());
+		dp_port_stats(port, &b);
+		EXPECT_EQ(a.tx_pkts + (batch ? 0 : 1), b.tx_pkts) << batch;
+		EXPECT_EQ(batch ? 1 : 0, port->nb_tx) << batch;
+		dp_port_flush(port, dp_tsc()); /* the poll's flush */
+		EXPECT_EQ(0, port->nb_tx);
+		for (int i = 0; i < 1000; i++) {
+			dp_port_poll(port, dp_tsc());
+			if (unsigned int n = dp_port_recv(port, got, DP_BURST)) {
+				rte_pktmbuf_free_bulk(got, n);
+				break;
+			}
+		}
+	}
+	port->tx_batch = false;
 }

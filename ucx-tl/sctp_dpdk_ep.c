@@ -49,6 +49,7 @@
 #endif
 
 #include "sctp_dpdk.h"
+#include "sdp_trace.h"
 
 #include <uct/base/uct_iov.inl>
 
@@ -130,6 +131,7 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	uint16_t stream;
 	int rc;
 
+	SDP_TRACE(UCT_SEND, iov[0].iov_len + (iovcnt > 1 ? iov[1].iov_len : 0));
 	hdr->am_id = am_id;
 	hdr->flags = 0;
 	hdr->dst_iface_id = rte_cpu_to_be_16(ep->dst_iface_id);

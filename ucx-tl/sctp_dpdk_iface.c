@@ -29,6 +29,7 @@
 #endif
 
 #include "sctp_dpdk.h"
+#include "sdp_trace.h"
 
 #include <ucs/arch/atomic.h>
 #include <ucs/debug/log.h>
@@ -608,6 +609,7 @@ static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 		cb_flags = uct_sctp_dpdk_iface_rx_cb_flags(iface, rx);
 		uct_iface_trace_am(&iface->super, UCT_AM_TRACE_TYPE_RECV,
 				   rx->am_id, rx->data, rx->length, "RX");
+		SDP_TRACE(AM_HANDLER, rx->length);
 		status = uct_iface_invoke_am(&iface->super, rx->am_id, rx->data,
 					     rx->length, cb_flags);
 		if (status == UCS_INPROGRESS &&
