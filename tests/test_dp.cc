@@ -1187,6 +1187,8 @@ TEST_F(DpPortTest, TwoHotPluggedPortsExchangeFramesBothWays)
 	}
 	unlink(sock.c_str());
 	rmdir(dir.c_str());
+}
+
 /* Issue 9.5: an unpaced port with an empty pacer never runs the pacer on
  * a poll or a flush (pace_polls stays put); a rate published from another
  * thread (dp_port_set_rate) brings it back at the next poll, and once the
