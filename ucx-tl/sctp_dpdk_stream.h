@@ -64,7 +64,7 @@ typedef struct uct_sctp_dpdk_stream_map {
 	uint8_t field_shift[UCT_SCTP_DPDK_STREAM_FIELDS_MAX];
 	uint64_t field_bits[UCT_SCTP_DPDK_STREAM_FIELDS_MAX]; /* after shift */
 	uint16_t streams;	/* SCTP streams; 1..streams-1 are usable */
-	uint64_t *tx_msgs;	/* [streams]: messages sent per stream */
+	uint64_t *tx_msgs;	/* [streams]: AMs sent per stream (not RMA) */
 	uint64_t mapped_msgs;	/* tag AMs sent on their key's stream */
 	uint64_t frag_misses;	/* middles whose first was not tracked */
 } uct_sctp_dpdk_stream_map_t;
