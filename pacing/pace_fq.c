@@ -166,6 +166,7 @@ int pace_fq_create(const struct pace_profile *profile,
 		fq->flows[i].head = PACE_FQ_NIL;
 		fq->flows[i].tail = PACE_FQ_NIL;
 		fq->flows[i].active_next = PACE_FQ_NIL;
+		fq->flows[i].fresh = 1;
 		fq->flows[i].hash_next = i + 1 < cfg->max_flows +
 					 PACE_FQ_FLOW_FIRST ? i + 1
 							    : PACE_FQ_NIL;
@@ -262,6 +263,7 @@ static uint32_t fq_insert(struct pace_fq *fq, uint32_t dest, uint64_t now_tsc)
 	f->tail = PACE_FQ_NIL;
 	f->active_next = PACE_FQ_NIL;
 	f->in_use = 1;
+	f->fresh = 1;
 	b = fq_hash(dest) & fq->bucket_mask;
 	f->hash_next = fq->buckets[b];
 	fq->buckets[b] = idx;
@@ -437,6 +439,14 @@ static void flow_charge(struct pace_fq *fq, struct pace_fq_flow *f,
 		fq->stats.clamps++;
 	}
 	late_tsc = (int64_t)(now_tsc - f->next_tsc);
+	if (f->fresh) {
+		/* a flow's first frame: no credit (sch_fq: no
+		 * time_next_packet yet) */
+		f->fresh = 0;
+		f->next_tsc = (late_tsc > 0 ? now_tsc : f->next_tsc) +
+			      interval_tsc;
+		return;
+	}
 	if (late_tsc <= 0) {
 		f->next_tsc += interval_tsc;
 		return;

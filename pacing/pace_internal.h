@@ -91,6 +91,7 @@ struct pace_fq_flow {
 	uint8_t in_use;		  /* in the table */
 	uint8_t own_rate;	  /* rate set for this destination */
 	uint8_t active;		  /* on the round-robin list */
+	uint8_t fresh;		  /* no frame sent yet: no late credit */
 };
 
 struct pace_fq {
