@@ -449,6 +449,17 @@ void dp_pace_stats(const struct dp_port *port, struct dp_stats *st)
 	st->pace_dest_overflow = fs.overflow_frames;
 }
 
+bool dp_pace_active(const struct dp_port *port)
+{
+	struct dp_pacer *p = port->pacer;
+
+	return p != NULL &&
+	       (p->q.rate_bps != 0 || pace_fq_paced(p->fq) ||
+		pace_fq_frames(p->fq) != 0 || !rte_ring_empty(p->dest_reqs) ||
+		atomic_load_explicit(&p->q.pending_rate_bps,
+				     memory_order_relaxed) != UINT64_MAX);
+}
+
 bool dp_port_tx_pending(const struct dp_port *port)
 {
 	const struct dp_pacer *p = port->pacer;

@@ -1124,7 +1124,9 @@ TEST_F(DpPortTest, TwoDestinationsLeaveAtTheirOwnRates)
 		dp_arp_add_static(&port->arp, ip, &port->fctx.mac);
 	repace(port, DP_PACE_DEADLINE, 0); /* no total cap */
 	drain_nic(port);
+	EXPECT_FALSE(dp_pace_active(port)); /* may be bypassed */
 	ASSERT_EQ(0, dp_port_set_dest_rate(port, a, 10000000ull));
+	EXPECT_TRUE(dp_pace_active(port)); /* a request to apply */
 	ASSERT_EQ(0, dp_port_set_dest_rate(port, b, 40000000ull));
 	ASSERT_EQ(0, dp_port_set_dest_default_rate(port, 20000000ull));
 	EXPECT_EQ(20000000ull, dp_port_dest_default_rate(port));
@@ -1154,8 +1156,10 @@ TEST_F(DpPortTest, TwoDestinationsLeaveAtTheirOwnRates)
 	ASSERT_EQ(0, dp_port_set_dest_default_rate(port, 0));
 	ASSERT_EQ(0, dp_port_set_dest_rate(port, a, DP_DEST_RATE_DEFAULT));
 	ASSERT_EQ(0, dp_port_set_dest_rate(port, b, DP_DEST_RATE_DEFAULT));
+	EXPECT_TRUE(dp_pace_active(port));
 	dp_port_flush(port, dp_tsc());
 	EXPECT_FALSE(dp_port_tx_pending(port));
+	EXPECT_FALSE(dp_pace_active(port));
 }
 
 TEST_F(DpPortTest, DestinationRatesUnderTheTotalCap)
