@@ -220,20 +220,6 @@ static uint32_t frame_dest(const struct rte_mbuf *m)
 	return ip->dst_addr;
 }
 
-int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
-		    uint64_t now_tsc)
-{
-	struct dp_pacer *p = port->pacer;
-
-	if (p->q.rate_bps == 0 && pace_fq_frames(p->fq) == 0 &&
-	    !pace_fq_paced(p->fq))
-		return dp_tx_push(port, m, now_tsc) == 0 ? 0 : -EAGAIN;
-	if (unlikely(pace_fq_frames(p->fq) >= p->limit_frames))
-		return -ENOBUFS;
-	return pace_fq_enqueue(p->fq, frame_dest(m), m,
-			       rte_pktmbuf_pkt_len(m), now_tsc);
-}
-
 /* Apply the per-destination rate requests other threads queued. */
 static void apply_dest_reqs(struct dp_pacer *p)
 {
@@ -247,6 +233,27 @@ static void apply_dest_reqs(struct dp_pacer *p)
 			(void)pace_fq_set_dest_rate_bps(p->fq, r.ip_be,
 							r.rate_bps);
 	}
+}
+
+int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
+		    uint64_t now_tsc)
+{
+	struct dp_pacer *p = port->pacer;
+
+	/* A rate set just before this send (an MPI collective starting)
+	 * applies to it, not from the next poll on: otherwise a whole
+	 * congestion window could leave unpaced first. */
+	if (unlikely(!rte_ring_empty(p->dest_reqs)))
+		apply_dest_reqs(p);
+	if (unlikely(pace_queue_sync(&p->q) != 0))
+		set_limit(port, p);
+	if (p->q.rate_bps == 0 && pace_fq_frames(p->fq) == 0 &&
+	    !pace_fq_paced(p->fq))
+		return dp_tx_push(port, m, now_tsc) == 0 ? 0 : -EAGAIN;
+	if (unlikely(pace_fq_frames(p->fq) >= p->limit_frames))
+		return -ENOBUFS;
+	return pace_fq_enqueue(p->fq, frame_dest(m), m,
+			       rte_pktmbuf_pkt_len(m), now_tsc);
 }
 
 /*
