@@ -205,18 +205,55 @@ err_free:
 	return rc;
 }
 
-/* The frame's IPv4 destination, or PACE_FQ_DEST_NONE (ARP, others). */
-static uint32_t frame_dest(const struct rte_mbuf *m)
+/*
+ * Does this SCTP packet (common header first, len bytes) carry DATA or
+ * I-DATA?  Control chunks come first in a bundle (RFC 9260 6.10), so the
+ * walk is short; a malformed chunk length counts as data (paced).
+ */
+static bool sctp_has_data(const uint8_t *sctp, uint32_t len)
+{
+	uint32_t off = 12, chunk_len;
+
+	while (off + 4 <= len) {
+		if (sctp[off] == 0 || sctp[off] == 64)
+			return true;
+		chunk_len = (uint32_t)sctp[off + 2] << 8 | sctp[off + 3];
+		if (chunk_len < 4)
+			return true;
+		off += (chunk_len + 3) & ~3u;
+	}
+	return false;
+}
+
+/*
+ * The frame's flow: its IPv4 destination, or PACE_FQ_DEST_NONE for ARP
+ * and other non-IPv4 frames, and for SCTP packets without DATA (SACKs,
+ * heartbeats, the handshake).  Those leave first, under the total only:
+ * a SACK queued behind our own paced data to its destination would add
+ * that queue's delay to the peer's RTT (and fire its T3 timer), for no
+ * gain in load.
+ */
+static uint32_t frame_dest(const struct dp_port *port,
+			   const struct rte_mbuf *m)
 {
 	const struct rte_ether_hdr *eth;
 	const struct rte_ipv4_hdr *ip;
+	uint32_t len = rte_pktmbuf_data_len(m), l4;
 
-	if (rte_pktmbuf_data_len(m) < RTE_ETHER_HDR_LEN + sizeof(*ip))
+	if (len < RTE_ETHER_HDR_LEN + sizeof(*ip))
 		return PACE_FQ_DEST_NONE;
 	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
 		return PACE_FQ_DEST_NONE;
 	ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	l4 = RTE_ETHER_HDR_LEN + (uint32_t)(ip->version_ihl & 0xf) * 4;
+	if (ip->next_proto_id == DP_IPPROTO_UDP && port->udp_encap)
+		l4 += 8; /* RFC 6951: SCTP after the UDP header */
+	else if (ip->next_proto_id != DP_IPPROTO_SCTP)
+		return ip->dst_addr;
+	if (l4 + 12 <= len &&
+	    !sctp_has_data((const uint8_t *)eth + l4, len - l4))
+		return PACE_FQ_DEST_NONE;
 	return ip->dst_addr;
 }
 
@@ -239,6 +276,7 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		    uint64_t now_tsc)
 {
 	struct dp_pacer *p = port->pacer;
+	uint32_t dest;
 
 	/* A rate set just before this send (an MPI collective starting)
 	 * applies to it, not from the next poll on: otherwise a whole
@@ -250,10 +288,14 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 	if (p->q.rate_bps == 0 && pace_fq_frames(p->fq) == 0 &&
 	    !pace_fq_paced(p->fq))
 		return dp_tx_push(port, m, now_tsc) == 0 ? 0 : -EAGAIN;
-	if (unlikely(pace_fq_frames(p->fq) >= p->limit_frames))
+	dest = frame_dest(port, m);
+	/* control frames do not count against pace_queue_us: a SACK dropped
+	 * because our own data filled the queue costs the peer an RTO */
+	if (unlikely(pace_fq_frames(p->fq) - pace_fq_control_frames(p->fq) >=
+		     p->limit_frames && dest != PACE_FQ_DEST_NONE))
 		return -ENOBUFS;
-	return pace_fq_enqueue(p->fq, frame_dest(m), m,
-			       rte_pktmbuf_pkt_len(m), now_tsc);
+	return pace_fq_enqueue(p->fq, dest, m, rte_pktmbuf_pkt_len(m),
+			       now_tsc);
 }
 
 /*
@@ -313,7 +355,12 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 		struct rte_mbuf *m;
 		uint32_t len;
 
-		if ((p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc)) ||
+		/* DEADLINE mode: control frames (pace_fq serves them first)
+		 * do not wait for the total either, as sch_fq's internal
+		 * flow; they are still charged to it.  GAP mode keeps every
+		 * frame behind its predecessor's gap. */
+		if ((p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc) &&
+		     (gap || pace_fq_control_frames(p->fq) == 0)) ||
 		    !dp_tx_room(port, gap && p->q.rate_bps != 0 ? DP_BURST
 								: 1))
 			break;

@@ -382,7 +382,11 @@ static inline int pace_port_any_due(const struct pace_port *port,
  *
  * Destinations are opaque 32-bit keys (the dataplane uses the IPv4
  * destination in network order); PACE_FQ_DEST_NONE is for frames without
- * one (ARP): they are never paced per destination.  The table is bounded
+ * one (ARP) and for control frames the caller keeps out of per-destination
+ * pacing (SCTP packets without DATA: SACKs, heartbeats, handshakes): they
+ * are never paced per destination and leave before any other due frame,
+ * as sch_fq's internal flow for TC_PRIO_CONTROL packets (the total rate
+ * still applies).  The table is bounded
  * (max_flows): a destination with no rate of its own gets a flow at the
  * default rate on its first frame; when the table is full, an empty flow
  * whose deadline has passed (its state is then the same as a fresh one's)
@@ -498,6 +502,9 @@ void *pace_fq_purge_one(struct pace_fq *fq);
 
 /** Frames queued over all flows. */
 uint32_t pace_fq_frames(const struct pace_fq *fq);
+
+/** Frames queued without a destination (PACE_FQ_DEST_NONE). */
+uint32_t pace_fq_control_frames(const struct pace_fq *fq);
 
 /**
  * Earliest departure among flows with frames, TSC (a lower bound: it may

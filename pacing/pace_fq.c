@@ -521,6 +521,16 @@ void *pace_fq_dequeue(struct pace_fq *fq, uint64_t now_tsc,
 		fq->stats.throttled++;
 		return NULL;
 	}
+	if (fq->flows[PACE_FQ_FLOW_NODEST].active) {
+		/* frames without a destination go first, as sch_fq's
+		 * internal flow for control packets */
+		for (idx = fq->active_head; idx != PACE_FQ_FLOW_NODEST;
+		     prev = idx, idx = fq->flows[idx].active_next)
+			;
+		frame = flow_take(fq, idx, prev, frame_bytes_p);
+		fq->flows[idx].next_tsc = now_tsc;
+		return frame;
+	}
 	for (idx = fq->active_head; idx != PACE_FQ_NIL;
 	     prev = idx, idx = fq->flows[idx].active_next) {
 		struct pace_fq_flow *f = &fq->flows[idx];
@@ -552,6 +562,11 @@ void *pace_fq_purge_one(struct pace_fq *fq)
 uint32_t pace_fq_frames(const struct pace_fq *fq)
 {
 	return fq->nb_frames;
+}
+
+uint32_t pace_fq_control_frames(const struct pace_fq *fq)
+{
+	return fq->flows[PACE_FQ_FLOW_NODEST].nb_frames;
 }
 
 uint64_t pace_fq_next_tsc(const struct pace_fq *fq)

@@ -1230,3 +1230,79 @@ TEST_F(DpPortTest, DestinationTableBoundAndBadRates)
 	port->cfg.pace_dest_rate_bps = 0;
 	repace(port, DP_PACE_DEADLINE, 0);
 }
+
+/* 4 SCTP DATA packets, then a SACK-only packet, to 10.0.0.2 at t0; then
+ * poll every virtual microsecond.  @return (chunk type, departure us). */
+static std::vector<std::pair<uint8_t, uint64_t>> data_then_sack(dp_port *port,
+								uint64_t t0)
+{
+	const uint64_t us = dp_tsc_hz() / 1000000;
+	std::vector<std::pair<uint8_t, uint64_t>> seen;
+
+	for (int i = 0; i < 5; i++) {
+		rte_mbuf *m = dp_pkt_alloc(port);
+		uint32_t len = i < 4 ? 1000 : 28;
+		auto *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+
+		memset(p, 0, len);
+		p[12] = i < 4 ? 0 : 3; /* DATA, or SACK */
+		p[14] = (uint8_t)((len - 12) >> 8);
+		p[15] = (uint8_t)(len - 12);
+		EXPECT_EQ(0, dp_port_send(port, test_ip(2), DP_IPPROTO_SCTP, m,
+					  t0));
+	}
+	for (uint64_t t = 0; t <= 5000 && seen.size() < 5; t++) {
+		rte_mbuf *pkts[DP_BURST];
+		uint16_t k;
+
+		dp_port_flush(port, t0 + t * us);
+		while ((k = rte_eth_rx_burst(port->port_id, 0, pkts,
+					     DP_BURST)) > 0) {
+			for (uint16_t j = 0; j < k; j++) {
+				const uint8_t *f =
+					rte_pktmbuf_mtod(pkts[j], uint8_t *);
+
+				if (rte_pktmbuf_pkt_len(pkts[j]) > 34 + 12)
+					seen.emplace_back(f[34 + 12], t);
+			}
+			rte_pktmbuf_free_bulk(pkts, k);
+		}
+	}
+	return seen;
+}
+
+/* An SCTP packet without DATA (a SACK) leaves at once, not queued behind
+ * paced data: per destination, and under a total rate (deadline mode). */
+TEST_F(DpPortTest, SctpControlNotHeldBehindPacedData)
+{
+	for (int total = 0; total < 2; total++) {
+		dp_arp_add_static(&port->arp, test_ip(2), &port->fctx.mac);
+		repace(port, DP_PACE_DEADLINE, total ? 10000000ull : 0);
+		drain_nic(port);
+		if (!total) {
+			ASSERT_EQ(0, dp_port_set_dest_rate(port, test_ip(2),
+							   10000000ull));
+		}
+		uint64_t t0 = dp_tsc();
+
+		dp_port_flush(port, t0);
+		auto seen = data_then_sack(port, t0);
+
+		ASSERT_EQ(5u, seen.size()) << "total " << total;
+		/* the first DATA and the SACK at once; the other DATA
+		 * about 846.4 us apart (1058 wire bytes at 10 Mbit/s) */
+		size_t sack = 5;
+		for (size_t i = 0; i < seen.size(); i++)
+			if (seen[i].first == 3)
+				sack = i;
+		ASSERT_LT(sack, 5u) << "total " << total;
+		EXPECT_EQ(0u, seen[sack].second) << "total " << total;
+		EXPECT_GE(seen.back().second, 2 * 846u) << "total " << total;
+		if (!total) {
+			ASSERT_EQ(0, dp_port_set_dest_rate(
+					     port, test_ip(2),
+					     DP_DEST_RATE_DEFAULT));
+		}
+	}
+	repace(port, DP_PACE_DEADLINE, 0);
+}

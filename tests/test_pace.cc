@@ -1148,3 +1148,30 @@ TEST(PaceFq, EveryInvalidFieldRejectedWithOneMessage)
 	}
 	pace_fq_destroy(fq);
 }
+
+TEST(PaceFq, FramesWithoutDestinationGoFirst)
+{
+	FqSim s(0, make_fq_config(16, 0));
+	uint32_t len;
+
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(0),
+					       500 * kMbps));
+	/* two data frames to a paced destination, then a control frame */
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pace_fq_enqueue(s.fq, FqSim::dest(0),
+					     (void *)(uintptr_t)1, kFrame1500,
+					     0));
+	ASSERT_EQ(0, pace_fq_enqueue(s.fq, PACE_FQ_DEST_NONE,
+				     (void *)(uintptr_t)2, 60, 0));
+	/* all due at 0: the control frame leaves first, then data */
+	EXPECT_EQ((void *)(uintptr_t)2, pace_fq_dequeue(s.fq, 0, &len));
+	EXPECT_EQ(60u, len);
+	EXPECT_EQ((void *)(uintptr_t)1, pace_fq_dequeue(s.fq, 0, &len));
+	EXPECT_EQ(nullptr, pace_fq_dequeue(s.fq, 0, &len));
+	/* while the destination waits, control frames are not held */
+	ASSERT_EQ(0, pace_fq_enqueue(s.fq, PACE_FQ_DEST_NONE,
+				     (void *)(uintptr_t)3, 60, 100));
+	EXPECT_EQ((void *)(uintptr_t)3, pace_fq_dequeue(s.fq, 100, &len));
+	EXPECT_EQ(nullptr, pace_fq_dequeue(s.fq, 100, &len));
+	EXPECT_EQ((void *)(uintptr_t)1, pace_fq_dequeue(s.fq, 24608, &len));
+}
