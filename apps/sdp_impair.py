@@ -230,6 +230,12 @@ def recv_burst(s, ign):
                     out.append(d)
         except (BlockingIOError, InterruptedError):
             break
+        except OSError as e:
+            # the link was taken down (sdp-testbed rail-down): the socket
+            # reports it once; the path is dead until it comes back up
+            if e.errno != errno.ENETDOWN:
+                raise
+            break
     return out
 
 
@@ -244,15 +250,18 @@ def forward(job, hostif, brif, pidfile, cfg):
     sys.stderr.write("sdp-impair %s %s<->%s: %r\n" % (job, hostif, brif, cfg))
     imp = Impairment(cfg)
     heap, seq = [], 0
-    st = dict(rx_host=0, txerr=0)
+    st = dict(rx_host=0, txerr=0, down=0)
 
     def send(s, d):
         try:
             s.send(d)
         except OSError as e:
-            if e.errno in (errno.ENXIO, errno.ENODEV, errno.ENETDOWN):
-                raise
-            st["txerr"] += 1
+            if e.errno in (errno.ENXIO, errno.ENODEV):
+                raise               # the interface is gone: teardown
+            if e.errno == errno.ENETDOWN:
+                st["down"] += 1     # rail-down: dropped, as on a cut link
+            else:
+                st["txerr"] += 1
     try:
         while True:
             now = time.monotonic()

@@ -18,6 +18,8 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TESTBED = os.path.join(ROOT, "apps", "sdp-testbed")
 MEMIF_NET = "10.77.1"  # memif links never touch the kernel: any net will do
+# memif rail r (--rails N): 10.77.<r+1>.0/24 (rail 0 is MEMIF_NET)
+MEMIF_RAIL_NET = "10.77.%d"
 # Jumbo frames by default: HPC Ethernet fabrics run them, and memif and veth
 # both carry 9000 (usrsctp moves ~1.7x more per CPU cycle at 9000 than at
 # 1500; docs/BENCHMARKS.md).  af_xdp ports keep 1500: their UMEM chunks
@@ -55,7 +57,7 @@ class Testbed:
 
     def __init__(self, fabric, job=None, hosts=2, mtu=None, netem=None,
                  rate=None, kernel_ip=False, netem_hosts=None,
-                 attach=False, xdp=False):
+                 attach=False, xdp=False, rails=1, netem_rails=None):
         if fabric not in ("memif", "bridge"):
             raise ValueError(f"--fabric {fabric!r}: use memif or bridge")
         self.fabric = fabric
@@ -64,6 +66,13 @@ class Testbed:
         self.mtu = mtu if mtu else default_mtu(xdp)
         self.netem = netem
         self.netem_hosts = netem_hosts or {}
+        # independent paths between the hosts (sdp-testbed --rails), and
+        # the impairment of every port of one rail (--netem-rail)
+        self.rails = rails
+        self.netem_rails = netem_rails or {}
+        if self.netem_rails and fabric != "bridge":
+            raise ValueError("--netem-rail needs --fabric bridge (memif "
+                             "links are shared memory: nothing to impair)")
         self.rate = rate
         self.kernel_ip = kernel_ip
         # bridge: run endpoints in the host's namespace and open their
@@ -88,9 +97,10 @@ class Testbed:
         return r.stdout
 
     def __enter__(self):
+        rails = ["--rails", str(self.rails)] if self.rails > 1 else []
         if self.fabric == "memif":
             out = self._tb("memif", "up", "--job", self.job,
-                           "--mtu", str(self.mtu))
+                           "--mtu", str(self.mtu), *rails)
         else:
             args = ["bridge", "up", "--job", self.job, "--hosts",
                     str(self.hosts), "--mtu", str(self.mtu)]
@@ -102,6 +112,9 @@ class Testbed:
                 args += ["--netem-host", str(k), v]
             if self.rate:
                 args += ["--rate", self.rate]
+            args += rails
+            for k, v in self.netem_rails.items():
+                args += ["--netem-rail", str(k), v]
             try:
                 out = self._tb(*args)
             except Exception:
@@ -125,27 +138,41 @@ class Testbed:
         self._down()
         return False
 
-    def ip(self, i):
+    def ip(self, i, rail=0):
+        """DPDK address of endpoint i on a rail (rail 0: the only path)."""
         if self.fabric == "memif":
-            return f"{MEMIF_NET}.{i + 1}"
+            return f"{MEMIF_RAIL_NET % (rail + 1)}.{i + 1}"
+        if self.rails > 1:
+            return self.env[f"SDP_DP_IP_{i}_{rail}"]
         return self.env[f"SDP_DP_IP_{i}"]
+
+    def vdev(self, i, rail=0):
+        """devargs of endpoint i's port on a rail."""
+        key = "SDP_VDEV_XDP" if self.fabric == "bridge" and self.xdp \
+            else "SDP_VDEV"
+        if self.rails > 1:
+            return self.env[f"{key}_{i}_{rail}"]
+        return self.env[f"{key}_{i}"]
+
+    def rail_down(self, rail, up=False):
+        """Cut (or restore) one rail during a run (bridge only)."""
+        self._tb("rail-up" if up else "rail-down", "--job", self.job,
+                 "--rail", str(rail))
 
     def kernel_ip_of(self, i):
         return self.env.get(f"SDP_KERNEL_IP_{i}")
 
-    def dp_config(self, i, extra=""):
-        """The dataplane config string for endpoint i."""
+    def dp_config(self, i, extra="", rail=0):
+        """The dataplane config string for endpoint i (its port on a rail)."""
         ncpu = os.cpu_count() or 1
+        dev = self.vdev(i, rail)
         if self.fabric == "memif":
-            dev = self.env[f"SDP_VDEV_{i}"]
             prefix = self.env.get(f"SDP_FILE_PREFIX_{i}",
                                   f"sdp-{self.job}-r{i}")
         else:
-            dev = self.env[f"SDP_VDEV_XDP_{i}" if self.xdp else
-                           f"SDP_VDEV_{i}"]
             prefix = self.env.get(f"SDP_FILE_PREFIX_{i}",
                                   f"sdp-{self.job}-h{i}")
-        cfg = (f"dev={dev} ip={self.ip(i)}/24 prefix={prefix} "
+        cfg = (f"dev={dev} ip={self.ip(i, rail)}/24 prefix={prefix} "
                f"mtu={self.mtu} lcore={i % ncpu}")
         if self.fabric == "bridge" and self.attach:
             cfg += f" netns={self.env[f'SDP_NS_{i}']}"

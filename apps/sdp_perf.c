@@ -1047,7 +1047,9 @@ int main(int argc, char **argv)
 			  .warmup = UINT64_MAX, .idle_exit_ms = 60000,
 			  .deadline_s = 900 };
 	struct perf p;
-	struct dp_config cfg;
+	/* static: struct dp_config is ~48 KB (static ARP table), not for the
+	 * stack; main runs once. */
+	static struct dp_config cfg;
 	struct sg_config scfg;
 	uint64_t v;
 	int c, rc;

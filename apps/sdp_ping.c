@@ -459,7 +459,9 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .count = 10000, .size = 64, .window = 1,
 			  .timeout_ms = 1000, .idle_exit_ms = 60000 };
-	struct dp_config cfg;
+	/* static: struct dp_config is ~48 KB (static ARP table), not for the
+	 * stack; main runs once. */
+	static struct dp_config cfg;
 	struct dp_port *port;
 	uint64_t v;
 	int c, rc;

@@ -155,7 +155,12 @@ struct dp_port;
 /**
  * Probe, configure and start the port described by @cfg, wait for its link
  * (up to cfg->link_wait_ms), detect offloads and log one line per decision.
- * dp_eal_init() must have succeeded.
+ * dp_eal_init() must have succeeded.  A process may open several ports:
+ * the port is the ethdev named like the devargs' device (the text before
+ * the first comma; a PCI address compared as an address), hot-plugged
+ * with rte_dev_probe() when the EAL has not probed it (and removed again
+ * by dp_port_close()).  Each port has its own pool, rings, ARP cache,
+ * pacer and address; cfg's EAL fields are ignored here.
  * @return 0; -EINVAL bad devargs or MTU the PMD refuses (logged with the
  *         fix); -ENOMEM pool or ring allocation; -ENODEV probe failed;
  *         -ETIMEDOUT link did not come up (port is closed again).

@@ -191,6 +191,9 @@ struct dp_port {
 
 	struct dp_stats st;
 	struct dp_config cfg;
+	bool probed;			/* hot-plugged by dp_port_open: removed
+					 * again by dp_port_close */
+	struct rte_device *dev;		/* the ethdev's device */
 };
 
 /* dp_tx.c */

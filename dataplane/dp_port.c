@@ -16,32 +16,86 @@
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
+#include <rte_pci.h>
 
 #include "dp_internal.h"
 
-static uint16_t find_port(const struct dp_config *cfg)
+/* The device name of @devargs: everything before the first comma. */
+static void devargs_name(const char *devargs, char *name, size_t len)
 {
-	char want[RTE_ETH_NAME_MAX_LEN];
-	char name[RTE_ETH_NAME_MAX_LEN];
-	const char *comma = strchr(cfg->devargs, ',');
-	size_t n = comma ? (size_t)(comma - cfg->devargs)
-			 : strlen(cfg->devargs);
-	uint16_t pid, found = RTE_MAX_ETHPORTS, count = 0;
+	const char *comma = strchr(devargs, ',');
+	size_t n = comma ? (size_t)(comma - devargs) : strlen(devargs);
 
-	if (n >= sizeof(want))
-		n = sizeof(want) - 1;
-	memcpy(want, cfg->devargs, n);
-	want[n] = '\0';
+	if (n >= len)
+		n = len - 1;
+	memcpy(name, devargs, n);
+	name[n] = '\0';
+}
+
+/*
+ * The ethdev of @name, exactly: ethdev names are the vdev names
+ * (net_memif1) and, for PCI devices, the full address (0000:3b:02.0),
+ * which a short form (3b:02.0) is compared with as an address.
+ * @return the port id or RTE_MAX_ETHPORTS.
+ */
+static uint16_t lookup_port(const char *name, bool is_pci)
+{
+	struct rte_pci_addr want, have;
+	char pname[RTE_ETH_NAME_MAX_LEN];
+	uint16_t pid;
+
+	if (rte_eth_dev_get_port_by_name(name, &pid) == 0)
+		return pid;
+	if (!is_pci || rte_pci_addr_parse(name, &want) != 0)
+		return RTE_MAX_ETHPORTS;
 	RTE_ETH_FOREACH_DEV(pid) {
-		count++;
-		if (rte_eth_dev_get_name_by_port(pid, name) == 0 &&
-		    (strcmp(name, want) == 0 || strstr(name, want) != NULL))
+		if (rte_eth_dev_get_name_by_port(pid, pname) == 0 &&
+		    rte_pci_addr_parse(pname, &have) == 0 &&
+		    rte_pci_addr_cmp(&want, &have) == 0)
 			return pid;
-		found = pid;
 	}
-	/* A PCI device may be named differently (domain prefix): with a
-	 * single port there is no ambiguity. */
-	return count == 1 ? found : RTE_MAX_ETHPORTS;
+	return RTE_MAX_ETHPORTS;
+}
+
+/*
+ * Find the port of cfg->devargs, probing (hot-plugging) the device when
+ * the EAL has not: the first port's devargs usually went to rte_eal_init
+ * (--vdev / -a), every further port of the process is probed here, in the
+ * caller's network namespace (dp_port_open entered the port's).  Never
+ * "the only port": with several ports that would be another port's.
+ * @return 0 and the port id; -ENODEV (logged) when no such port appears.
+ */
+static int find_port(const struct dp_config *cfg, uint16_t *pid_p,
+		     bool *probed_p)
+{
+	char name[RTE_ETH_NAME_MAX_LEN];
+	int rc;
+
+	*probed_p = false;
+	devargs_name(cfg->devargs, name, sizeof(name));
+	*pid_p = lookup_port(name, cfg->is_pci);
+	if (*pid_p != RTE_MAX_ETHPORTS)
+		return 0;
+	rc = rte_dev_probe(cfg->devargs);
+	if (rc != 0 && rc != -EEXIST) {
+		SDP_LOG(ERR, DP, "config: dev=%s: probing the device failed: "
+			"%s: check the driver name and its devargs (is the "
+			"PMD installed? dpdk package)%s", cfg->devargs,
+			rte_strerror(-rc),
+			cfg->is_pci ? "; a PCI device must be bound to "
+				      "vfio-pci and the EAL started without "
+				      "--no-pci" : "");
+		return -ENODEV;
+	}
+	*probed_p = rc == 0;
+	*pid_p = lookup_port(name, cfg->is_pci);
+	if (*pid_p == RTE_MAX_ETHPORTS) {
+		SDP_LOG(ERR, DP, "config: dev=%s did not create a port named "
+			"%s: check the driver name and its devargs",
+			cfg->devargs, name);
+		return -ENODEV;
+	}
+	return 0;
 }
 
 static uint32_t pow2_ge(uint32_t v)
@@ -246,6 +300,20 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 	return -ETIMEDOUT;
 }
 
+/* Remove a device dp_port_open hot-plugged, after its ethdev closed, so
+ * the same devargs can be probed again by a later dp_port_open. */
+static void port_unplug(struct dp_port *port)
+{
+	int rc;
+
+	if (!port->probed || port->dev == NULL)
+		return;
+	rc = rte_dev_remove(port->dev);
+	if (rc != 0)
+		SDP_LOG(WARN, DP, "port %u: removing device %s: %s",
+			port->port_id, port->cfg.devargs, rte_strerror(-rc));
+}
+
 static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 {
 	struct rte_eth_conf conf;
@@ -256,6 +324,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	uint32_t nb_mbufs;
 	int socket, rc, speed;
 	unsigned int i;
+	bool probed;
 
 	if (cfg->devargs[0] == '\0') {
 		SDP_LOG(ERR, DP, "config: dev= is missing: give a vdev such as"
@@ -268,13 +337,9 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 			"e.g. ip=10.0.0.1/24");
 		return -EINVAL;
 	}
-	pid = find_port(cfg);
-	if (pid == RTE_MAX_ETHPORTS) {
-		SDP_LOG(ERR, DP, "config: dev=%s did not create a port: check"
-			" the driver name and its devargs (is the PMD "
-			"installed? dpdk package)", cfg->devargs);
-		return -ENODEV;
-	}
+	rc = find_port(cfg, &pid, &probed);
+	if (rc != 0)
+		return rc;
 	socket = rte_eth_dev_socket_id(pid);
 	if (socket < 0)
 		socket = (int)rte_socket_id();
@@ -284,6 +349,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		return -ENOMEM;
 	port->cfg = *cfg;
 	port->port_id = pid;
+	port->probed = probed;
 	port->mtu = cfg->mtu;
 	port->udp_encap = cfg->udp_encap;
 	port->fctx.ip_be = cfg->ip_be;
@@ -294,6 +360,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	rc = rte_eth_dev_info_get(pid, &info);
 	if (rc != 0)
 		goto err_free_port;
+	port->dev = info.device;
 	memset(&conf, 0, sizeof(conf));
 	detect_offloads(port, &info, &conf);
 	rc = choose_crc(port, cfg, &info);
@@ -421,11 +488,13 @@ err_free_all:
 	dp_tx_release(port);
 	rte_ring_free(port->rx_ring);
 	rte_mempool_free(port->pool);
+	port_unplug(port);
 	rte_free(port);
 	return rc;
 err_close:
 	rte_eth_dev_close(pid);
 err_free_port:
+	port_unplug(port);
 	rte_free(port);
 	return rc;
 }
@@ -452,6 +521,7 @@ static void port_close(struct dp_port *port)
 			"(consumer did not return them)", port->port_id,
 			rte_mempool_in_use_count(port->pool));
 	rte_mempool_free(port->pool);
+	port_unplug(port);
 	rte_free(port);
 }
 

@@ -15,18 +15,15 @@
 # docs/BENCHMARKS.md ("An allocator for usrsctp").
 #
 # The last line printed is the install prefix (meson -Dmimalloc_prefix=).
-set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/debsrc.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib/debsrc.sh"
+debsrc_init setup-mimalloc
 
 MIMALLOC_VERSION=2.0.9+ds-2
 UPSTREAM=${MIMALLOC_VERSION%-*}
 UPSTREAM=${UPSTREAM%+ds}
 
-log() { echo "setup-mimalloc: $*" >&2; }
-die() { echo "setup-mimalloc: error: $*" >&2; exit 1; }
-trap 'rc=$?; echo "setup-mimalloc: error: line $LINENO: \"$BASH_COMMAND\" exited $rc" >&2; exit $rc' ERR
-
-[[ $# -eq 1 ]] || die "usage: $0 DEST   (e.g. $0 .deps/mimalloc)"
-DEST=$(realpath -m -- "$1")
+debsrc_dest .deps/mimalloc "$@"
 TREE=$DEST/mimalloc-$UPSTREAM+ds
 PREFIX=$DEST/prefix
 STAMP=$DEST/.sdp-mimalloc.stamp
@@ -35,34 +32,14 @@ CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DMI_OVERRIDE=OFF -DMI_BUILD_SHARED=OFF
   -DMI_INSTALL_TOPLEVEL=ON -DCMAKE_POSITION_INDEPENDENT_CODE=ON)
 STAMP_TEXT="mimalloc=$MIMALLOC_VERSION ${CMAKE_FLAGS[*]} prefix=$PREFIX"
 
-if [[ -f $STAMP && -f $PREFIX/lib/libmimalloc.a && -f $PREFIX/include/mimalloc.h ]] &&
-   [[ $(cat "$STAMP") == "$STAMP_TEXT" ]]; then
+if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$PREFIX/lib/libmimalloc.a" "$PREFIX/include/mimalloc.h"; then
   echo "$PREFIX"
   exit 0
 fi
 
-src_available() {
-  local out
-  out=$(apt-cache showsrc --only-source mimalloc 2>/dev/null) || true
-  grep -qx "Version: $MIMALLOC_VERSION" <<<"$out"
-}
-src_available ||
-  die "mimalloc $MIMALLOC_VERSION is not available as a source package (apt-cache showsrc mimalloc): run scripts/setup-ucx-src.sh first, which adds the deb-src entry, or add a deb-src line for Debian 12's main archive"
+debsrc_require mimalloc "$MIMALLOC_VERSION"
 command -v cmake >/dev/null || die "cmake not found: install cmake (scripts/setup.sh does)"
-
-mkdir -p "$DEST"
-have_tree() {
-  [[ -f $TREE/debian/changelog ]] &&
-    [[ $(dpkg-parsechangelog -l "$TREE/debian/changelog" -S Version) == "$MIMALLOC_VERSION" ]]
-}
-if ! have_tree; then
-  rm -rf "$TREE"
-  log "apt-get source mimalloc=$MIMALLOC_VERSION into $DEST"
-  (cd "$DEST" && apt-get source -q --only-source -o APT::Sandbox::User=root \
-    "mimalloc=$MIMALLOC_VERSION" >&2) ||
-    die "apt-get source mimalloc=$MIMALLOC_VERSION failed (network, or the deb-src entry)"
-  have_tree || die "$TREE was not produced by apt-get source (is the directory name different?)"
-fi
+debsrc_fetch mimalloc "$MIMALLOC_VERSION" "$TREE"
 
 rm -f "$STAMP"
 rm -rf "$TREE/sdp-build"

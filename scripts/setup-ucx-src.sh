@@ -19,16 +19,9 @@
 #
 # A stamp file makes a second run a no-op.  The last line printed is the path
 # of the configured source tree (pass it to meson as -Ducx_src=...).
-set -eEuo pipefail
-
-# Safety net: set -e stops at the first failing command; never without a word.
-on_err() { # status line command
-  [[ $- == *e* ]] && ((BASH_SUBSHELL == 0)) || return 0
-  local fn=${FUNCNAME[1]:-main}
-  if [[ $fn == main ]]; then fn=; else fn=" in $fn()"; fi
-  echo "setup-ucx-src: error: line $2$fn: '$3' failed with status $1 (output above, if any, says why)" >&2
-}
-trap 'on_err $? $LINENO "$BASH_COMMAND"' ERR
+# shellcheck source-path=SCRIPTDIR source=lib/debsrc.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib/debsrc.sh"
+debsrc_init setup-ucx-src
 
 UCX_VERSION=1.13.1-1
 UCX_UPSTREAM=${UCX_VERSION%-*}
@@ -43,16 +36,12 @@ AUTOTOOLS=(autoconf automake libtool)
 # behaviour seen by an out-of-tree component.
 LAYOUT_MACROS='^(ENABLE_[A-Z_]+|HAVE_TL_[A-Z]+|HAVE_IB|HAVE_DEVX|HAVE_MLX5_[A-Z_]+|UCS_MAX_LOG_LEVEL|NVALGRIND|uct_MODULES|ucs_MODULES|uct_ib_MODULES)$'
 
-log() { echo "setup-ucx-src: $*" >&2; }
-die() { echo "setup-ucx-src: error: $*" >&2; exit 1; }
-
-[[ $# -eq 1 ]] || die "usage: $0 DEST   (e.g. $0 .deps/ucx)"
-DEST=$(realpath -m -- "$1")
+debsrc_dest .deps/ucx "$@"
 TREE=$DEST/ucx-$UCX_UPSTREAM
 STAMP=$DEST/.sdp-ucx-src.stamp
 STAMP_TEXT="ucx=$UCX_VERSION tree=$TREE uct_MODULES=$EXPECT_UCT_MODULES"
 
-if [[ -f $STAMP && -f $TREE/config.h ]] && [[ $(cat "$STAMP") == "$STAMP_TEXT" ]]; then
+if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$TREE/config.h"; then
   echo "$TREE"
   exit 0
 fi
@@ -80,12 +69,7 @@ apt_install() {
 apt_install dpkg-dev
 
 # ---- 2. deb-src entry --------------------------------------------------------
-# No `| grep -q` under pipefail: grep leaving early can fail the writer (SIGPIPE).
-src_available() {
-  local out
-  out=$(apt-cache showsrc --only-source ucx 2>/dev/null) || return 1
-  grep -qx "Version: $UCX_VERSION" <<<"$out"
-}
+src_available() { debsrc_available ucx "$UCX_VERSION"; }
 
 # Print "URI SUITE COMPONENT" of the repository that serves the installed
 # binary version, from apt's own view (no host names known to this script).
@@ -181,19 +165,7 @@ if ! src_available; then
 fi
 
 # ---- 3. apt-get source -------------------------------------------------------
-mkdir -p "$DEST" || die "cannot create $DEST (set SDP_DEPS_DIR to a writable directory)"
-have_tree() {
-  [[ -f $TREE/debian/changelog ]] &&
-    [[ $(dpkg-parsechangelog -l "$TREE/debian/changelog" -S Version) == "$UCX_VERSION" ]]
-}
-if ! have_tree; then
-  rm -rf "$TREE"
-  log "apt-get source ucx=$UCX_VERSION into $DEST"
-  # Sandboxed download as _apt needs a directory _apt can write; ours may not be.
-  (cd "$DEST" && apt-get source -q --only-source -o APT::Sandbox::User=root "ucx=$UCX_VERSION" >&2) ||
-    die "apt-get source ucx=$UCX_VERSION failed"
-  have_tree || die "$TREE was not produced by apt-get source"
-fi
+debsrc_fetch ucx "$UCX_VERSION" "$TREE"
 
 # ---- 4. build tools and configure dependencies -------------------------------
 apt_install "${CONFIGURE_DEPS[@]}"

@@ -20,7 +20,9 @@
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if
 # the library in use is the unoptimised one.
-set -euo pipefail
+# shellcheck source-path=SCRIPTDIR source=lib/debsrc.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib/debsrc.sh"
+debsrc_init setup-usrsctp
 
 USRSCTP_VERSION=0.9.5.0-2
 UPSTREAM=${USRSCTP_VERSION%-*}
@@ -28,44 +30,19 @@ UPSTREAM=${USRSCTP_VERSION%-*}
 # Debian's own maintainer flag, for the packed-member warnings of its code.
 USRSCTP_CFLAGS="-O2 -g -Wno-address-of-packed-member"
 
-log() { echo "setup-usrsctp: $*" >&2; }
-die() { echo "setup-usrsctp: error: $*" >&2; exit 1; }
-trap 'rc=$?; echo "setup-usrsctp: error: line $LINENO: \"$BASH_COMMAND\" exited $rc" >&2; exit $rc' ERR
-
-[[ $# -eq 1 ]] || die "usage: $0 DEST   (e.g. $0 .deps/usrsctp)"
-DEST=$(realpath -m -- "$1")
+debsrc_dest .deps/usrsctp "$@"
 TREE=$DEST/libusrsctp-$UPSTREAM
 PREFIX=$DEST/prefix
 STAMP=$DEST/.sdp-usrsctp.stamp
 STAMP_TEXT="libusrsctp=$USRSCTP_VERSION cflags=$USRSCTP_CFLAGS debug=no static=yes pic=yes prefix=$PREFIX"
 
-if [[ -f $STAMP && -f $PREFIX/lib/libusrsctp.a && -f $PREFIX/include/usrsctp.h ]] &&
-   [[ $(cat "$STAMP") == "$STAMP_TEXT" ]]; then
+if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$PREFIX/lib/libusrsctp.a" "$PREFIX/include/usrsctp.h"; then
   echo "$PREFIX"
   exit 0
 fi
 
-src_available() {
-  local out
-  out=$(apt-cache showsrc --only-source libusrsctp 2>/dev/null) || true
-  grep -qx "Version: $USRSCTP_VERSION" <<<"$out"
-}
-src_available ||
-  die "libusrsctp $USRSCTP_VERSION is not available as a source package (apt-cache showsrc libusrsctp): run scripts/setup-ucx-src.sh first, which adds the deb-src entry, or add a deb-src line for Debian 12's main archive"
-
-mkdir -p "$DEST"
-have_tree() {
-  [[ -f $TREE/debian/changelog ]] &&
-    [[ $(dpkg-parsechangelog -l "$TREE/debian/changelog" -S Version) == "$USRSCTP_VERSION" ]]
-}
-if ! have_tree; then
-  rm -rf "$TREE"
-  log "apt-get source libusrsctp=$USRSCTP_VERSION into $DEST"
-  (cd "$DEST" && apt-get source -q --only-source -o APT::Sandbox::User=root \
-    "libusrsctp=$USRSCTP_VERSION" >&2) ||
-    die "apt-get source libusrsctp=$USRSCTP_VERSION failed (network, or the deb-src entry)"
-  have_tree || die "$TREE was not produced by apt-get source"
-fi
+debsrc_require libusrsctp "$USRSCTP_VERSION"
+debsrc_fetch libusrsctp "$USRSCTP_VERSION" "$TREE"
 
 for tool in autoreconf libtoolize make gcc; do
   command -v "$tool" >/dev/null ||

@@ -14,14 +14,19 @@
 # past 20 GB when a send path had no bound) and a deadline, once per
 # progress mode (UCX_SCTP_DPDK_PROGRESS=inline and =thread), with
 # libuct_sctp_dpdk.so preloaded and a net_null port (all traffic of the
-# suite is between ifaces of one process).  Prints one line per case and
-# exits non-zero when any test failed, crashed or timed out.
+# suite is between ifaces of one process, i.e. local delivery), and then
+# in "wire mode" (UCX_SCTP_DPDK_SELF_WIRE=y: the device is both ends of a
+# memif pair in the process and ifaces take the ends in turn, so a test's
+# sender and receiver talk over SCTP across the wire).  Prints one line
+# per case and exits non-zero when any test failed, crashed or timed out.
 #
 #   scripts/uct-gtest.sh                    build if needed, run the cases
 #   scripts/uct-gtest.sh --build-only
 #   scripts/uct-gtest.sh --cases 'test_uct_pending uct_flush_test'
 #   scripts/uct-gtest.sh --filter 'sctp_dpdk/uct_p2p_am_test.am_short/*'
 #   scripts/uct-gtest.sh --progress thread  (default: both inline and thread)
+#   scripts/uct-gtest.sh --wire self        (default: local, then self with
+#                                            the cases of CASES_WIRE, inline)
 #
 # Environment: SDP_UCX_SRC (configured UCX 1.13.1 tree), SDP_UCT_LIB
 # (libuct_sctp_dpdk.so), SDP_GTEST_CACHE (/var/cache/sctp-dpdk-gtest),
@@ -46,6 +51,11 @@ uct_p2p_am_test uct_p2p_am_misc uct_p2p_am_tx_bufs uct_p2p_am_alignment
 test_uct_peer_failure test_uct_peer_failure_multiple test_uct_ep
 test_uct_query test_uct_event test_uct_progress test_many2one_am
 uct_p2p_err_test uct_p2p_mix_test uct_fence_test"
+# The cases run in wire mode (SELF_WIRE=y) unless --cases is given.
+CASES_WIRE="test_uct_pending uct_flush_test uct_p2p_am_alignment
+test_uct_peer_failure test_uct_peer_failure_multiple test_uct_ep
+test_uct_query test_uct_event test_uct_progress test_many2one_am
+uct_p2p_am_misc uct_p2p_mix_test"
 
 # gtest sources built: the common harness, the UCT harness and the files
 # of the cases above (googletest itself comes with the tree).
@@ -65,15 +75,19 @@ die() { echo "uct-gtest: $*" >&2; exit 2; }
 
 build_only=0
 cases=$CASES_DEFAULT
+cases_given=0
 filter=""
 modes="inline thread"
+modes_given=0
+wires="local self"
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--build-only) build_only=1 ;;
-	--cases) shift; cases=$1 ;;
+	--cases) shift; cases=$1; cases_given=1 ;;
 	--filter) shift; filter=$1 ;;
-	--progress) shift; modes=$1 ;;
-	*) die "unknown argument '$1' (--build-only, --cases LIST, --filter GTEST_FILTER, --progress 'inline thread')" ;;
+	--progress) shift; modes=$1; modes_given=1 ;;
+	--wire) shift; wires=$1 ;;
+	*) die "unknown argument '$1' (--build-only, --cases LIST, --filter GTEST_FILTER, --progress 'inline thread', --wire 'local self')" ;;
 	esac
 	shift
 done
@@ -147,17 +161,32 @@ else
 	runs=$cases
 fi
 rc_all=0
-printf '%-39s %5s %5s %5s %5s %6s  %s\n' "progress/case" tests pass skip fail secs "failed tests / status"
-for mode in $modes; do
-for c in $runs; do
+printf '%-39s %5s %5s %5s %5s %6s  %s\n' "progress/wire/case" tests pass skip fail secs "failed tests / status"
+for wire in $wires; do
+case "$wire" in
+local) devargs=net_null0; self_wire=n; sg=""; wruns=$runs; wmodes=$modes ;;
+# A small send buffer, so the cases that fill the transport until
+# NO_RESOURCE (test_uct_pending) get there within their 3 s.
+# Inline progress unless --progress says otherwise: with PROGRESS=thread
+# two cases fail over the wire (docs/CONFORMANCE.md, "UCX's UCT gtest").
+self) devargs=""; self_wire=y; sg="sndbuf=64K"
+	wmodes=$modes; [ "$modes_given" = 0 ] && wmodes=inline
+	wruns=$runs
+	[ -z "$filter" ] && [ "$cases_given" = 0 ] && wruns=$CASES_WIRE ;;
+*) die "--wire '$wire': use local or self" ;;
+esac
+for mode in $wmodes; do
+for c in $wruns; do
 	if [ "$c" = custom ]; then f=$filter; else f="sctp_dpdk/$c.*"; fi
-	log=$LOGS/$mode-$c.log
-	json=$LOGS/$mode-$c.json
+	log=$LOGS/$mode-$wire-$c.log
+	json=$LOGS/$mode-$wire-$c.json
 	rm -f "$json"
 	t0=$(date +%s)
 	set +e
 	env LD_PRELOAD="$LIB" \
-		UCX_SCTP_DPDK_DEVARGS=net_null0 \
+		UCX_SCTP_DPDK_DEVARGS="$devargs" \
+		UCX_SCTP_DPDK_SELF_WIRE=$self_wire \
+		UCX_SCTP_DPDK_SG="$sg" \
 		UCX_SCTP_DPDK_IP=10.77.9.1/24 \
 		UCX_SCTP_DPDK_PREFIX="sdp-gt$$-$c" \
 		UCX_SCTP_DPDK_PROGRESS="$mode" \
@@ -182,7 +211,8 @@ for c in $runs; do
 		rc=1
 	fi
 	[ "$rc" != 0 ] && rc_all=1
-	printf '%-39s %5s %5s %5s %5s %6s  %s\n' "$mode/$c" "$n" "$pass" "$skip" "$fail" "$secs" "$status"
+	printf '%-39s %5s %5s %5s %5s %6s  %s\n' "$mode/$wire/$c" "$n" "$pass" "$skip" "$fail" "$secs" "$status"
+done
 done
 done
 echo "uct-gtest: logs in $LOGS"

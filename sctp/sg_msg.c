@@ -249,45 +249,6 @@ bool sg_send_busy(const struct sg_ep *ep)
 	return ep->big.active;
 }
 
-bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
-{
-	struct sctp_sockstat ss;
-	socklen_t len = sizeof(ss);
-	struct sg_assoc_info ai;
-	uint64_t v, idx, quiet_tsc;
-	const struct sg_peer *p;
-
-	if (!sg_map_get(&ep->assocs, assoc, &v))
-		return true;
-	if (ep->big.active && ep->big.assoc == assoc)
-		return false;
-	/* usrsctp frees a chunk's share of the send buffer when the peer's
-	 * SACK covers it, so 0 here means all acknowledged. */
-	memset(&ss, 0, sizeof(ss));
-	ss.ss_assoc_id = (sctp_assoc_t)assoc;
-	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_GET_SNDBUF_USE, &ss,
-			       &len) == 0 &&
-	    ss.ss_total_sndbuf != 0)
-		return false;
-	/* Frames still in the port's TX buffer or pacer leave only while
-	 * someone polls. */
-	if (dp_port_tx_pending(ep->link.port))
-		return false;
-	sg_assoc_unpack(v, &ai);
-	if (!sg_map_get(&ep->link.peer_map, ai.peer_ip_be, &idx))
-		return true;
-	p = &ep->link.peers[idx];
-	/* A packet of ours left after the peer's last DATA: usrsctp bundles
-	 * a pending delayed SACK into every packet it sends, so none is owed
-	 * (this keeps flushes, e.g. every MPI_Win_fence, from waiting out
-	 * the SACK delay).  Else wait until the delayed SACK has gone. */
-	if (p->tx_seq > p->rx_data_seq)
-		return true;
-	quiet_tsc = dp_tsc_hz() *
-		    (ep->cfg.sack_delay_ms + SG_QUIET_MARGIN_MS) / 1000;
-	return now_tsc - p->last_rx_data_tsc >= quiet_tsc;
-}
-
 int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p)
 {
 	struct sctp_sockstat ss;
@@ -308,6 +269,38 @@ int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p)
 		bytes += iov_left(&ep->big);
 	*bytes_p = bytes;
 	return 0;
+}
+
+bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
+{
+	struct sg_assoc_info ai;
+	uint64_t v, idx, quiet_tsc, unacked;
+	const struct sg_peer *p;
+
+	if (!sg_map_get(&ep->assocs, assoc, &v))
+		return true;
+	if (ep->big.active && ep->big.assoc == assoc)
+		return false;
+	/* Something sg_send accepted is not acknowledged yet. */
+	if (sg_assoc_unacked(ep, assoc, &unacked) == 0 && unacked != 0)
+		return false;
+	/* Frames still in the port's TX buffer or pacer leave only while
+	 * someone polls. */
+	if (dp_port_tx_pending(ep->link.port))
+		return false;
+	sg_assoc_unpack(v, &ai);
+	if (!sg_map_get(&ep->link.peer_map, ai.peer_ip_be, &idx))
+		return true;
+	p = &ep->link.peers[idx];
+	/* A packet of ours left after the peer's last DATA: usrsctp bundles
+	 * a pending delayed SACK into every packet it sends, so none is owed
+	 * (this keeps flushes, e.g. every MPI_Win_fence, from waiting out
+	 * the SACK delay).  Else wait until the delayed SACK has gone. */
+	if (p->tx_seq > p->rx_data_seq)
+		return true;
+	quiet_tsc = dp_tsc_hz() *
+		    (ep->cfg.sack_delay_ms + SG_QUIET_MARGIN_MS) / 1000;
+	return now_tsc - p->last_rx_data_tsc >= quiet_tsc;
 }
 
 unsigned int sg_msg_send_more(struct sg_ep *ep)

@@ -20,8 +20,10 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <fcntl.h>
@@ -218,7 +220,9 @@ struct Node {
 	void up(bool server, const std::string &name, const char *sg_extra)
 	{
 		char dpc[1024];
-		dp_config dcfg;
+		/* On the heap: struct dp_config is ~48 KB. */
+		auto dcfg_p = std::make_unique<dp_config>();
+		dp_config &dcfg = *dcfg_p;
 		sg_config scfg;
 
 		snprintf(dpc, sizeof(dpc),
@@ -826,6 +830,132 @@ TEST_F(SgTwoNodes, PeerKilledIsLostThenReconnects)
 	EXPECT_TRUE(expect_line(srv, "UP2", 40));
 	EXPECT_EQ(0, reap(cli2, 30));
 	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/*
+ * Two endpoints in ONE process (issue 10.1: one sg_ep per port), each on
+ * its own port of a memif pair opened in this process (the second port
+ * hot-plugged), on SCTP ports 5000 and 5001: usrsctp's AF_CONN registers
+ * the two peer addresses on two links and keeps the associations apart.
+ * Both endpoints are polled by one thread; messages go both ways on
+ * several streams, every byte checked.  Runs in a child (process-wide
+ * EAL and usrsctp).  Before several ports per process, the second port's
+ * open found the first one ("the only port") and failed.
+ */
+TEST_F(SgTwoNodes, TwoEndpointsInOneProcessOverTwoPorts)
+{
+	Child c = spawn([&](Node &n) {
+		char cfg[2][1024];
+		dp_config dcfg[2];
+		sg_config scfg[2];
+		dp_port *port[2] = {nullptr, nullptr};
+		sg_ep *ep[2] = {nullptr, nullptr};
+		int rc_a = -1;
+
+		for (int e = 0; e < 2; e++) {
+			snprintf(cfg[e], sizeof(cfg[e]),
+				 "dev=net_memif%d,role=%s,id=0,socket=%s/"
+				 "memif0.sock,socket-abstract=no "
+				 "ip=10.77.1.%d/24 prefix=sdp-%s-one mem=256 "
+				 "link_wait_ms=15000", e,
+				 e == 0 ? "server" : "client",
+				 g_sockdir.c_str(), e + 1, g_job.c_str());
+			CHILD_CHECK(dp_config_parse(cfg[e], &dcfg[e]) == 0);
+			CHILD_CHECK(sg_config_parse(e == 0 ? "port=5000" :
+							     "port=5001",
+						    &scfg[e]) == 0);
+		}
+		CHILD_CHECK(dp_eal_init(&dcfg[0]) == 0);
+		/* the server's open waits for its link: the client opens
+		 * (hot-plugged) meanwhile */
+		std::thread t([&] { rc_a = dp_port_open(&dcfg[0], &port[0]); });
+		usleep(200 * 1000);
+		int rc_b = dp_port_open(&dcfg[1], &port[1]);
+		t.join();
+		CHILD_CHECK(rc_a == 0 && rc_b == 0);
+		CHILD_CHECK(dp_port_id(port[0]) != dp_port_id(port[1]));
+		for (int e = 0; e < 2; e++)
+			CHILD_CHECK(sg_ep_open(port[e], &scfg[e], &ep[e]) == 0);
+
+		std::vector<sg_event> evs[2];
+		auto poll_both = [&] {
+			sg_event ev;
+
+			for (int e = 0; e < 2; e++) {
+				sg_poll(ep[e], dp_tsc());
+				while (sg_next_event(ep[e], &ev) == 0)
+					evs[e].push_back(ev);
+			}
+		};
+		auto up = [&](int e, sg_assoc_t *a) {
+			for (double end = now_s() + 20; now_s() < end;) {
+				poll_both();
+				for (auto &ev : evs[e])
+					if (ev.type == SG_EV_UP) {
+						*a = ev.assoc;
+						return true;
+					}
+			}
+			return false;
+		};
+		sg_assoc_t a0 = 0, a1 = 0;
+		CHILD_CHECK(sg_connect(ep[0], dcfg[1].ip_be, 5001, &a0) == 0);
+		CHILD_CHECK(up(0, &a0));
+		CHILD_CHECK(up(1, &a1));
+
+		constexpr uint32_t kMsgs = 400;
+		for (int dir = 0; dir < 2; dir++) {
+			int from = dir, to = 1 - dir;
+			sg_assoc_t a = dir == 0 ? a0 : a1;
+			uint32_t sent = 0, got = 0;
+			uint32_t next[4] = {0, 0, 0, 0};
+
+			for (double end = now_s() + 60;
+			     got < kMsgs && now_s() < end;) {
+				if (sent < kMsgs) {
+					uint16_t st = (uint16_t)(1 + sent % 4);
+					auto b = make_msg(st, sent / 4,
+							  100 + sent * 37 % 3000,
+							  false);
+					iovec iov = {b.data(), b.size()};
+
+					if (sg_send(ep[from], a, st, 0,
+						    PPID_DATA, &iov, 1) == 0)
+						sent++;
+				}
+				poll_both();
+				sg_msg_desc *m = nullptr;
+				while (sg_recv(ep[to], &m, 1) == 1) {
+					std::vector<uint8_t> out;
+					MsgHdr h;
+
+					for (sg_msg_desc *x = m; x != nullptr;
+					     x = x->next)
+						out.insert(out.end(), x->data,
+							   x->data + x->len);
+					CHILD_CHECK(check_msg(out, h));
+					CHILD_CHECK(h.stream == m->stream);
+					CHILD_CHECK(h.seq ==
+						    next[h.stream - 1]++);
+					sg_msg_release(m);
+					got++;
+				}
+			}
+			CHILD_CHECK(got == kMsgs);
+			n.report(dir == 0 ? "AB" : "BA");
+		}
+		sg_ep_close(ep[1]);
+		sg_ep_close(ep[0]);
+		dp_port_close(port[1]);
+		dp_port_close(port[0]);
+		dp_eal_fini();
+		n.report("DONE");
+	});
+	kids.push_back(&c);
+	EXPECT_TRUE(expect_line(c, "AB", 60));
+	EXPECT_TRUE(expect_line(c, "BA", 60));
+	EXPECT_TRUE(expect_line(c, "DONE", 30));
+	EXPECT_EQ(0, reap(c, 30));
 }
 
 } // namespace

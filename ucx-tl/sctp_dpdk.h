@@ -58,8 +58,14 @@ extern "C" {
 #define UCT_SCTP_DPDK_CONFIG_PREFIX "SCTP_DPDK_"
 #define UCT_SCTP_DPDK_ENV "UCX_" UCT_SCTP_DPDK_CONFIG_PREFIX
 
-/* The single device: one DPDK port per process (see DESIGN.md). */
+/* Device K is port K of UCX_SCTP_DPDK_DEVARGS, a ';'-separated list
+ * (';' never occurs in DPDK devargs); one entry = the device "sdp0". */
 #define UCT_SCTP_DPDK_DEV_NAME "sdp0"
+#define UCT_SCTP_DPDK_DEV_PREFIX "sdp"
+#define UCT_SCTP_DPDK_MAX_DEVS 16
+#define UCT_SCTP_DPDK_LIST_SEP ';'
+/* SELF_WIRE (tests): ep create waits this long for the association. */
+#define UCT_SCTP_DPDK_SELF_WIRE_WAIT_MS 2000
 
 /*
  * Performance model reported by iface_query: measured figures, 2-core KVM
@@ -204,7 +210,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	uct_iface_config_t super;
 	char *devargs;		/* DPDK device string; "" = no port */
 	char *ip;		/* "A.B.C.D/N" */
-	unsigned mtu;		/* IP MTU, bytes */
+	char *mtu;		/* IP MTU, bytes (per-port list) */
 	char *prefix;		/* EAL file prefix; "" = sdp-<pid> */
 	int lcore;		/* EAL lcore; -1 = first allowed CPU */
 	unsigned mem_mb;	/* EAL memory */
@@ -213,13 +219,15 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int poll_lcore;		/* its CPU; -1 = not pinned */
 	char *rate;		/* pacing rate, bit/s, k/M/G suffixes */
 	unsigned streams;	/* SCTP streams each way */
-	unsigned sctp_port;	/* local SCTP port */
+	char *sctp_port;	/* local SCTP port (per-port list) */
 	unsigned rx_descs;	/* sg receive descriptors */
 	size_t seg_size;	/* largest SCTP message = AM + header */
 	char *dp_extra;		/* extra dataplane key=value tokens */
 	char *sg_extra;		/* extra sctp key=value tokens */
 	int stats;		/* print counters at exit (JSON, stderr) */
 	double exit_timeout_s;	/* bound of the exit drain, seconds */
+	int self_wire;		/* SELF_WIRE: device = both ends of a
+				 * memif pair in this process */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -245,8 +253,8 @@ typedef struct uct_sctp_dpdk_peer {
 	uint32_t incarnation;	     /* latest one eps were created to */
 	uint64_t blocked_poll;	     /* ctx->poll_count at the last EAGAIN */
 	/* Flush (under ctx->lock): messages sg_send accepted, and that
-	 * count when the association was last seen with nothing
-	 * unacknowledged; equal = drained without asking usrsctp. */
+	 * count when the association was last seen drained (diagnostic:
+	 * uct_sctp_dpdk_peer_drained always asks sg_assoc_quiet). */
 	uint64_t tx_msgs;
 	uint64_t drained_msgs;
 } uct_sctp_dpdk_peer_t;
@@ -259,7 +267,10 @@ struct uct_sctp_dpdk_iface;
  * is process-wide), the iface table and the peer list.
  */
 typedef struct uct_sctp_dpdk_ctx {
-	ucs_recursive_spinlock_t lock;
+	/* One lock for every device of the process: usrsctp is
+	 * process-wide (its timers send on any endpoint's port). */
+	ucs_recursive_spinlock_t *lock;
+	unsigned dev_index;	      /* K of sdpK */
 	unsigned refs;		      /* open ifaces */
 	char *config_text;	      /* dp + sg config, to compare */
 	struct dp_config dp_cfg;
@@ -271,6 +282,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint16_t streams;
 	uint16_t mtu;		      /* IP MTU of the port */
 	uint32_t incarnation;	      /* this process start, ms; never 0 */
+	int self_wire;		      /* one end of SELF_WIRE's memif pair */
 	uint32_t seg_bytes;	      /* largest message incl. our header */
 	double bandwidth_bps;	      /* bytes/s for iface_query */
 	uint64_t poll_count;	      /* sg_poll calls */
@@ -292,6 +304,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rx_msgs;	      /* messages taken from sg_recv */
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
 	uint64_t rx_stale;	      /* addressed to an earlier incarnation */
+	uint64_t rx_closed;	      /* to an iface closed since */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
@@ -441,6 +454,20 @@ ucs_status_t sdp_status_from_errno(int err);
 ucs_status_t uct_sctp_dpdk_config_build(
 	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
 	struct sg_config *sg_cfg, char *text, size_t len);
+/* The same for device @dev (entry @dev of the per-port lists). */
+ucs_status_t uct_sctp_dpdk_config_build_dev(
+	const uct_sctp_dpdk_iface_config_t *config, unsigned dev,
+	struct dp_config *dp_cfg, struct sg_config *sg_cfg, char *text,
+	size_t len);
+/* Entries of a ';' list ("" is one empty entry). */
+unsigned uct_sctp_dpdk_config_list_count(const char *list);
+/* Entry @index of a ';' list into @buf; a one-entry list gives its entry
+ * for every index. */
+void uct_sctp_dpdk_config_list_entry(const char *list, unsigned index,
+				     char *buf, size_t len);
+/* Devices configured: entries of UCX_SCTP_DPDK_DEVARGS (at least 1). */
+unsigned
+uct_sctp_dpdk_config_num_devs(const uct_sctp_dpdk_iface_config_t *config);
 
 /* IDLE_SLEEP_US resolved: the number given, or for 'auto' 0 (busy poll)
  * when every rank on the node has a CPU of its own (polling threads
@@ -453,12 +480,18 @@ uct_sctp_dpdk_config_idle_sleep_us(const uct_sctp_dpdk_iface_config_t *config);
 
 /* ---- sctp_dpdk_ctx.c: the process-wide context ---- */
 
-/* Take a reference, creating the context from @config on first use.
- * Logs errors naming the UCX_SCTP_DPDK_ variable. */
+/* Take a reference to device @dev's context, creating every device's from
+ * @config on first use (all ports open in order).  Logs errors naming the
+ * UCX_SCTP_DPDK_ variable. */
 ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
-				   uct_sctp_dpdk_ctx_t **ctx_p);
-/* The process's context or NULL (for tests and tools). */
+				   unsigned dev, uct_sctp_dpdk_ctx_t **ctx_p);
+/* Device 0's context or NULL (for tests and tools). */
 uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek(void);
+/* Device @dev's context or NULL (no mutex: see sctp_dpdk_ctx.c). */
+uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek_dev(unsigned dev);
+/* One round of the poll loop over every device (caller holds the lock).
+ * @return work done. */
+unsigned uct_sctp_dpdk_ctx_poll_all(void);
 /* Drop a reference; the context itself stays up until process exit. */
 void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx);
 /* The process's context (or NULL) with the global context mutex held, so
@@ -505,6 +538,10 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 /* One round of the shared poll loop: sg_poll, events, sg_recv -> iface
  * RX queues.  Caller holds ctx->lock.  @return work done. */
 unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx);
+/* Hand a received message that is not an RMA request to the iface its
+ * header names (dropped if closed or stale).  Caller holds ctx->lock. */
+void uct_sctp_dpdk_ctx_rx_deliver(uct_sctp_dpdk_ctx_t *ctx,
+				  struct sg_msg_desc *msg);
 /* Return an sg descriptor (lock taken inside). */
 void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
 				   struct sg_msg_desc *msg);
@@ -596,8 +633,9 @@ ucs_status_t uct_sctp_dpdk_rma_reg_add(void *address, size_t length,
 				       uct_sctp_dpdk_rkey_t *rkey);
 void uct_sctp_dpdk_rma_reg_remove(const uct_sctp_dpdk_rkey_t *rkey);
 /* Target: handle an RMA request from the poll loop (ctx->lock held); the
- * message is consumed.  @return 1 consumed, 0 a reply for an iface's RX
- * queue (the caller queues it like an AM). */
+ * message is consumed.  Any other message is consumed (deferred) only
+ * while an RMA reply or request of its association waits.
+ * @return 1 consumed, 0 for uct_sctp_dpdk_ctx_rx_deliver. */
 int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 				 struct sg_msg_desc *msg);
 /* Target: send queued replies (ctx->lock held).  @return work done. */

@@ -5,6 +5,12 @@
  * judged alone first, so an error names the variable that caused it; the
  * joined text is then parsed once more for cross-field checks, and kept to
  * compare the settings of later ifaces with the port's.
+ *
+ * Several ports: DEVARGS is a ';'-separated list, one UCT device per
+ * entry (sdp0, sdp1, ...).  The per-port variables (DEVARGS, IP, MTU,
+ * SCTP_PORT, RATE, DP) take one entry for every port or one per port;
+ * ';' never occurs in DPDK devargs (',' and '=' do).  Device K's dp and
+ * sg configurations are built from entry K of each.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -29,19 +35,141 @@ typedef struct {
 
 enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 8 };
 
+/* The per-port variables, in the order they are checked. */
+static const char *const uct_sctp_dpdk_list_vars[] = {
+	"DEVARGS", "IP", "MTU", "SCTP_PORT", "RATE", "DP",
+};
+
+static const char *
+uct_sctp_dpdk_list_value(const uct_sctp_dpdk_iface_config_t *config,
+			 const char *var)
+{
+	if (!strcmp(var, "DEVARGS"))
+		return config->devargs;
+	if (!strcmp(var, "IP"))
+		return config->ip;
+	if (!strcmp(var, "MTU"))
+		return config->mtu;
+	if (!strcmp(var, "SCTP_PORT"))
+		return config->sctp_port;
+	if (!strcmp(var, "RATE"))
+		return config->rate;
+	return config->dp_extra;
+}
+
+unsigned uct_sctp_dpdk_config_list_count(const char *list)
+{
+	unsigned n = 1;
+
+	for (; *list != '\0'; list++)
+		n += *list == UCT_SCTP_DPDK_LIST_SEP;
+	return n;
+}
+
+void uct_sctp_dpdk_config_list_entry(const char *list, unsigned index,
+				     char *buf, size_t len)
+{
+	const char *end;
+	size_t n;
+
+	/* One entry stands for every port. */
+	if (uct_sctp_dpdk_config_list_count(list) == 1)
+		index = 0;
+	for (; index > 0 && list != NULL; index--) {
+		list = strchr(list, UCT_SCTP_DPDK_LIST_SEP);
+		if (list != NULL)
+			list++;
+	}
+	if (list == NULL) {
+		buf[0] = '\0';
+		return;
+	}
+	end = strchr(list, UCT_SCTP_DPDK_LIST_SEP);
+	n = end != NULL ? (size_t)(end - list) : strlen(list);
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, list, n);
+	buf[n] = '\0';
+}
+
+unsigned
+uct_sctp_dpdk_config_num_devs(const uct_sctp_dpdk_iface_config_t *config)
+{
+	/* SELF_WIRE: one device made of a memif pair (sctp_dpdk_ctx.c) */
+	return config->self_wire ? 1 :
+				   uct_sctp_dpdk_config_list_count(config->devargs);
+}
+
+/* Every list has one entry or one per port, none empty, IP one per port;
+ * at most UCT_SCTP_DPDK_MAX_DEVS ports. */
+static ucs_status_t
+uct_sctp_dpdk_config_check_lists(const uct_sctp_dpdk_iface_config_t *config)
+{
+	unsigned ndevs = uct_sctp_dpdk_config_num_devs(config), n, k;
+	char entry[UCT_SCTP_DPDK_CONFIG_TEXT_MAX];
+	const char *var, *list;
+	size_t i;
+
+	if (ndevs > UCT_SCTP_DPDK_MAX_DEVS) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "DEVARGS lists %u "
+			  "ports: at most %u are supported, give fewer",
+			  ndevs, UCT_SCTP_DPDK_MAX_DEVS);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	for (i = 0; i < ucs_static_array_size(uct_sctp_dpdk_list_vars); i++) {
+		var = uct_sctp_dpdk_list_vars[i];
+		list = uct_sctp_dpdk_list_value(config, var);
+		n = uct_sctp_dpdk_config_list_count(list);
+		if (n != 1 && n != ndevs) {
+			ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "%s has %u "
+				  "';'-separated entries and " UCT_SCTP_DPDK_ENV
+				  "DEVARGS %u ports: give one value for every "
+				  "port or one per port", var, n, ndevs);
+			return UCS_ERR_INVALID_PARAM;
+		}
+		if (!strcmp(var, "IP") && ndevs > 1 && n == 1) {
+			ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "IP='%s' is "
+				  "one address for %u ports: give one address "
+				  "per port, e.g. 10.77.1.1/24;10.77.2.1/24",
+				  list, ndevs);
+			return UCS_ERR_INVALID_PARAM;
+		}
+		for (k = 0; n > 1 && k < n; k++) {
+			uct_sctp_dpdk_config_list_entry(list, k, entry,
+							sizeof(entry));
+			if (entry[0] == '\0') {
+				ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "%s "
+					  "entry %u is empty ('%s'): give a "
+					  "value for every port", var, k,
+					  list);
+				return UCS_ERR_INVALID_PARAM;
+			}
+		}
+	}
+	return UCS_OK;
+}
+
 static void
 uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
-		     uct_sctp_dpdk_token_t *dp, uct_sctp_dpdk_token_t *sg)
+		     unsigned dev, uct_sctp_dpdk_token_t *dp,
+		     uct_sctp_dpdk_token_t *sg)
 {
+	char e[600]; /* an entry; a token holds "key=" and it */
+	unsigned long sctp_port;
+	char *end;
+
 	memset(dp, 0, sizeof(*dp) * UCT_SCTP_DPDK_DP_TOKENS);
 	memset(sg, 0, sizeof(*sg) * UCT_SCTP_DPDK_SG_TOKENS);
 	dp[0].var = "DEVARGS";
-	snprintf(dp[0].text, sizeof(dp[0].text), "dev=%s", config->devargs);
+	uct_sctp_dpdk_config_list_entry(config->devargs, dev, e, sizeof(e));
+	snprintf(dp[0].text, sizeof(dp[0].text), "dev=%s", e);
 	dp[1].var = "IP";
-	if (config->ip[0] != '\0')
-		snprintf(dp[1].text, sizeof(dp[1].text), "ip=%s", config->ip);
+	uct_sctp_dpdk_config_list_entry(config->ip, dev, e, sizeof(e));
+	if (e[0] != '\0')
+		snprintf(dp[1].text, sizeof(dp[1].text), "ip=%s", e);
 	dp[2].var = "MTU";
-	snprintf(dp[2].text, sizeof(dp[2].text), "mtu=%u", config->mtu);
+	uct_sctp_dpdk_config_list_entry(config->mtu, dev, e, sizeof(e));
+	snprintf(dp[2].text, sizeof(dp[2].text), "mtu=%s", e);
 	dp[3].var = "PREFIX";
 	if (config->prefix[0] != '\0')
 		snprintf(dp[3].text, sizeof(dp[3].text), "prefix=%s",
@@ -57,12 +185,23 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 		snprintf(dp[6].text, sizeof(dp[6].text), "idle_sleep_us=%zu",
 			 config->idle_sleep_us);
 	dp[7].var = "RATE";
-	snprintf(dp[7].text, sizeof(dp[7].text), "rate=%s", config->rate);
+	uct_sctp_dpdk_config_list_entry(config->rate, dev, e, sizeof(e));
+	snprintf(dp[7].text, sizeof(dp[7].text), "rate=%s", e);
 	dp[8].var = "DP";
-	snprintf(dp[8].text, sizeof(dp[8].text), "%s", config->dp_extra);
+	uct_sctp_dpdk_config_list_entry(config->dp_extra, dev, e, sizeof(e));
+	snprintf(dp[8].text, sizeof(dp[8].text), "%s", e);
 
 	sg[0].var = "SCTP_PORT";
-	snprintf(sg[0].text, sizeof(sg[0].text), "port=%u", config->sctp_port);
+	uct_sctp_dpdk_config_list_entry(config->sctp_port, dev, e, sizeof(e));
+	/* One value for several ports: port K listens on value + K (one
+	 * usrsctp socket per SCTP port in the process). */
+	sctp_port = strtoul(e, &end, 10);
+	if (uct_sctp_dpdk_config_list_count(config->sctp_port) == 1 &&
+	    e[0] != '\0' && *end == '\0' && sctp_port + dev <= 65535)
+		snprintf(sg[0].text, sizeof(sg[0].text), "port=%lu",
+			 sctp_port + dev);
+	else
+		snprintf(sg[0].text, sizeof(sg[0].text), "port=%s", e);
 	sg[1].var = "STREAMS";
 	snprintf(sg[1].text, sizeof(sg[1].text), "streams=%u",
 		 config->streams);
@@ -90,6 +229,23 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 	snprintf(sg[7].text, sizeof(sg[7].text), "%s", config->sg_extra);
 }
 
+/* " entry K" for a variable given as a list, "" otherwise. */
+static const char *
+uct_sctp_dpdk_entry_name(const uct_sctp_dpdk_iface_config_t *config,
+			 const char *var, unsigned dev, char *buf, size_t len)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ucs_static_array_size(uct_sctp_dpdk_list_vars); i++) {
+		if (!strcmp(var, uct_sctp_dpdk_list_vars[i]) &&
+		    uct_sctp_dpdk_config_list_count(
+			    uct_sctp_dpdk_list_value(config, var)) > 1)
+			snprintf(buf, len, " entry %u", dev);
+	}
+	return buf;
+}
+
 static void uct_sctp_dpdk_append(char *buf, size_t size, const char *token)
 {
 	size_t len = strlen(buf);
@@ -97,16 +253,64 @@ static void uct_sctp_dpdk_append(char *buf, size_t size, const char *token)
 	snprintf(buf + len, size - len, "%s ", token);
 }
 
-/* Validate each token alone, so an error names its variable, then join. */
+/* Validate each dataplane token alone, so an error names its variable
+ * (and list entry), and join them into @text.  The scratch config is
+ * ~48 KB (the static ARP table): on the heap, not on the stack of the
+ * thread opening the iface. */
+static ucs_status_t
+uct_sctp_dpdk_config_dp_tokens(const uct_sctp_dpdk_iface_config_t *config,
+			       unsigned dev, const uct_sctp_dpdk_token_t *dp,
+			       char *text, size_t size)
+{
+	char entry_name[32];
+	struct dp_config *scratch;
+	ucs_status_t status = UCS_OK;
+	int i;
+
+	scratch = ucs_malloc(sizeof(*scratch), "sctp_dpdk dp config scratch");
+	if (scratch == NULL) {
+		ucs_error("sctp_dpdk: no memory to check the dataplane "
+			  "configuration (%zu bytes)", sizeof(*scratch));
+		return UCS_ERR_NO_MEMORY;
+	}
+	for (i = 0; i < UCT_SCTP_DPDK_DP_TOKENS; i++) {
+		if (dp[i].text[0] == '\0')
+			continue;
+		if (dp_config_parse(dp[i].text, scratch) != 0) {
+			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
+				  "%s%s ('%s'; see the dataplane message "
+				  "above)", dp[i].var,
+				  uct_sctp_dpdk_entry_name(config, dp[i].var,
+							   dev, entry_name,
+							   sizeof(entry_name)),
+				  dp[i].text);
+			status = UCS_ERR_INVALID_PARAM;
+		}
+		uct_sctp_dpdk_append(text, size, dp[i].text);
+	}
+	ucs_free(scratch);
+	return status;
+}
+
 ucs_status_t uct_sctp_dpdk_config_build(
 	const uct_sctp_dpdk_iface_config_t *config, struct dp_config *dp_cfg,
 	struct sg_config *sg_cfg, char *text, size_t len)
 {
+	return uct_sctp_dpdk_config_build_dev(config, 0, dp_cfg, sg_cfg, text,
+					      len);
+}
+
+/* Validate each token alone, so an error names its variable, then join. */
+ucs_status_t uct_sctp_dpdk_config_build_dev(
+	const uct_sctp_dpdk_iface_config_t *config, unsigned dev,
+	struct dp_config *dp_cfg, struct sg_config *sg_cfg, char *text,
+	size_t len)
+{
+	char entry_name[32];
 	uct_sctp_dpdk_token_t dp[UCT_SCTP_DPDK_DP_TOKENS];
 	uct_sctp_dpdk_token_t sg[UCT_SCTP_DPDK_SG_TOKENS];
 	char dp_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
 	char sg_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
-	struct dp_config dp_scratch;
 	struct sg_config sg_scratch;
 	char one[sizeof(sg[0].text) + 16];
 	ucs_status_t status = UCS_OK;
@@ -153,18 +357,14 @@ ucs_status_t uct_sctp_dpdk_config_build(
 		return UCS_ERR_INVALID_PARAM;
 	}
 
-	uct_sctp_dpdk_tokens(config, dp, sg);
-	for (i = 0; i < UCT_SCTP_DPDK_DP_TOKENS; i++) {
-		if (dp[i].text[0] == '\0')
-			continue;
-		if (dp_config_parse(dp[i].text, &dp_scratch) != 0) {
-			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
-				  "%s ('%s'; see the dataplane message above)",
-				  dp[i].var, dp[i].text);
-			status = UCS_ERR_INVALID_PARAM;
-		}
-		uct_sctp_dpdk_append(dp_text, sizeof(dp_text), dp[i].text);
-	}
+	status = uct_sctp_dpdk_config_check_lists(config);
+	if (status != UCS_OK)
+		return status;
+	uct_sctp_dpdk_tokens(config, dev, dp, sg);
+	status = uct_sctp_dpdk_config_dp_tokens(config, dev, dp, dp_text,
+						sizeof(dp_text));
+	if (status == UCS_ERR_NO_MEMORY)
+		return status;
 	for (i = 0; i < UCT_SCTP_DPDK_SG_TOKENS; i++) {
 		if (sg[i].text[0] == '\0')
 			continue;
@@ -173,8 +373,12 @@ ucs_status_t uct_sctp_dpdk_config_build(
 		snprintf(one, sizeof(one), "max_msg=1 %s", sg[i].text);
 		if (sg_config_parse(one, &sg_scratch) != 0) {
 			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
-				  "%s ('%s'; see the sctp message above)",
-				  sg[i].var, sg[i].text);
+				  "%s%s ('%s'; see the sctp message above)",
+				  sg[i].var,
+				  uct_sctp_dpdk_entry_name(config, sg[i].var,
+							   dev, entry_name,
+							   sizeof(entry_name)),
+				  sg[i].text);
 			status = UCS_ERR_INVALID_PARAM;
 		}
 		uct_sctp_dpdk_append(sg_text, sizeof(sg_text), sg[i].text);

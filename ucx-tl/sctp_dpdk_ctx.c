@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sctp_dpdk_ctx.c - the process-wide context of the `sctp_dpdk` transport:
- * one DPDK EAL, one dataplane port and one SCTP endpoint (sg_ep) shared by
- * every iface of the process (UCX opens one iface per worker), its
- * lifetime, the iface table and the exit teardown.  The peer table lives
+ * sctp_dpdk_ctx.c - the device contexts of the `sctp_dpdk` transport: one
+ * DPDK EAL per process and, per UCT device (sdp0, sdp1, ... = entries of
+ * UCX_SCTP_DPDK_DEVARGS), one dataplane port, one SCTP endpoint (sg_ep),
+ * one peer table and one iface table, shared by every iface opened on that
+ * device (UCX opens one iface per worker and device); their lifetime, the
+ * poll loop over all devices and the exit teardown.  The peer table lives
  * in sctp_dpdk_peer.c, the shared poll loop in sctp_dpdk_rx.c, the
  * dedicated polling thread in sctp_dpdk_thread.c.
  *
@@ -16,9 +18,16 @@
  * peers see SHUTDOWN rather than ABORT, then endpoint, port and EAL go.
  *
  * Locking: ctx->lock (recursive spinlock) serialises every sg_ and dp_ call
- * (usrsctp state is process-wide), the iface table and the peer list.  Iface
- * progress only trylocks it to poll, so one thread polls for all; sends
- * take it.  It is never held while calling back into UCX.
+ * (usrsctp state is process-wide), the iface table and the peer list.  It
+ * is one lock for all devices: usrsctp's timers and its stack are
+ * process-wide, and a timer run from one endpoint's poll sends on another
+ * endpoint's port.  Iface progress only trylocks it to poll, so one
+ * thread polls every device for all; sends take it.  It is never held
+ * while calling back into UCX.
+ *
+ * Devices: all ports open together, in order, when the first iface opens
+ * (port 0's devargs go to the EAL, the others are hot-plugged); an iface
+ * on sdpK takes device K's context.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -30,6 +39,7 @@
 #include <ucs/debug/memtrack_int.h>
 #include <ucs/sys/string.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
@@ -37,11 +47,25 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define UCT_SCTP_DPDK_MEMIF_WAIT_MS 3000 /* memif server: client leaves */
+#define UCT_SCTP_DPDK_MEMIF_SETTLE_MS 50 /* then its teardown ends */
 
 static pthread_mutex_t uct_sctp_dpdk_ctx_mutex = PTHREAD_MUTEX_INITIALIZER;
-static uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_global; /* under the mutex */
+static pthread_mutex_t uct_sctp_dpdk_sg_open_mutex =
+	PTHREAD_MUTEX_INITIALIZER;
+/* Device contexts, set under the mutex before any iface uses them and
+ * kept to exit; read without it by the poll loop. */
+static uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_devs[UCT_SCTP_DPDK_MAX_DEVS];
+static unsigned uct_sctp_dpdk_ndevs;
+#define uct_sctp_dpdk_ctx_global (uct_sctp_dpdk_devs[0])
+static ucs_recursive_spinlock_t uct_sctp_dpdk_lock; /* every device's */
+static int uct_sctp_dpdk_lock_ready;
+/* SELF_WIRE: devs[0] and devs[1] are the two ends of sdp0, and ifaces
+ * take them in turn (self_wire_next, under the mutex). */
+static int uct_sctp_dpdk_self_wire;
+static unsigned uct_sctp_dpdk_self_wire_next;
 static int uct_sctp_dpdk_eal_held;    /* our EAL reference, kept to exit */
 static int uct_sctp_dpdk_eal_failed;  /* rte_eal_init failed: no retry */
 static int uct_sctp_dpdk_exit_registered;
@@ -65,7 +89,7 @@ static int uct_sctp_dpdk_eal_init(const struct dp_config *dp_cfg)
 	return rc;
 }
 
-static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx);
+static void uct_sctp_dpdk_ctx_teardown_all(void);
 
 /* Process start time in ms (wall clock, so a later process at the same
  * address has a later incarnation; compared in serial arithmetic, so the
@@ -93,14 +117,17 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	sg_stack_stats_json(us_json, sizeof(us_json));
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
-	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"ip\": \"%s\", "
+	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"dev\": \""
+		 UCT_SCTP_DPDK_DEV_PREFIX "%u\", \"ip\": \"%s\", "
 		 "\"rx_msgs\": %" PRIu64 ", \"rx_drops\": %" PRIu64 ", "
-		 "\"rx_stale\": %" PRIu64 ", "
+		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
 		 PRIu64 "}}\n",
-		 dp_ip_str(ctx->ip_be, ip, sizeof(ip)), ctx->rx_msgs,
-		 ctx->rx_drops, ctx->rx_stale, dp_json, us_json,
+		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
+		 ctx->rx_msgs,
+		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
+		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused);
 	fputs(buf, stderr);
 }
@@ -108,9 +135,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 static void uct_sctp_dpdk_atexit(void)
 {
 	pthread_mutex_lock(&uct_sctp_dpdk_ctx_mutex);
-	if (uct_sctp_dpdk_ctx_global != NULL) {
-		uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_global);
-		uct_sctp_dpdk_ctx_global = NULL;
+	if (uct_sctp_dpdk_ndevs != 0) {
+		uct_sctp_dpdk_ctx_teardown_all();
+		memset(uct_sctp_dpdk_devs, 0, sizeof(uct_sctp_dpdk_devs));
+		uct_sctp_dpdk_ndevs = 0;
 	}
 	if (uct_sctp_dpdk_eal_held) {
 		dp_eal_fini(); /* removes /var/run/dpdk/<prefix> */
@@ -119,12 +147,49 @@ static void uct_sctp_dpdk_atexit(void)
 	pthread_mutex_unlock(&uct_sctp_dpdk_ctx_mutex);
 }
 
+/* The EAL (started by the first device, with its devargs), the lock and
+ * the exit handler, once per process.  Caller holds the mutex. */
+static ucs_status_t uct_sctp_dpdk_eal_hold(const struct dp_config *dp_cfg,
+					   const char *devargs)
+{
+	ucs_status_t status;
+	int rc;
+
+	if (!uct_sctp_dpdk_lock_ready) {
+		status = ucs_recursive_spinlock_init(&uct_sctp_dpdk_lock, 0);
+		if (status != UCS_OK)
+			return status;
+		uct_sctp_dpdk_lock_ready = 1;
+	}
+	if (!uct_sctp_dpdk_eal_held) {
+		rc = uct_sctp_dpdk_eal_init(dp_cfg);
+		if (rc != 0) {
+			/* dp_eal_init logged the EAL's reason. */
+			ucs_error("sctp_dpdk: DPDK EAL start failed (%s): check "
+				  UCT_SCTP_DPDK_ENV "DEVARGS='%s' and "
+				  UCT_SCTP_DPDK_ENV "PREFIX='%s'", strerror(-rc),
+				  devargs, dp_cfg->file_prefix);
+			uct_sctp_dpdk_eal_failed = 1;
+			return sdp_status_from_errno(rc);
+		}
+		uct_sctp_dpdk_eal_held = 1;
+	}
+	if (!uct_sctp_dpdk_exit_registered) {
+		atexit(uct_sctp_dpdk_atexit);
+		uct_sctp_dpdk_exit_registered = 1;
+	}
+	return UCS_OK;
+}
+
 static ucs_status_t
 uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
-			 const char *text, const struct dp_config *dp_cfg,
+			 unsigned dev, const char *text,
+			 const struct dp_config *dp_cfg,
 			 const struct sg_config *sg_cfg,
 			 uct_sctp_dpdk_ctx_t **ctx_p)
 {
+	char devargs[UCT_SCTP_DPDK_CONFIG_TEXT_MAX];
+
 	uct_sctp_dpdk_ctx_t *ctx;
 	uint32_t speed_mbps = 0;
 	ucs_status_t status;
@@ -146,49 +211,42 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	}
 	ctx->dp_cfg = *dp_cfg;
 	ctx->sg_cfg = *sg_cfg;
+	ctx->dev_index = dev;
 	ctx->stats_at_exit = config->stats;
 	ctx->exit_timeout_s = config->exit_timeout_s;
 	ucs_list_head_init(&ctx->peers);
-	status = ucs_recursive_spinlock_init(&ctx->lock, 0);
-	if (status != UCS_OK)
-		goto err_free;
+	uct_sctp_dpdk_config_list_entry(config->devargs, dev, devargs,
+					sizeof(devargs));
+	ctx->lock = &uct_sctp_dpdk_lock;
 	ctx->config_text = ucs_strdup(text, "sctp_dpdk config");
 	if (ctx->config_text == NULL) {
 		status = UCS_ERR_NO_MEMORY;
-		goto err_lock;
+		goto err_free;
 	}
-	if (!uct_sctp_dpdk_eal_held) {
-		rc = uct_sctp_dpdk_eal_init(dp_cfg);
-		if (rc != 0) {
-			/* dp_eal_init logged the EAL's reason. */
-			ucs_error("sctp_dpdk: DPDK EAL start failed (%s): check "
-				  UCT_SCTP_DPDK_ENV "DEVARGS='%s' and "
-				  UCT_SCTP_DPDK_ENV "PREFIX='%s'", strerror(-rc),
-				  config->devargs, dp_cfg->file_prefix);
-			uct_sctp_dpdk_eal_failed = 1;
-			status = sdp_status_from_errno(rc);
-			goto err_text;
-		}
-		uct_sctp_dpdk_eal_held = 1;
-	}
-	if (!uct_sctp_dpdk_exit_registered) {
-		atexit(uct_sctp_dpdk_atexit);
-		uct_sctp_dpdk_exit_registered = 1;
-	}
+	status = uct_sctp_dpdk_eal_hold(dp_cfg, devargs);
+	if (status != UCS_OK)
+		goto err_text;
 	rc = dp_port_open(dp_cfg, &ctx->port);
 	if (rc != 0) {
 		/* The EAL reference is kept: a later iface may retry. */
-		ucs_error("sctp_dpdk: cannot open the port of "
-			  UCT_SCTP_DPDK_ENV "DEVARGS='%s' (%s; see the message "
-			  "above)", config->devargs, strerror(-rc));
+		ucs_error("sctp_dpdk: cannot open the port of device "
+			  UCT_SCTP_DPDK_DEV_PREFIX "%u, " UCT_SCTP_DPDK_ENV
+			  "DEVARGS entry %u '%s' (%s; see the message above)",
+			  dev, dev, devargs, strerror(-rc));
 		status = sdp_status_from_errno(rc);
 		goto err_text;
 	}
+	/* SELF_WIRE opens its two ends from two threads: usrsctp's
+	 * set-up is process-wide and not thread-safe. */
+	pthread_mutex_lock(&uct_sctp_dpdk_sg_open_mutex);
 	rc = sg_ep_open(ctx->port, sg_cfg, &ctx->sg);
+	pthread_mutex_unlock(&uct_sctp_dpdk_sg_open_mutex);
 	if (rc != 0) {
-		ucs_error("sctp_dpdk: cannot open the SCTP endpoint on "
-			  UCT_SCTP_DPDK_ENV "SCTP_PORT=%u (%s; see the "
-			  "message above)", config->sctp_port, strerror(-rc));
+		ucs_error("sctp_dpdk: cannot open the SCTP endpoint of device "
+			  UCT_SCTP_DPDK_DEV_PREFIX "%u on SCTP port %u ("
+			  UCT_SCTP_DPDK_ENV "SCTP_PORT='%s') (%s; see the "
+			  "message above)", dev, sg_cfg->port,
+			  config->sctp_port, strerror(-rc));
 		status = sdp_status_from_errno(rc);
 		goto err_port;
 	}
@@ -199,8 +257,9 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
-	 * the old one must never deliver into it. */
-	ctx->incarnation = uct_sctp_dpdk_incarnation_now();
+	 * the old one must never deliver into it.  One per process. */
+	ctx->incarnation = dev == 0 ? uct_sctp_dpdk_incarnation_now() :
+				      uct_sctp_dpdk_devs[0]->incarnation;
 	dp_port_link_up(ctx->port, &speed_mbps);
 	/* A NIC's link speed is the bandwidth; a vdev's reported speed is a
 	 * made-up number (memif: 10G), so use usrsctp's measured goodput. */
@@ -212,27 +271,225 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 			 speed_mbps * 1e6 / 8 < UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS)
 				? speed_mbps * 1e6 / 8
 				: UCT_SCTP_DPDK_VDEV_BANDWIDTH_BPS;
-	ucs_debug("sctp_dpdk: port up: %s/%u sctp port %u, %u streams, "
-		  "segment %u bytes, %u Mbit/s link",
-		  dp_ip_str(ctx->ip_be, ip, sizeof(ip)), dp_cfg->prefix_len,
-		  ctx->sctp_port, ctx->streams, ctx->seg_bytes, speed_mbps);
-	status = uct_sctp_dpdk_poll_thread_start(ctx, config);
-	if (status != UCS_OK)
-		goto err_sg;
+	ucs_debug("sctp_dpdk: device " UCT_SCTP_DPDK_DEV_PREFIX "%u up: "
+		  "%s/%u sctp port %u, %u streams, segment %u bytes, %u "
+		  "Mbit/s link", dev, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
+		  dp_cfg->prefix_len, ctx->sctp_port, ctx->streams,
+		  ctx->seg_bytes, speed_mbps);
 	*ctx_p = ctx;
 	return UCS_OK;
 
-err_sg:
-	sg_ep_close(ctx->sg);
 err_port:
 	dp_port_close(ctx->port);
 err_text:
 	ucs_free(ctx->config_text);
-err_lock:
-	ucs_recursive_spinlock_destroy(&ctx->lock);
 err_free:
 	ucs_free(ctx);
 	return status;
+}
+
+/* Undo uct_sctp_dpdk_ctx_create of a device no iface used yet. */
+static void uct_sctp_dpdk_ctx_destroy_unused(uct_sctp_dpdk_ctx_t *ctx)
+{
+	sg_ep_close(ctx->sg);
+	dp_port_close(ctx->port);
+	ucs_free(ctx->config_text);
+	ucs_free(ctx);
+}
+
+/* Open every device of @config, in order (caller holds the mutex). */
+static ucs_status_t
+uct_sctp_dpdk_devs_create(const uct_sctp_dpdk_iface_config_t *config)
+{
+	static char text[2 * UCT_SCTP_DPDK_CONFIG_TEXT_MAX + 4];
+	static struct dp_config dp_cfgs[UCT_SCTP_DPDK_MAX_DEVS];
+	static struct sg_config sg_cfgs[UCT_SCTP_DPDK_MAX_DEVS];
+	unsigned ndevs = uct_sctp_dpdk_config_num_devs(config), k;
+	uct_sctp_dpdk_ctx_t *ctx = NULL;
+	ucs_status_t status;
+
+	/* Every device's settings are judged before anything starts. */
+	for (k = 0; k < ndevs; k++) {
+		status = uct_sctp_dpdk_config_build_dev(config, k, &dp_cfgs[k],
+							&sg_cfgs[k], text,
+							sizeof(text));
+		if (status != UCS_OK)
+			return status;
+	}
+	for (k = 0; k < ndevs; k++) {
+		uct_sctp_dpdk_config_build_dev(config, k, &dp_cfgs[k],
+					       &sg_cfgs[k], text,
+					       sizeof(text));
+		status = uct_sctp_dpdk_ctx_create(config, k, text, &dp_cfgs[k],
+						  &sg_cfgs[k], &ctx);
+		if (status != UCS_OK)
+			goto err;
+		uct_sctp_dpdk_devs[k] = ctx;
+	}
+	uct_sctp_dpdk_ndevs = ndevs;
+	status = uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_devs[0],
+						 config);
+	if (status != UCS_OK)
+		goto err;
+	for (k = 1; k < ndevs; k++)
+		uct_sctp_dpdk_devs[k]->thread_on =
+			uct_sctp_dpdk_devs[0]->thread_on;
+	return UCS_OK;
+
+err:
+	while (k-- > 0) {
+		uct_sctp_dpdk_ctx_destroy_unused(uct_sctp_dpdk_devs[k]);
+		uct_sctp_dpdk_devs[k] = NULL;
+	}
+	uct_sctp_dpdk_ndevs = 0;
+	return status;
+}
+
+/* Without the mutex: the devices are set before the first iface (and
+ * the poll thread) uses them and cleared only at exit, after the poll
+ * thread stopped; callers may hold the mutex (rate.c). */
+/*
+ * SELF_WIRE: device sdp0 is a memif pair inside this process, end A the
+ * server (IP, SCTP_PORT), end B the client (the next address, SCTP_PORT
+ * + 1), on an abstract socket named after the pid, so ifaces of one
+ * process (UCX's UCT gtests open sender and receiver in one process) reach
+ * each other over SCTP and the wire instead of local delivery.  A memif
+ * server's open waits for its link, i.e. for the client: end A opens in a
+ * thread while this one opens end B.
+ */
+typedef struct {
+	const uct_sctp_dpdk_iface_config_t *config;
+	const char *text;
+	const struct dp_config *dp_cfg;
+	const struct sg_config *sg_cfg;
+	uct_sctp_dpdk_ctx_t *ctx;
+	ucs_status_t status;
+} uct_sctp_dpdk_open_arg_t;
+
+static void *uct_sctp_dpdk_open_thread(void *arg)
+{
+	uct_sctp_dpdk_open_arg_t *a = arg;
+
+	a->status = uct_sctp_dpdk_ctx_create(a->config, 0, a->text, a->dp_cfg,
+					     a->sg_cfg, &a->ctx);
+	return NULL;
+}
+
+static ucs_status_t
+uct_sctp_dpdk_self_wire_create(const uct_sctp_dpdk_iface_config_t *config)
+{
+	static char text[2][2 * UCT_SCTP_DPDK_CONFIG_TEXT_MAX + 4];
+	static struct dp_config dp_cfgs[2];
+	static struct sg_config sg_cfgs[2];
+	uct_sctp_dpdk_iface_config_t ends[2];
+	char devargs[2][160], ip[2][64], port[2][16], addr[16], *slash;
+	unsigned long sctp_port, prefix_len;
+	uct_sctp_dpdk_open_arg_t arg_a;
+	uint32_t ip_be, mask;
+	ucs_status_t status;
+	pthread_t thread;
+	int e;
+
+	if (config->devargs[0] != '\0') {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SELF_WIRE=y opens its "
+			  "own memif pair: leave " UCT_SCTP_DPDK_ENV "DEVARGS "
+			  "empty (it is '%s')", config->devargs);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	snprintf(addr, sizeof(addr), "%.15s", config->ip);
+	slash = strchr(config->ip, '/');
+	prefix_len = slash != NULL ? strtoul(slash + 1, NULL, 10) : 24;
+	if (strchr(addr, '/') != NULL)
+		*strchr(addr, '/') = '\0';
+	if (dp_parse_ip(addr, &ip_be) != 0 || prefix_len < 1 ||
+	    prefix_len > 30) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SELF_WIRE=y needs "
+			  UCT_SCTP_DPDK_ENV "IP=A.B.C.D/N with N 1..30 for end "
+			  "A (end B takes the next address); it is '%s'",
+			  config->ip);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	mask = ~((1u << (32 - prefix_len)) - 1);
+	if (((ntohl(ip_be) + 1) & mask) != (ntohl(ip_be) & mask)) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "SELF_WIRE=y: the "
+			  "address after " UCT_SCTP_DPDK_ENV "IP='%s' (end B) "
+			  "leaves its subnet: give a lower address", config->ip);
+		return UCS_ERR_INVALID_PARAM;
+	}
+	sctp_port = strtoul(config->sctp_port, NULL, 10);
+	for (e = 0; e < 2; e++) {
+		ends[e] = *config;
+		ends[e].self_wire = 0;
+		snprintf(devargs[e], sizeof(devargs[e]),
+			 "net_memif_sdpsw%c,role=%s,id=0,socket=/sdp-selfwire-"
+			 "%d,socket-abstract=yes", 'a' + e,
+			 e == 0 ? "server" : "client", (int)getpid());
+		ends[e].devargs = devargs[e];
+		snprintf(ip[e], sizeof(ip[e]), "%s/%lu",
+			 dp_ip_str(htonl(ntohl(ip_be) + e), addr, sizeof(addr)),
+			 prefix_len);
+		ends[e].ip = ip[e];
+		snprintf(port[e], sizeof(port[e]), "%lu", sctp_port + e);
+		ends[e].sctp_port = port[e];
+		status = uct_sctp_dpdk_config_build_dev(&ends[e], 0, &dp_cfgs[e],
+							&sg_cfgs[e], text[e],
+							sizeof(text[e]));
+		if (status != UCS_OK)
+			return status;
+	}
+	/* the EAL probes end A (the server: its socket exists early) */
+	status = uct_sctp_dpdk_eal_hold(&dp_cfgs[0], devargs[0]);
+	if (status != UCS_OK)
+		return status;
+	arg_a = (uct_sctp_dpdk_open_arg_t){&ends[0], text[0], &dp_cfgs[0],
+					   &sg_cfgs[0], NULL, UCS_ERR_IO_ERROR};
+	if (pthread_create(&thread, NULL, uct_sctp_dpdk_open_thread,
+			   &arg_a) != 0) {
+		ucs_error("sctp_dpdk: SELF_WIRE: cannot start a thread: %m");
+		return UCS_ERR_IO_ERROR;
+	}
+	usleep(100 * 1000); /* end A starts first; B reconnects anyway */
+	status = uct_sctp_dpdk_ctx_create(&ends[1], 0, text[1], &dp_cfgs[1],
+					  &sg_cfgs[1],
+					  &uct_sctp_dpdk_devs[1]);
+	pthread_join(thread, NULL);
+	if (status != UCS_OK || arg_a.status != UCS_OK) {
+		if (status == UCS_OK)
+			uct_sctp_dpdk_ctx_destroy_unused(uct_sctp_dpdk_devs[1]);
+		if (arg_a.status == UCS_OK)
+			uct_sctp_dpdk_ctx_destroy_unused(arg_a.ctx);
+		uct_sctp_dpdk_devs[1] = NULL;
+		return status != UCS_OK ? status : arg_a.status;
+	}
+	uct_sctp_dpdk_devs[0] = arg_a.ctx;
+	uct_sctp_dpdk_devs[1]->dev_index = 0; /* both are sdp0 */
+	uct_sctp_dpdk_ndevs = 2;
+	uct_sctp_dpdk_self_wire = 1;
+	uct_sctp_dpdk_devs[0]->self_wire = uct_sctp_dpdk_devs[1]->self_wire = 1;
+	status = uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_devs[0],
+						 config);
+	if (status != UCS_OK)
+		return status; /* the ports stay until exit */
+	uct_sctp_dpdk_devs[1]->thread_on = uct_sctp_dpdk_devs[0]->thread_on;
+	ucs_debug("sctp_dpdk: SELF_WIRE: sdp0 = %s (server) and %s (client)",
+		  ip[0], ip[1]);
+	return UCS_OK;
+}
+
+uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek_dev(unsigned dev)
+{
+	if (dev >= uct_sctp_dpdk_ndevs)
+		return NULL;
+	return uct_sctp_dpdk_devs[dev];
+}
+
+unsigned uct_sctp_dpdk_ctx_poll_all(void)
+{
+	unsigned work = 0, k;
+
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++)
+		work += uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_devs[k]);
+	return work;
 }
 
 uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek(void)
@@ -246,29 +503,63 @@ uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek(void)
 }
 
 ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
-				   uct_sctp_dpdk_ctx_t **ctx_p)
+				   unsigned dev, uct_sctp_dpdk_ctx_t **ctx_p)
 {
 	static int warned;
 	char text[2 * UCT_SCTP_DPDK_CONFIG_TEXT_MAX + 4];
-	struct dp_config dp_cfg;
+	struct dp_config *dp_cfg;
 	struct sg_config sg_cfg;
 	uct_sctp_dpdk_ctx_t *ctx;
 	ucs_status_t status;
 
-	status = uct_sctp_dpdk_config_build(config, &dp_cfg, &sg_cfg, text,
-					    sizeof(text));
+	/* ~48 KB (the static ARP table): not on the caller's stack, which
+	 * may be a small thread stack of the application's.  Only checked
+	 * here: the devices are opened from their own parsed copies. */
+	dp_cfg = ucs_malloc(sizeof(*dp_cfg), "sctp_dpdk dp config");
+	if (dp_cfg == NULL) {
+		ucs_error("sctp_dpdk: no memory for the dataplane configuration "
+			  "(%zu bytes)", sizeof(*dp_cfg));
+		return UCS_ERR_NO_MEMORY;
+	}
+	/* SELF_WIRE: its ends' settings are judged when it opens them */
+	status = config->self_wire ? UCS_OK :
+		uct_sctp_dpdk_config_build_dev(config, dev, dp_cfg, &sg_cfg,
+					       text, sizeof(text));
+	ucs_free(dp_cfg);
 	if (status != UCS_OK)
 		return status;
+	if (dev >= uct_sctp_dpdk_config_num_devs(config)) {
+		ucs_error("sctp_dpdk: no device " UCT_SCTP_DPDK_DEV_PREFIX "%u: "
+			  UCT_SCTP_DPDK_ENV "DEVARGS lists %u port(s)", dev,
+			  uct_sctp_dpdk_config_num_devs(config));
+		return UCS_ERR_NO_DEVICE;
+	}
 
 	pthread_mutex_lock(&uct_sctp_dpdk_ctx_mutex);
-	ctx = uct_sctp_dpdk_ctx_global;
-	if (ctx == NULL) {
-		status = uct_sctp_dpdk_ctx_create(config, text, &dp_cfg,
-						  &sg_cfg, &ctx);
+	if (uct_sctp_dpdk_ndevs == 0) {
+		status = config->self_wire ?
+				 uct_sctp_dpdk_self_wire_create(config) :
+				 uct_sctp_dpdk_devs_create(config);
 		if (status != UCS_OK)
 			goto out;
-		uct_sctp_dpdk_ctx_global = ctx;
-	} else if (strcmp(ctx->config_text, text) != 0 && !warned) {
+	}
+	if (uct_sctp_dpdk_self_wire) {
+		/* ends in turn: consecutive ifaces sit on different ports */
+		ctx = uct_sctp_dpdk_devs[uct_sctp_dpdk_self_wire_next++ % 2];
+		ctx->refs++;
+		*ctx_p = ctx;
+		goto out;
+	}
+	if (dev >= uct_sctp_dpdk_ndevs) {
+		ucs_error("sctp_dpdk: no device " UCT_SCTP_DPDK_DEV_PREFIX "%u: "
+			  "this process opened %u port(s) with the first "
+			  "iface's " UCT_SCTP_DPDK_ENV "DEVARGS", dev,
+			  uct_sctp_dpdk_ndevs);
+		status = UCS_ERR_NO_DEVICE;
+		goto out;
+	}
+	ctx = uct_sctp_dpdk_devs[dev];
+	if (strcmp(ctx->config_text, text) != 0 && !warned) {
 		/* DPDK allows one such port per process. */
 		ucs_warn("sctp_dpdk: this iface's " UCT_SCTP_DPDK_ENV "* "
 			 "settings differ from those the process's port was "
@@ -296,61 +587,85 @@ void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx)
 	pthread_mutex_unlock(&uct_sctp_dpdk_ctx_mutex);
 }
 
-/* Peers whose association is not closed yet (caller holds ctx->lock). */
+/* Whether a device still has an association to close and a link that
+ * could carry its end (caller holds the lock). */
 static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_peer_t *peer;
 
 	ucs_list_for_each(peer, &ctx->peers, list) {
 		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE)
-			return 1;
+			/* A link that is down (a memif peer that left)
+			 * delivers nothing. */
+			return dp_port_link_up(ctx->port, NULL);
 	}
 	return 0;
 }
 
+static int uct_sctp_dpdk_devs_busy(void)
+{
+	unsigned k;
+
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++)
+		if (uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_devs[k]))
+			return 1;
+	return 0;
+}
+
 /*
- * Exit drain: every association is shut down gracefully (SCTP sends
- * SHUTDOWN only after all queued data is acknowledged; SHUTDOWN_COMP ends
- * it), polled until none is left or UCX_SCTP_DPDK_EXIT_TIMEOUT passed.
- * The process holds the only copy of unacknowledged messages (usrsctp
- * lives in it), so stopping earlier loses them: the peer would wait for
- * them forever.  Caller holds ctx->lock.
+ * Exit drain: every association of every device is shut down gracefully
+ * (SCTP sends SHUTDOWN only after all queued data is acknowledged;
+ * SHUTDOWN_COMP ends it), all devices polled together until none is left
+ * or UCX_SCTP_DPDK_EXIT_TIMEOUT passed.  The process holds the only copy
+ * of unacknowledged messages (usrsctp lives in it), so stopping earlier
+ * loses them: the peer would wait for them forever.  Caller holds the
+ * lock.
  */
-static void uct_sctp_dpdk_ctx_drain(uct_sctp_dpdk_ctx_t *ctx)
+static void uct_sctp_dpdk_devs_drain(void)
 {
 	struct timespec ts = {0, 50 * 1000};
 	uct_sctp_dpdk_peer_t *peer;
+	uct_sctp_dpdk_ctx_t *ctx;
 	uint64_t deadline, bytes;
 	char ip[16];
+	unsigned k;
 
 	/* Learn about associations the peers closed already. */
-	uct_sctp_dpdk_ctx_poll(ctx);
-	ucs_list_for_each(peer, &ctx->peers, list) {
-		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
-		    sg_disconnect(ctx->sg, peer->assoc) != 0)
-			peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+	uct_sctp_dpdk_ctx_poll_all();
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
+		ctx = uct_sctp_dpdk_devs[k];
+		ucs_list_for_each(peer, &ctx->peers, list) {
+			if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
+			    sg_disconnect(ctx->sg, peer->assoc) != 0)
+				peer->state = UCT_SCTP_DPDK_PEER_IDLE;
+		}
 	}
+	ctx = uct_sctp_dpdk_devs[0];
 	deadline = dp_tsc() + (uint64_t)(dp_tsc_hz() * ctx->exit_timeout_s);
-	/* A link that is down (a memif peer that left) delivers nothing. */
-	while (uct_sctp_dpdk_ctx_busy(ctx) && dp_tsc() < deadline &&
-	       dp_port_link_up(ctx->port, NULL)) {
-		uct_sctp_dpdk_ctx_poll(ctx);
+	while (uct_sctp_dpdk_devs_busy() && dp_tsc() < deadline) {
+		uct_sctp_dpdk_ctx_poll_all();
 		nanosleep(&ts, NULL);
 	}
-	ucs_list_for_each(peer, &ctx->peers, list) {
-		if (peer->state == UCT_SCTP_DPDK_PEER_IDLE)
-			continue;
-		bytes = 0;
-		sg_assoc_unacked(ctx->sg, peer->assoc, &bytes);
-		if (bytes == 0)
-			continue; /* only the SHUTDOWN handshake was cut */
-		ucs_warn("sctp_dpdk: exit: %" PRIu64 " bytes to %s:%u still "
-			 "unacknowledged after " UCT_SCTP_DPDK_ENV
-			 "EXIT_TIMEOUT=%gs: they are lost with this process; "
-			 "raise " UCT_SCTP_DPDK_ENV "EXIT_TIMEOUT (peer slow, "
-			 "gone or the link lossy)", bytes,
-			 dp_ip_str(peer->ip_be, ip, sizeof(ip)),
-			 peer->sctp_port, ctx->exit_timeout_s);
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
+		ctx = uct_sctp_dpdk_devs[k];
+		ucs_list_for_each(peer, &ctx->peers, list) {
+			if (peer->state == UCT_SCTP_DPDK_PEER_IDLE)
+				continue;
+			bytes = 0;
+			sg_assoc_unacked(ctx->sg, peer->assoc, &bytes);
+			if (bytes == 0)
+				continue; /* only the SHUTDOWN handshake was
+					   * cut */
+			ucs_warn("sctp_dpdk: exit: %" PRIu64 " bytes to %s:%u "
+				 "(device " UCT_SCTP_DPDK_DEV_PREFIX "%u) still "
+				 "unacknowledged after " UCT_SCTP_DPDK_ENV
+				 "EXIT_TIMEOUT=%gs: they are lost with this "
+				 "process; raise " UCT_SCTP_DPDK_ENV
+				 "EXIT_TIMEOUT (peer slow, gone or the link "
+				 "lossy)", bytes,
+				 dp_ip_str(peer->ip_be, ip, sizeof(ip)),
+				 peer->sctp_port, k, ctx->exit_timeout_s);
+		}
 	}
 }
 
@@ -360,44 +675,76 @@ static int uct_sctp_dpdk_is_memif_server(const char *devargs)
 	       strstr(devargs, "role=client") == NULL;
 }
 
-/* Caller holds the global mutex; nobody else uses the ctx any more. */
-static void uct_sctp_dpdk_ctx_teardown(uct_sctp_dpdk_ctx_t *ctx)
+/* Caller holds the global mutex; nobody else uses the devices any more. */
+static void uct_sctp_dpdk_ctx_teardown_all(void)
 {
 	uct_sctp_dpdk_peer_t *peer, *tmp;
 	struct timespec ts = {0, 100 * 1000};
+	struct timespec settle = {0, UCT_SCTP_DPDK_MEMIF_SETTLE_MS * 1000000};
+	uct_sctp_dpdk_ctx_t *ctx;
 	uint64_t deadline;
+	unsigned k;
 
-	uct_sctp_dpdk_poll_thread_stop(ctx);
-	ucs_recursive_spin_lock(&ctx->lock);
-	uct_sctp_dpdk_ctx_drain(ctx);
-	if (ctx->sg_descs_held != 0)
-		ucs_warn("sctp_dpdk: %" PRId64 " receive descriptors not "
-			 "released at exit", ctx->sg_descs_held);
-	if (ctx->stats_at_exit)
-		uct_sctp_dpdk_ctx_stats_print(ctx);
-	uct_sctp_dpdk_rma_ctx_cleanup(ctx);
-	ucs_recursive_spin_unlock(&ctx->lock);
-	sg_ep_close(ctx->sg);
-	if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {
-		/* DPDK 22.11's memif tears a connection down from its
-		 * interrupt thread when the client leaves, without a lock
-		 * against dev_close on the main thread: closing while the
-		 * client closes frees twice (seen as "EAL: Error: Invalid
-		 * memory" and a crash at exit).  Let the client go first. */
-		deadline = dp_tsc() + dp_tsc_hz() *
-					      UCT_SCTP_DPDK_MEMIF_WAIT_MS / 1000;
-		while (dp_port_link_up(ctx->port, NULL) && dp_tsc() < deadline)
-			nanosleep(&ts, NULL);
-		nanosleep(&ts, NULL);
+	uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_devs[0]);
+	ucs_recursive_spin_lock(&uct_sctp_dpdk_lock);
+	uct_sctp_dpdk_devs_drain();
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
+		ctx = uct_sctp_dpdk_devs[k];
+		if (ctx->sg_descs_held != 0)
+			ucs_warn("sctp_dpdk: %" PRId64 " receive descriptors "
+				 "of device " UCT_SCTP_DPDK_DEV_PREFIX "%u not "
+				 "released at exit", ctx->sg_descs_held, k);
+		if (ctx->stats_at_exit)
+			uct_sctp_dpdk_ctx_stats_print(ctx);
+		uct_sctp_dpdk_rma_ctx_cleanup(ctx);
 	}
-	dp_port_close(ctx->port);
-	ucs_list_for_each_safe(peer, tmp, &ctx->peers, list) {
-		ucs_list_del(&peer->list);
-		ucs_free(peer);
+	ucs_recursive_spin_unlock(&uct_sctp_dpdk_lock);
+	/* Every endpoint first, while every link still exists; then the
+	 * ports last first (SELF_WIRE: the memif client before its server,
+	 * which waits for it to leave). */
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++)
+		sg_ep_close(uct_sctp_dpdk_devs[k]->sg);
+	for (k = uct_sctp_dpdk_ndevs; k-- > 0;) {
+		ctx = uct_sctp_dpdk_devs[k];
+		if (uct_sctp_dpdk_self_wire) {
+			/* Both ends of the memif pair live in this process:
+			 * closing (or stopping) one makes DPDK 22.11's memif
+			 * tear the other down from its interrupt thread
+			 * while this thread closes it, and some exits
+			 * crashed there (UCX gtest test_uct_ep, test_uct_event
+			 * in SELF_WIRE mode).  The process is exiting: the
+			 * ports stay open (pools and shared memory go with
+			 * the process; the socket is abstract). */
+			goto free_ctx;
+		}
+		if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {
+			/* DPDK 22.11's memif tears a connection down from its
+			 * interrupt thread when the client leaves, without a
+			 * lock against dev_close on the main thread: closing
+			 * while the client closes frees twice (seen as "EAL:
+			 * Error: Invalid memory" and a crash at exit).  Let
+			 * the client go first. */
+			deadline = dp_tsc() + dp_tsc_hz() *
+					UCT_SCTP_DPDK_MEMIF_WAIT_MS / 1000;
+			while (dp_port_link_up(ctx->port, NULL) &&
+			       dp_tsc() < deadline)
+				nanosleep(&ts, NULL);
+			/* The link is marked down before the interrupt thread
+			 * has freed the connection: let it finish. */
+			nanosleep(&settle, NULL);
+		}
+		dp_port_close(ctx->port);
+free_ctx:
+		ucs_list_for_each_safe(peer, tmp, &ctx->peers, list) {
+			ucs_list_del(&peer->list);
+			ucs_free(peer);
+		}
+		ucs_free(ctx->config_text);
+		ucs_free(ctx);
 	}
-	ucs_recursive_spinlock_destroy(&ctx->lock);
-	ucs_free(ctx->config_text);
-	ucs_free(ctx);
+	ucs_recursive_spinlock_destroy(&uct_sctp_dpdk_lock);
+	uct_sctp_dpdk_lock_ready = 0;
+	uct_sctp_dpdk_self_wire = 0;
 }
 
 ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,
@@ -407,7 +754,7 @@ ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,
 	unsigned tries;
 	uint16_t id;
 
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	/* Ids go round-robin so a closed iface's id is reused late: a
 	 * message still in flight to it is dropped, not misdelivered. */
 	for (tries = 0; tries < 65536; tries++) {
@@ -422,7 +769,7 @@ ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,
 			break;
 		}
 	}
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	if (status != UCS_OK)
 		ucs_error("sctp_dpdk: %u ifaces already open in this process "
 			  "(limit %u): close some workers",
@@ -433,10 +780,10 @@ ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,
 void uct_sctp_dpdk_ctx_remove_iface(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_iface_t *iface)
 {
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	ucs_assert(ctx->ifaces[iface->id % UCT_SCTP_DPDK_MAX_IFACES] == iface);
 	ctx->ifaces[iface->id % UCT_SCTP_DPDK_MAX_IFACES] = NULL;
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 }
 
 uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_lock_global(void)

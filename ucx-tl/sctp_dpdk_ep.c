@@ -105,9 +105,9 @@ static ucs_status_t uct_sctp_dpdk_ep_not_ready(uct_sctp_dpdk_iface_t *iface,
 		/* The receiving iface's RX queue is full. */
 	} else if (ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) {
 		/* Shut down gracefully by the peer earlier: try again. */
-		ucs_recursive_spin_lock(&ctx->lock);
+		ucs_recursive_spin_lock(ctx->lock);
 		uct_sctp_dpdk_ctx_peer_connect(ctx, ep->peer);
-		ucs_recursive_spin_unlock(&ctx->lock);
+		ucs_recursive_spin_unlock(ctx->lock);
 	}
 	UCT_TL_IFACE_STAT_TX_NO_DESC(&iface->super);
 	return UCS_ERR_NO_RESOURCE;
@@ -154,13 +154,13 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	if (ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
 		return uct_sctp_dpdk_ep_not_ready(iface, ep);
 
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
 	if (ucs_likely(rc == 0))
 		ep->peer->tx_msgs++; /* outstanding until acknowledged */
 	else if (rc == -EAGAIN)
 		ep->peer->blocked_poll = ctx->poll_count;
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	if (ucs_likely(rc == 0))
 		return UCS_OK;
 	if (rc == -EAGAIN || rc == -ENOTCONN) {
@@ -371,9 +371,9 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 			/* The peer shut down gracefully while requests
 			 * waited: nothing else would send on this ep, so
 			 * reconnect from here. */
-			ucs_recursive_spin_lock(&iface->ctx->lock);
+			ucs_recursive_spin_lock(iface->ctx->lock);
 			uct_sctp_dpdk_ctx_peer_connect(iface->ctx, ep->peer);
-			ucs_recursive_spin_unlock(&iface->ctx->lock);
+			ucs_recursive_spin_unlock(iface->ctx->lock);
 		}
 		ep->flags |= UCT_SCTP_DPDK_EP_FLAG_DISPATCH;
 		uct_pending_queue_dispatch(priv, &ep->pending_q,

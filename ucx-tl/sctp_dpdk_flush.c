@@ -43,29 +43,24 @@
 int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
 			       uct_sctp_dpdk_peer_t *peer)
 {
-	uint64_t bytes = 0;
-
 	/* The association gone (shut down after its data, or lost: the eps
 	 * see fail_gen) leaves nothing to wait for. */
 	if (peer->state != UCT_SCTP_DPDK_PEER_UP) {
 		peer->drained_msgs = peer->tx_msgs;
 		return 1;
 	}
-	if (peer->drained_msgs != peer->tx_msgs) {
-		if (sg_assoc_unacked(ctx->sg, peer->assoc, &bytes) == 0 &&
-		    bytes != 0)
-			return 0;
-		peer->drained_msgs = peer->tx_msgs;
-	}
-	/* Everything acknowledged; and no SACK still owed for the peer's
-	 * last DATA (sg_assoc_quiet).  A process may block outside the stack
+	/* Everything acknowledged (sg_assoc_quiet asks sg_assoc_unacked);
+	 * and no SACK still owed for the peer's last DATA.  A process may block outside the stack
 	 * right after a flush: MPICH's MPI_Finalize closes its eps and waits
 	 * in a PMI barrier without progress; a SACK it still owed then never
 	 * left and the peer's own flush waited until its retransmissions
 	 * declared the association lost (MPICH test/mpi sendrecv3,
 	 * mpi_finalize_drain).  The transport SACKs immediately by default
 	 * (sack_delay_ms=0, sctp_dpdk_config.c), so this rarely waits. */
-	return sg_assoc_quiet(ctx->sg, peer->assoc, dp_tsc());
+	if (!sg_assoc_quiet(ctx->sg, peer->assoc, dp_tsc()))
+		return 0;
+	peer->drained_msgs = peer->tx_msgs;
+	return 1;
 }
 
 /* Status of a flush of @ep now (ctx->lock held). */
@@ -153,9 +148,9 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 		UCT_TL_EP_STAT_FLUSH(&ep->super);
 		return UCS_OK;
 	}
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	status = uct_sctp_dpdk_ep_flush_state(ctx, ep);
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	if (status == UCS_INPROGRESS) {
 		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
 		return uct_sctp_dpdk_flush_add(iface, ep, comp);
@@ -174,9 +169,9 @@ ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface, unsigned flags,
 
 	if (iface->ctx == NULL)
 		return UCS_OK; /* no port: nothing was ever sent */
-	ucs_recursive_spin_lock(&iface->ctx->lock);
+	ucs_recursive_spin_lock(iface->ctx->lock);
 	status = uct_sctp_dpdk_iface_flush_state(iface);
-	ucs_recursive_spin_unlock(&iface->ctx->lock);
+	ucs_recursive_spin_unlock(iface->ctx->lock);
 	if (status == UCS_INPROGRESS) {
 		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
 		return uct_sctp_dpdk_flush_add(iface, NULL, comp);
@@ -195,7 +190,7 @@ unsigned uct_sctp_dpdk_iface_flush_progress(uct_sctp_dpdk_iface_t *iface)
 	ucs_status_t status;
 	unsigned n = 0, i;
 
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	ucs_queue_for_each_safe(req, iter, &iface->flush_q, queue) {
 		if (n == UCT_SCTP_DPDK_RX_BURST)
 			break;
@@ -208,7 +203,7 @@ unsigned uct_sctp_dpdk_iface_flush_progress(uct_sctp_dpdk_iface_t *iface)
 		statuses[n] = status;
 		reqs[n++] = req;
 	}
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	/* Completions call into UCX, which may send: lock released. */
 	for (i = 0; i < n; i++) {
 		uct_invoke_completion(reqs[i]->comp, statuses[i]);

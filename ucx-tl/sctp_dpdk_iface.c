@@ -36,6 +36,7 @@
 #include <ucs/sys/string.h>
 #include <ucs/type/class.h>
 
+#include <ctype.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -57,18 +58,21 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 "-a, e.g. net_memif0,role=client,id=0,socket=/run/sdp/job1/memif0.sock,"
 	 "socket-abstract=no\n"
 	 "or a PCI address such as 0000:3b:00.1. Empty: no port; the transport\n"
-	 "is listed but reaches no peer.",
+	 "is listed but reaches no peer. Several ports: a ';'-separated list,\n"
+	 "one UCT device each (sdp0, sdp1, ...); IP, MTU, SCTP_PORT, RATE and\n"
+	 "DP then take one value for every port or a ';' list, one per port.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, devargs),
 	 UCS_CONFIG_TYPE_STRING},
 
 	{"IP", "",
 	 "IPv4 address and on-link prefix of this process on the port,\n"
 	 "A.B.C.D/N (required with DEVARGS). Peers in the same subnet are\n"
-	 "reachable.",
+	 "reachable. Several ports: one address per port, ';'-separated.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, ip), UCS_CONFIG_TYPE_STRING},
 
-	{"MTU", "1500", "IP MTU of the port, 576..9000 bytes.",
-	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, mtu), UCS_CONFIG_TYPE_UINT},
+	{"MTU", "1500", "IP MTU of the port, 576..9000 bytes (per-port ';' list).",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, mtu),
+	 UCS_CONFIG_TYPE_STRING},
 
 	{"PREFIX", "",
 	 "DPDK EAL --file-prefix; must differ between processes of a host.\n"
@@ -116,7 +120,7 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	{"RATE", "0",
 	 "Pacing rate of the port's TX queue, bit/s with optional k/M/G suffix\n"
 	 "(e.g. 500M); 0: unpaced. Changed at run time by\n"
-	 "sdp_transport_set_rate_bps().",
+	 "sdp_transport_set_rate_bps() (every port). Per-port ';' list.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rate),
 	 UCS_CONFIG_TYPE_STRING},
 
@@ -129,9 +133,10 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 
 	{"SCTP_PORT", "5000",
 	 "Local SCTP port of the process, 1..65535; part of the device\n"
-	 "address, so peers may use different ports.",
+	 "address, so peers may use different ports. Several ports: a ';'\n"
+	 "list, one per port, or one value P: port K listens on P+K.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, sctp_port),
-	 UCS_CONFIG_TYPE_UINT},
+	 UCS_CONFIG_TYPE_STRING},
 
 	{"RX_DESCS", "1024",
 	 "Receive descriptors of SEG_SIZE bytes each, 16..1048576. AMs held by\n"
@@ -149,7 +154,8 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 
 	{"DP", "",
 	 "Extra dataplane key=value tokens, space separated (e.g. \"crc=sse42\n"
-	 "arp_retries=10 huge=1\"); see dp_config_help() in dataplane/dp.h.",
+	 "arp_retries=10 huge=1\"); see dp_config_help() in dataplane/dp.h.\n"
+	 "Several ports: one token string for every port or a ';' list.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, dp_extra),
 	 UCS_CONFIG_TYPE_STRING},
 
@@ -165,6 +171,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 "drops by reason, retransmissions, T3 timeouts) as one JSON line on\n"
 	 "stderr, prefixed \"sctp_dpdk stats: \".",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stats),
+	 UCS_CONFIG_TYPE_BOOL},
+
+	{"SELF_WIRE", "n",
+	 "y: the device is both ends of a memif pair opened in this process\n"
+	 "(sdp0 only; DEVARGS must be empty), and the ifaces opened on it take\n"
+	 "the ends in turn, so ifaces of one process (UCX's own UCT gtests)\n"
+	 "talk over SCTP across the wire, not by local delivery. End A has IP,\n"
+	 "end B the next address; B listens on SCTP_PORT + 1. For tests.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, self_wire),
 	 UCS_CONFIG_TYPE_BOOL},
 
 	{"EXIT_TIMEOUT", "5s",
@@ -474,12 +489,12 @@ int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_iface_t *dst;
 	int room = 0;
 
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	dst = ctx->ifaces[dst_iface_id % UCT_SCTP_DPDK_MAX_IFACES];
 	*alive = dst != NULL && dst->id == dst_iface_id;
 	if (*alive)
 		room = dst->local_queued < UCT_SCTP_DPDK_LOCAL_QUEUE_MAX;
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	return room;
 }
 
@@ -497,7 +512,7 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 
 	for (i = 0; i < iovcnt; i++)
 		length += iov[i].iov_len;
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	dst = ctx->ifaces[dst_iface_id % UCT_SCTP_DPDK_MAX_IFACES];
 	if (ucs_unlikely(dst == NULL || dst->id != dst_iface_id)) {
 		status = UCS_ERR_UNREACHABLE;
@@ -527,7 +542,7 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_iface_rx_push(dst, rx);
 	ucs_spin_unlock(&dst->rx_lock);
 out:
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	return status;
 }
 
@@ -642,9 +657,11 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 
 	if (ucs_unlikely(ctx == NULL))
 		return 0;
-	if (!ctx->thread_on && ucs_recursive_spin_trylock(&ctx->lock)) {
-		poll_work = uct_sctp_dpdk_ctx_poll(ctx);
-		ucs_recursive_spin_unlock(&ctx->lock);
+	if (!ctx->thread_on && ucs_recursive_spin_trylock(ctx->lock)) {
+		/* every device: a peer on another device needs its port
+		 * polled too, whichever of this worker's ifaces progresses */
+		poll_work = uct_sctp_dpdk_ctx_poll_all();
+		ucs_recursive_spin_unlock(ctx->lock);
 	}
 	count += uct_sctp_dpdk_iface_rx_drain(iface);
 	if (ucs_unlikely(iface->ev_gen != ctx->ev_gen))
@@ -853,6 +870,65 @@ static ucs_mpool_ops_t uct_sctp_dpdk_rx_mp_ops = {
 	.obj_str = NULL,
 };
 
+/* "sdpK" -> K, for K below the number of configured ports. */
+/*
+ * Invalidate an ep to emulate a transport error (UCX's test_uct_peer_failure
+ * takes this before closing the receiver): the ep counts as failed from
+ * now on (its fail_gen no longer matches its peer's), sends return
+ * UCS_ERR_ENDPOINT_TIMEOUT, and the error handler runs once from progress.
+ * A local ep's peer is an iface of this process: UNSUPPORTED, so the
+ * caller closes that iface, which fails the ep the same way.  Needed in
+ * SELF_WIRE mode, where closing the receiving iface leaves the
+ * association (of the whole process) up.
+ */
+static ucs_status_t uct_sctp_dpdk_ep_invalidate(uct_ep_h tl_ep, unsigned flags)
+{
+	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
+		return UCS_ERR_UNSUPPORTED;
+	ucs_recursive_spin_lock(ctx->lock);
+	ep->fail_gen = ep->peer->fail_gen - 1;
+	ctx->ev_gen++;
+	ucs_recursive_spin_unlock(ctx->lock);
+	return UCS_OK;
+}
+
+static uct_iface_internal_ops_t uct_sctp_dpdk_iface_internal_ops = {
+	.iface_estimate_perf = uct_base_iface_estimate_perf,
+	.iface_vfs_refresh = (uct_iface_vfs_refresh_func_t)ucs_empty_function,
+	.ep_query = (uct_ep_query_func_t)ucs_empty_function_return_unsupported,
+	.ep_invalidate = uct_sctp_dpdk_ep_invalidate,
+};
+
+static ucs_status_t
+uct_sctp_dpdk_iface_dev_index(const char *dev_name,
+			      const uct_sctp_dpdk_iface_config_t *config,
+			      unsigned *dev_p)
+{
+	unsigned ndevs = uct_sctp_dpdk_config_num_devs(config);
+	const char *num = dev_name + strlen(UCT_SCTP_DPDK_DEV_PREFIX);
+	unsigned long k;
+	char *end;
+
+	if (strncmp(dev_name, UCT_SCTP_DPDK_DEV_PREFIX,
+		    strlen(UCT_SCTP_DPDK_DEV_PREFIX)) != 0 ||
+	    !isdigit((unsigned char)num[0]) || (num[0] == '0' && num[1]) ||
+	    (k = strtoul(num, &end, 10), *end != '\0') || k >= ndevs) {
+		ucs_error("sctp_dpdk: no device '%s': " UCT_SCTP_DPDK_ENV
+			  "DEVARGS lists %u port(s), devices "
+			  UCT_SCTP_DPDK_DEV_PREFIX "0.."
+			  UCT_SCTP_DPDK_DEV_PREFIX "%u", dev_name, ndevs,
+			  ndevs - 1);
+		return UCS_ERR_NO_DEVICE;
+	}
+	*dev_p = (unsigned)k;
+	return UCS_OK;
+}
+
 static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 			   uct_worker_h worker,
 			   const uct_iface_params_t *params,
@@ -862,6 +938,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		ucs_derived_of(tl_config, uct_sctp_dpdk_iface_config_t);
 	size_t overhead, align, align_offset;
 	ucs_status_t status;
+	unsigned dev;
 
 	UCT_CHECK_PARAM(params->field_mask & UCT_IFACE_PARAM_FIELD_OPEN_MODE,
 			"UCT_IFACE_PARAM_FIELD_OPEN_MODE is not defined");
@@ -871,16 +948,14 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 			  (uint64_t)params->open_mode);
 		return UCS_ERR_UNSUPPORTED;
 	}
-	if (strcmp(params->mode.device.dev_name, UCT_SCTP_DPDK_DEV_NAME)) {
-		ucs_error("sctp_dpdk: no device '%s', the only device is '%s'",
-			  params->mode.device.dev_name,
-			  UCT_SCTP_DPDK_DEV_NAME);
-		return UCS_ERR_NO_DEVICE;
-	}
+	status = uct_sctp_dpdk_iface_dev_index(params->mode.device.dev_name,
+					       config, &dev);
+	if (status != UCS_OK)
+		return status;
 
 	UCS_CLASS_CALL_SUPER_INIT(
 		uct_base_iface_t, &uct_sctp_dpdk_iface_ops,
-		&uct_base_iface_internal_ops, md, worker, params,
+		&uct_sctp_dpdk_iface_internal_ops, md, worker, params,
 		tl_config UCS_STATS_ARG(
 			(params->field_mask & UCT_IFACE_PARAM_FIELD_STATS_ROOT) ?
 				params->stats_root :
@@ -910,7 +985,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		return status;
 	ucs_queue_head_init(&self->rma_txq);
 
-	if (config->devargs[0] == '\0') {
+	if (config->devargs[0] == '\0' && !config->self_wire) {
 		ucs_debug("sctp_dpdk: iface %p without a port ("
 			  UCT_SCTP_DPDK_ENV "DEVARGS is empty): reaches no "
 			  "peer", self);
@@ -933,7 +1008,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	status = ucs_spinlock_init(&self->rx_lock, 0);
 	if (status != UCS_OK)
 		return status;
-	status = uct_sctp_dpdk_ctx_get(config, &self->ctx);
+	status = uct_sctp_dpdk_ctx_get(config, dev, &self->ctx);
 	if (status != UCS_OK)
 		goto err_lock;
 	self->bounce = ucs_malloc(self->ctx->seg_bytes, "sctp_dpdk bounce");
@@ -1016,9 +1091,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 	 * eps of other ifaces that point here now fail (their ifaces rescan
 	 * on the ev_gen change). */
 	uct_sctp_dpdk_ctx_remove_iface(self->ctx, self);
-	ucs_recursive_spin_lock(&self->ctx->lock);
+	ucs_recursive_spin_lock(self->ctx->lock);
 	self->ctx->ev_gen++;
-	ucs_recursive_spin_unlock(&self->ctx->lock);
+	ucs_recursive_spin_unlock(self->ctx->lock);
 	while (!ucs_queue_is_empty(&self->rx_q)) {
 		rx = ucs_queue_pull_elem_non_empty(&self->rx_q,
 						   uct_sctp_dpdk_rx_desc_t,

@@ -17,6 +17,7 @@
 
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
+#include <ucs/sys/string.h>
 #include <ucs/type/class.h>
 
 #include <limits.h>
@@ -148,14 +149,39 @@ static ucs_status_t uct_sctp_dpdk_rkey_release(uct_component_t *component,
 	return UCS_OK;
 }
 
+/* One device per entry of UCX_SCTP_DPDK_DEVARGS (sdp0 when it is empty or
+ * cannot be read: the iface open then says what is wrong). */
 ucs_status_t uct_sctp_dpdk_query_devices(uct_md_h md,
 					 uct_tl_device_resource_t **devices_p,
 					 unsigned *num_devices_p)
 {
-	return uct_single_device_resource(md, UCT_SCTP_DPDK_DEV_NAME,
-					  UCT_DEVICE_TYPE_NET,
-					  UCS_SYS_DEVICE_ID_UNKNOWN, devices_p,
-					  num_devices_p);
+	uct_tl_device_resource_t *devices;
+	uct_iface_config_t *config;
+	unsigned ndevs = 1, k;
+
+	if (uct_md_iface_config_read(md, UCT_SCTP_DPDK_NAME, NULL, NULL,
+				     &config) == UCS_OK) {
+		ndevs = uct_sctp_dpdk_config_num_devs(ucs_derived_of(
+			config, uct_sctp_dpdk_iface_config_t));
+		uct_config_release(config);
+	}
+	if (ndevs > UCT_SCTP_DPDK_MAX_DEVS)
+		ndevs = 1; /* refused with the reason at iface open */
+	devices = ucs_calloc(ndevs, sizeof(*devices), "sctp_dpdk devices");
+	if (devices == NULL) {
+		ucs_error("sctp_dpdk: failed to allocate %u device resources",
+			  ndevs);
+		return UCS_ERR_NO_MEMORY;
+	}
+	for (k = 0; k < ndevs; k++) {
+		ucs_snprintf_zero(devices[k].name, sizeof(devices[k].name),
+				  UCT_SCTP_DPDK_DEV_PREFIX "%u", k);
+		devices[k].type = UCT_DEVICE_TYPE_NET;
+		devices[k].sys_device = UCS_SYS_DEVICE_ID_UNKNOWN;
+	}
+	*devices_p = devices;
+	*num_devices_p = ndevs;
+	return UCS_OK;
 }
 
 uct_component_t uct_sctp_dpdk_component = {

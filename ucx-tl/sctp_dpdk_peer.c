@@ -24,6 +24,7 @@
 #include <ucs/debug/log.h>
 
 #include <errno.h>
+#include <sched.h>
 
 static uct_sctp_dpdk_peer_t *
 uct_sctp_dpdk_peer_by_addr(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
@@ -131,6 +132,30 @@ int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 	return 1;
 }
 
+/*
+ * SELF_WIRE (tests): wait, bounded, until the association is up, so that
+ * an ep's first send finds it established, as a local ep's would; UCX's
+ * gtests send once right after connecting and take NO_RESOURCE for a
+ * failure (uct_p2p_am_alignment).  Never in normal operation: there an
+ * ep create does not block.
+ */
+static void uct_sctp_dpdk_peer_wait_up(uct_sctp_dpdk_ctx_t *ctx,
+				       uct_sctp_dpdk_peer_t *peer)
+{
+	uint64_t deadline = dp_tsc() + dp_tsc_hz() *
+					       UCT_SCTP_DPDK_SELF_WIRE_WAIT_MS /
+					       1000;
+
+	while (peer->state != UCT_SCTP_DPDK_PEER_UP && dp_tsc() < deadline) {
+		if (!ctx->thread_on && ucs_recursive_spin_trylock(ctx->lock)) {
+			uct_sctp_dpdk_ctx_poll_all();
+			ucs_recursive_spin_unlock(ctx->lock);
+		} else {
+			sched_yield();
+		}
+	}
+}
+
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 					uint32_t ip_be, uint16_t sctp_port,
 					uint32_t incarnation,
@@ -141,7 +166,7 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 	uint32_t gen;
 	char ip[16];
 
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	peer = uct_sctp_dpdk_peer_by_addr(ctx, ip_be, sctp_port);
 	if (peer == NULL) {
 		peer = uct_sctp_dpdk_peer_new(ctx, ip_be, sctp_port);
@@ -182,7 +207,9 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 	}
 	*peer_p = peer;
 out:
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
+	if (status == UCS_OK && ctx->self_wire)
+		uct_sctp_dpdk_peer_wait_up(ctx, peer);
 	return status;
 }
 

@@ -40,8 +40,18 @@ int sdp_transport_set_rate_bps(uint64_t rate_bps)
 			  "set " UCT_SCTP_DPDK_ENV "RATE)", rate_bps);
 		rc = -ENODEV;
 	} else {
-		/* dp_port_set_rate logs a rate above the link itself. */
-		rc = dp_port_set_rate(ctx->port, rate_bps);
+		unsigned k;
+
+		/* Every device's port (the limit is per port).
+		 * dp_port_set_rate logs a rate above the link itself. */
+		rc = 0;
+		for (k = 0; k < UCT_SCTP_DPDK_MAX_DEVS && rc == 0; k++) {
+			uct_sctp_dpdk_ctx_t *dev = uct_sctp_dpdk_ctx_peek_dev(k);
+
+			if (dev == NULL)
+				break;
+			rc = dp_port_set_rate(dev->port, rate_bps);
+		}
 	}
 	uct_sctp_dpdk_ctx_unlock_global();
 	return rc;
@@ -67,15 +77,28 @@ static int no_port(const char *what, uint64_t rate_bps)
 	return -ENODEV;
 }
 
+/*
+ * Per-destination rates go to every device's port, as the total does: a
+ * destination's flow exists only on the port that reaches it, and the
+ * default applies to each port's own destinations.
+ */
 int sdp_transport_set_dest_default_rate_bps(uint64_t rate_bps)
 {
 	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_lock_global();
-	int rc;
+	unsigned k;
+	int rc = 0;
 
 	if (ctx == NULL)
 		rc = no_port("the destination rate", rate_bps);
-	else /* dp_port_set_dest_default_rate logs its own rejections */
-		rc = dp_port_set_dest_default_rate(ctx->port, rate_bps);
+	for (k = 0; ctx != NULL && k < UCT_SCTP_DPDK_MAX_DEVS && rc == 0;
+	     k++) {
+		uct_sctp_dpdk_ctx_t *dev = uct_sctp_dpdk_ctx_peek_dev(k);
+
+		if (dev == NULL)
+			break;
+		/* logs its own rejections */
+		rc = dp_port_set_dest_default_rate(dev->port, rate_bps);
+	}
 	uct_sctp_dpdk_ctx_unlock_global();
 	return rc;
 }
@@ -94,12 +117,19 @@ uint64_t sdp_transport_get_dest_default_rate_bps(void)
 int sdp_transport_set_dest_rate_bps(uint32_t ipv4_be, uint64_t rate_bps)
 {
 	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_lock_global();
-	int rc;
+	unsigned k;
+	int rc = 0;
 
 	if (ctx == NULL)
 		rc = no_port("a destination's rate", rate_bps);
-	else
-		rc = dp_port_set_dest_rate(ctx->port, ipv4_be, rate_bps);
+	for (k = 0; ctx != NULL && k < UCT_SCTP_DPDK_MAX_DEVS && rc == 0;
+	     k++) {
+		uct_sctp_dpdk_ctx_t *dev = uct_sctp_dpdk_ctx_peek_dev(k);
+
+		if (dev == NULL)
+			break;
+		rc = dp_port_set_dest_rate(dev->port, ipv4_be, rate_bps);
+	}
 	uct_sctp_dpdk_ctx_unlock_global();
 	return rc;
 }

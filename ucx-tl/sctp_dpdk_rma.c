@@ -40,6 +40,13 @@
  *   ctx->rma_replyq, and every request arriving meanwhile waits behind it
  *   (in its receive buffer), served from the poll loop as the buffer
  *   drains; so a FLUSH ACK never overtakes the GET_REP data before it.
+ *   Any other message (AM, reply) of an association with a waiting entry
+ *   waits there too and goes on to its iface in order: an AM never
+ *   reaches its handler before a PUT sent ahead of it is written.
+ *   Requests served at once do run ahead of AMs that the poll loop has
+ *   already queued for an iface but its worker has not yet handled: UCT
+ *   orders delivery, not handler execution (ucx-tl/README.md, "RMA
+ *   ordering").
  *
  * Access check: every PUT and GET_REP message is checked against the
  * process's registration table: the key names a live registration and the
@@ -459,28 +466,63 @@ out:
 	return rc;
 }
 
-int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
-				 struct sg_msg_desc *msg)
+/* Whether @msg is a request (served by this process as the target). */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_rma_is_request(const struct sg_msg_desc *msg)
 {
 	const uct_sctp_dpdk_am_hdr_t *hdr =
 		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
+
+	return (hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA) &&
+	       hdr->am_id < UCT_SCTP_DPDK_RMA_ACK;
+}
+
+/* Whether a reply to, or a request from, @assoc waits in ctx->rma_replyq
+ * (not empty; a slow path).  Per association, not per stream: an iface
+ * fence orders the ops of every ep of the iface, and two eps to one peer
+ * process use two streams of its association. */
+static int uct_sctp_dpdk_rma_assoc_waits(uct_sctp_dpdk_ctx_t *ctx,
+					 sg_assoc_t assoc)
+{
 	uct_sctp_dpdk_rma_reply_t *r;
 
-	if (hdr->am_id >= UCT_SCTP_DPDK_RMA_ACK)
-		return 0; /* a reply: to the initiator's iface */
+	ucs_queue_for_each(r, &ctx->rma_replyq, queue) {
+		if (r->assoc == assoc)
+			return 1;
+	}
+	return 0;
+}
+
+int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
+				 struct sg_msg_desc *msg)
+{
+	uct_sctp_dpdk_rma_reply_t *r;
+	int is_request = uct_sctp_dpdk_rma_is_request(msg);
+
 	if (ucs_likely(!ctx->rma_reply_mp_ready ||
 		       ucs_queue_is_empty(&ctx->rma_replyq))) {
+		if (!is_request)
+			return 0; /* a reply: to the initiator's iface */
 		uct_sctp_dpdk_rma_serve(ctx, msg);
 		return 1;
 	}
 	/* A reply waits for send buffer: requests behind it wait too (in
-	 * their receive buffer), or a PUT could overtake an earlier GET. */
+	 * their receive buffer), or a PUT could overtake an earlier GET; and
+	 * so does every later message of an association with a request or
+	 * reply waiting, AMs and replies included: a PUT, fence, AM must not
+	 * reach the AM handler before the PUT is written (UCT fence; UCP's
+	 * fenced rndv ATP), nor an AM after a GET before the GET's data is
+	 * read. */
+	if (!is_request && !uct_sctp_dpdk_rma_assoc_waits(ctx, msg->assoc))
+		return 0;
 	r = uct_sctp_dpdk_rma_reply_get(ctx);
 	if (r == NULL) {
 		sg_msg_release(msg);
 		return 1;
 	}
 	r->deferred = msg;
+	r->assoc = msg->assoc;
+	r->stream = msg->stream;
 	ucs_queue_push(&ctx->rma_replyq, &r->queue);
 	return 1;
 }
@@ -500,6 +542,11 @@ unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx)
 			ucs_queue_pull_non_empty(&ctx->rma_replyq);
 			ucs_mpool_put(r);
 			count++;
+			if (!uct_sctp_dpdk_rma_is_request(msg)) {
+				/* an AM or a reply held in stream order */
+				uct_sctp_dpdk_ctx_rx_deliver(ctx, msg);
+				continue;
+			}
 			if (uct_sctp_dpdk_rma_serve(ctx, msg) != 0)
 				break; /* its reply waits at the head */
 			continue;
@@ -651,9 +698,9 @@ static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 	if (uct_sctp_dpdk_ep_is_failed(ep))
 		return UCS_ERR_ENDPOINT_TIMEOUT;
 	if (ep->peer->state == UCT_SCTP_DPDK_PEER_IDLE) {
-		ucs_recursive_spin_lock(&ctx->lock);
+		ucs_recursive_spin_lock(ctx->lock);
 		uct_sctp_dpdk_ctx_peer_connect(ctx, ep->peer);
-		ucs_recursive_spin_unlock(&ctx->lock);
+		ucs_recursive_spin_unlock(ctx->lock);
 	}
 	return UCS_ERR_NO_RESOURCE;
 }
@@ -669,11 +716,11 @@ static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
 
 	iov[0].iov_base = hdrs;
 	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
 	if (ucs_unlikely(rc == -EAGAIN))
 		ep->peer->blocked_poll = ctx->poll_count;
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	return rc;
 }
 
@@ -889,10 +936,10 @@ static ucs_status_t uct_sctp_dpdk_rma_local(uct_sctp_dpdk_iface_t *iface,
 	unsigned i;
 
 	if (!uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
-		ucs_recursive_spin_lock(&ctx->lock);
+		ucs_recursive_spin_lock(ctx->lock);
 		uct_sctp_dpdk_rma_refuse(ctx, 0, is_put ? "put" : "get", key,
 					 addr, length);
-		ucs_recursive_spin_unlock(&ctx->lock);
+		ucs_recursive_spin_unlock(ctx->lock);
 		return UCS_ERR_INVALID_ADDR;
 	}
 	if (unpack_cb != NULL) {
@@ -909,12 +956,12 @@ static ucs_status_t uct_sctp_dpdk_rma_local(uct_sctp_dpdk_iface_t *iface,
 		}
 	}
 	uct_sctp_dpdk_rma_access_end();
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	if (is_put)
 		ctx->rma_put_msgs++;
 	else
 		ctx->rma_get_reqs++;
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	return UCS_OK;
 }
 
@@ -1184,15 +1231,13 @@ void uct_sctp_dpdk_rma_ep_cleanup(uct_sctp_dpdk_ep_t *ep)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
-	uct_sctp_dpdk_rma_op_t *op;
 
-	/* The user destroys an ep without flushing: drop its ops without
-	 * calling back (their replies, if any, find no op). */
-	while (!ucs_list_is_empty(&ep->rma_ops)) {
-		op = ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
-				   ep_elem);
-		uct_sctp_dpdk_rma_op_put(iface, op);
-	}
+	/* The user destroys an ep without flushing: every op still
+	 * outstanding completes once with UCS_ERR_CANCELED and is freed, as
+	 * UCX's tcp purges its ep (uct_tcp_ep_purge); a caller waiting on a
+	 * completion would wait for ever otherwise.  Late replies find no op
+	 * (slot freed, cookie never reused). */
+	uct_sctp_dpdk_rma_ep_fail(iface, ep, UCS_ERR_CANCELED);
 }
 
 ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,

@@ -26,15 +26,50 @@ static void uct_sctp_dpdk_ctx_drop(uct_sctp_dpdk_ctx_t *ctx,
 	sg_msg_release(msg);
 }
 
+void uct_sctp_dpdk_ctx_rx_deliver(uct_sctp_dpdk_ctx_t *ctx,
+				  struct sg_msg_desc *msg)
+{
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
+	uct_sctp_dpdk_iface_t *iface;
+	uint16_t id;
+	uint8_t am_id;
+
+	id = rte_be_to_cpu_16(hdr->dst_iface_id);
+	iface = ctx->ifaces[id % UCT_SCTP_DPDK_MAX_IFACES];
+	if (ucs_unlikely(iface == NULL || iface->id != id)) {
+		/* Normal after a close: messages already in flight to it
+		 * (ids are not reused soon, see add_iface). */
+		if (ctx->rx_closed++ == 0)
+			ucs_diag("sctp_dpdk: dropped a message to a closed "
+				 "iface (further ones are counted: rx_closed)");
+		sg_msg_release(msg);
+		return;
+	}
+	if (ucs_unlikely(rte_be_to_cpu_16(hdr->dst_incarnation) !=
+			 (uint16_t)ctx->incarnation) &&
+	    !(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA)) {
+		/* An ep to the process that had this address before us (its
+		 * sender fails the ep once it sees our incarnation). */
+		if (ctx->rx_stale++ == 0)
+			ucs_diag("sctp_dpdk: dropped a message addressed to an "
+				 "earlier process at this address (further "
+				 "ones are counted)");
+		sg_msg_release(msg);
+		return;
+	}
+	/* A descriptor written in front of the data overlays the header
+	 * when rx_headroom < 8: read it first. */
+	am_id = hdr->am_id | (hdr->flags & UCT_SCTP_DPDK_RX_RMA);
+	uct_sctp_dpdk_iface_rx_msg(iface, msg, am_id);
+}
+
 unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 {
 	struct sg_msg_desc *msgs[UCT_SCTP_DPDK_RX_BURST];
 	const uct_sctp_dpdk_am_hdr_t *hdr;
-	uct_sctp_dpdk_iface_t *iface;
 	struct sg_event ev;
 	unsigned work, n, i;
-	uint16_t id;
-	uint8_t am_id;
 
 	work = sg_poll(ctx->sg, dp_tsc());
 	ctx->poll_count++;
@@ -59,34 +94,15 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 		}
 		hdr = (const uct_sctp_dpdk_am_hdr_t *)msg->data;
 		/* RMA requests are served here (sctp_dpdk_rma.c); RMA
-		 * replies go to the initiator's iface like AMs. */
-		if (ucs_unlikely(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA) &&
+		 * replies go to the initiator's iface like AMs.  While an
+		 * RMA reply waits for send buffer, later messages of its
+		 * association wait behind it there too. */
+		if (ucs_unlikely((hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA) ||
+				 (ctx->rma_reply_mp_ready &&
+				  !ucs_queue_is_empty(&ctx->rma_replyq))) &&
 		    uct_sctp_dpdk_rma_rx_request(ctx, msg))
 			continue;
-		id = rte_be_to_cpu_16(hdr->dst_iface_id);
-		iface = ctx->ifaces[id % UCT_SCTP_DPDK_MAX_IFACES];
-		if (ucs_unlikely(iface == NULL || iface->id != id)) {
-			uct_sctp_dpdk_ctx_drop(ctx, msg,
-					       "destination iface is closed");
-			continue;
-		}
-		if (ucs_unlikely(rte_be_to_cpu_16(hdr->dst_incarnation) !=
-				 (uint16_t)ctx->incarnation) &&
-		    !(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA)) {
-			/* An ep to the process that had this address
-			 * before us (its sender fails the ep once it sees
-			 * our incarnation). */
-			if (ctx->rx_stale++ == 0)
-				ucs_diag("sctp_dpdk: dropped a message addressed "
-					 "to an earlier process at this address "
-					 "(further ones are counted)");
-			sg_msg_release(msg);
-			continue;
-		}
-		/* A descriptor written in front of the data overlays the
-		 * header when rx_headroom < 8: read it first. */
-		am_id = hdr->am_id | (hdr->flags & UCT_SCTP_DPDK_RX_RMA);
-		uct_sctp_dpdk_iface_rx_msg(iface, msg, am_id);
+		uct_sctp_dpdk_ctx_rx_deliver(ctx, msg);
 	}
 	if (ucs_unlikely(ctx->rma_reply_mp_ready &&
 			 !ucs_queue_is_empty(&ctx->rma_replyq)))
@@ -99,8 +115,8 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
 				   struct sg_msg_desc *msg)
 {
-	ucs_recursive_spin_lock(&ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	ctx->sg_descs_held--;
 	sg_msg_release(msg);
-	ucs_recursive_spin_unlock(&ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 }

@@ -24,10 +24,16 @@
 
 static void *uct_sctp_dpdk_poll_thread(void *arg)
 {
-	uct_sctp_dpdk_ctx_t *ctx = arg;
-	uint32_t ev_gen = ctx->ev_gen;
+	uct_sctp_dpdk_ctx_t *ctx = arg, *dev;
+	uint32_t ev_gen[UCT_SCTP_DPDK_MAX_DEVS];
 	struct dp_idle idle;
-	unsigned work, i;
+	unsigned work, i, k;
+
+	/* Every device was opened before the thread started. */
+	for (k = 0; k < UCT_SCTP_DPDK_MAX_DEVS; k++) {
+		dev = uct_sctp_dpdk_ctx_peek_dev(k);
+		ev_gen[k] = dev != NULL ? dev->ev_gen : 0;
+	}
 
 	if (ctx->poll_lcore >= 0) {
 		cpu_set_t set;
@@ -42,16 +48,21 @@ static void *uct_sctp_dpdk_poll_thread(void *arg)
 	dp_idle_init(&idle, 256, ctx->idle_sleep_us);
 	while (!ctx->thread_stop) {
 		work = 0;
-		if (ucs_recursive_spin_trylock(&ctx->lock)) {
-			work = uct_sctp_dpdk_ctx_poll(ctx);
-			work += dp_port_tx_pending(ctx->port);
+		if (ucs_recursive_spin_trylock(ctx->lock)) {
+			/* every device: one poll loop */
+			work = uct_sctp_dpdk_ctx_poll_all();
 			/* A peer failed: wake sleeping workers, their eps'
 			 * errors are reported from progress. */
-			if (ucs_unlikely(ctx->ev_gen != ev_gen)) {
-				ev_gen = ctx->ev_gen;
-				uct_sctp_dpdk_ctx_wake_armed(ctx);
+			for (k = 0; k < UCT_SCTP_DPDK_MAX_DEVS; k++) {
+				dev = uct_sctp_dpdk_ctx_peek_dev(k);
+				if (dev == NULL)
+					break;
+				if (ucs_unlikely(dev->ev_gen != ev_gen[k])) {
+					ev_gen[k] = dev->ev_gen;
+					uct_sctp_dpdk_ctx_wake_armed(dev);
+				}
 			}
-			ucs_recursive_spin_unlock(&ctx->lock);
+			ucs_recursive_spin_unlock(ctx->lock);
 			/* Leave the lock a window: spinning senders (and local
 			 * deliveries) never won it against an immediate
 			 * re-trylock, and crawled at one send per tens of us

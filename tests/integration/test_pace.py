@@ -77,13 +77,24 @@ def test_paced_sctp_never_stalls():
     goodput stays below the pacing rate and well above zero (the pacer's
     short queue drops like a bottleneck instead of hiding a delay longer
     than the minimum RTO)."""
+    # The unpaced control, same size, same moment: on a loaded machine the
+    # CPU, not the pacer, may bound both; a stall (T3 storms behind a
+    # queue that hides more than the RTO) leaves the paced run far below
+    # both its rate and what the same machine moved unpaced.
+    u = tool("sdp-perf", "--fabric", "memif", "--test", "bw", "--size",
+             "64K", "--total", "32M")
+    check(u["verified"], "unpaced control run not verified")
     r = tool("sdp-perf", "--fabric", "memif", "--test", "bw", "--size",
              "64K", "--total", "32M", "--dp", "rate=200M link=10G")
     check(r["verified"] and r["peer"]["bytes_ok"] == 32 << 20,
           f"verified {r['verified']} bytes {r['peer']['bytes_ok']}")
     check(r["gbps"] <= 0.2, f"goodput {r['gbps']} Gbit/s above 200M pacing")
-    check(r["gbps"] >= 0.05, f"goodput {r['gbps']} Gbit/s: stalled")
-    print(f"    200M paced: {r['gbps'] * 1000:.0f} Mbit/s goodput, "
+    floor = min(0.05, 0.25 * u["gbps"])
+    check(r["gbps"] >= floor,
+          f"goodput {r['gbps']} Gbit/s: stalled (floor {floor:.3f}: a "
+          f"quarter of min(200M, unpaced {u['gbps']} Gbit/s))")
+    print(f"    unpaced {u['gbps'] * 1000:.0f} Mbit/s; "
+          f"200M paced: {r['gbps'] * 1000:.0f} Mbit/s goodput, "
           f"{r['usrsctp']['retrans_chunks']} retransmitted chunks, "
           f"{r['usrsctp']['t3_timeouts']} T3, pacer drops "
           f"{r['dp']['pace_drops']}")

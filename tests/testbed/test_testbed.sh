@@ -25,7 +25,10 @@ JN=$(jid n)   # bridge with netem
 JR=$(jid r)   # run wrapper
 JS=$(jid s)   # run wrapper, SIGTERM
 JF=$(jid f)   # failing up
-ALL_JOBS=("$JM" "$JB" "$JN" "$JR" "$JS" "$JF")
+JL=$(jid l)   # bridge, 3 rails
+JK=$(jid k)   # memif, 3 rails
+JE=$(jid e)   # failing up with rails
+ALL_JOBS=("$JM" "$JB" "$JN" "$JR" "$JS" "$JF" "$JL" "$JK" "$JE")
 TMP=$(mktemp -d /tmp/sdp-testbed-test.XXXXXX)
 T_LIMIT=60   # seconds, bound for every tool invocation
 
@@ -181,6 +184,101 @@ check "no impairment process of the job remains" bash -c '! pgrep -f "sdp-impair
 out=$(tb bridge up --job "$JF" --hosts 2 --netem "delay 10ms nonsense 3" 2>&1); rc=$?
 check "bridge up with bad netem args fails" test "$rc" -ne 0
 check "failed bridge up leaves nothing behind" bash -c '! ip netns list | grep -q "^sdp-$1-" && [[ ! -e /run/sdp/$1 ]]' _ "$JF"
+
+# ---------------------------------------------------------------- rails
+# nothing of a job left: namespaces, veths, run dir, memif sockets, DPDK dirs
+nothing_left() { # job
+  ! ip netns list | grep -q "^sdp-$1-" && [[ ! -e /run/sdp/$1 ]] &&
+    ! compgen -G "/var/run/dpdk/sdp-$1-*" >/dev/null &&
+    ! ip -o link show | grep -q "sdpnet\|@.*sdp-$1" &&
+    ! pgrep -f "sdp-impair $1 " >/dev/null
+}
+ping_rail() { # job oct host rail peer
+  ping_ok "sdp-$1-h$3" "10.$2.$((2 * $4)).$(($5 + 1))"
+}
+tb memif up --job "$JK" --rails 1 >"$TMP/k1.env"
+check "memif --rails 1 prints exactly the single-path variables" bash -c \
+  'diff <(sed "s#$2#J#g" "$1") <(sed "s#$3#J#g" "$4")' _ "$TMP/k1.env" "$JK" "$JM" "$TMP/memif.env"
+tb memif up --job "$JK" --rails 3 --mtu 1500 >"$TMP/k.env"; rc=$?
+check "memif up --rails 3 succeeds" test "$rc" -eq 0
+check "memif rails: SDP_RAILS=3" test "$(kv "$TMP/k.env" SDP_RAILS)" = 3
+for r in 0 1 2; do
+  check "memif rail $r: own socket and vdev name for both ends" test \
+    "$(kv "$TMP/k.env" "SDP_VDEV_0_$r")" = "net_memif$r,role=server,id=0,socket=/run/sdp/$JK/memif$r.sock,socket-abstract=no" -a \
+    "$(kv "$TMP/k.env" "SDP_VDEV_1_$r")" = "net_memif$r,role=client,id=0,socket=/run/sdp/$JK/memif$r.sock,socket-abstract=no" -a \
+    "$(kv "$TMP/k.env" "SDP_MEMIF_SOCK_$r")" = "/run/sdp/$JK/memif$r.sock"
+done
+out=$(tb rail-down "$JK" 1 2>&1); rc=$?
+check "rail-down on memif fails and says why" bash -c '[[ $1 -ne 0 ]] && grep -q "cannot cut it; use a bridge testbed" <<<"$2"' _ "$rc" "$out"
+: >"/run/sdp/$JK/memif2.sock"; mkdir -p "/var/run/dpdk/sdp-$JK-r1"
+tb down --job "$JK"; rc=$?
+check "memif rails: down removes every socket, the dir and DPDK dirs" bash -c '[[ $1 -eq 0 ]]' _ "$rc"
+check "memif rails: nothing left" nothing_left "$JK"
+
+out=$(tb bridge up --job "$JL" --hosts 2 --rails 9 2>&1); rc=$?
+check "--rails 9 rejected with usage status 2, naming --rails" bash -c '[[ $1 -eq 2 ]] && grep -q -- "--rails .9. is invalid" <<<"$2"' _ "$rc" "$out"
+out=$(tb bridge up --job "$JL" --hosts 2 --rails 2 --netem-rail 2 "rate 1mbit" 2>&1); rc=$?
+check "--netem-rail beyond --rails rejected" bash -c '[[ $1 -eq 2 ]] && grep -q "rail index out of range" <<<"$2"' _ "$rc" "$out"
+check "rejected up left nothing" nothing_left "$JL"
+tb bridge up --job "$JL" --hosts 2 --rails 3 --kernel-ip \
+  --netem-rail 1 "delay 1ms" --netem-rail 2 "rate 200mbit" >"$TMP/l.env"; rc=$?
+check "bridge up --rails 3 (rail 1 forwarded, rail 2 tbf) succeeds" test "$rc" -eq 0
+oct=$(kv "$TMP/l.env" SDP_JOB_OCTET)
+check "bridge rails: SDP_RAILS=3, 3 namespaces" test "$(kv "$TMP/l.env" SDP_RAILS)" = 3 -a "$(job_ns_count "$JL")" -eq 3
+check "bridge rails: rail 0 variables are the single-path ones" test \
+  "$(kv "$TMP/l.env" SDP_DP_IP_1_0)" = "$(kv "$TMP/l.env" SDP_DP_IP_1)" -a \
+  "$(kv "$TMP/l.env" SDP_VDEV_1_0)" = "$(kv "$TMP/l.env" SDP_VDEV_1)"
+for r in 0 1 2; do
+  for h in 0 1; do
+    check "host $h rail $r: sdpnet$r, own subnet, own vdev name, MAC matches" test \
+      "$(kv "$TMP/l.env" "SDP_IF_${h}_$r")" = "sdpnet$r" -a \
+      "$(kv "$TMP/l.env" "SDP_DP_IP_${h}_$r")" = "10.$oct.$((2 * r + 1)).$((h + 1))" -a \
+      "$(kv "$TMP/l.env" "SDP_KERNEL_IP_${h}_$r")" = "10.$oct.$((2 * r)).$((h + 1))" -a \
+      "$(kv "$TMP/l.env" "SDP_VDEV_${h}_$r")" = "net_af_packet$r,iface=sdpnet$r,blocksz=36864,framesz=9216,qdisc_bypass=1" -a \
+      "$(kv "$TMP/l.env" "SDP_MAC_${h}_$r")" = "$(ip netns exec "sdp-$JL-h$h" cat /sys/class/net/sdpnet$r/address)"
+  done
+  check "rail $r carries traffic (ping h0 -> h1 on 10.$oct.$((2 * r)).2)" ping_rail "$JL" "$oct" 0 "$r" 1
+done
+check "rails are separate: rail 1's address is not reachable over rail 0 only" bash -c \
+  '[[ $(ip -n "sdp-$1-h0" -o -4 addr show dev sdpnet0 | wc -l) -eq 1 ]] && ip -n "sdp-$1-h0" route get "10.$2.2.2" | grep -q "dev sdpnet1"' _ "$JL" "$oct"
+check "--netem-rail 2 'rate 200mbit': tbf on both rail-2 ports, not on rails 0/1" bash -c \
+  'for p in h0r2 h1r2; do ip netns exec "sdp-$1-sw" tc qdisc show dev $p | grep -q "tbf.*rate 200Mbit" || exit 1; done
+   ! ip netns exec "sdp-$1-sw" tc qdisc show dev h0 | grep -q tbf && ! ip netns exec "sdp-$1-sw" tc qdisc show dev h0r1 | grep -q tbf' _ "$JL"
+if [[ $(kv "$TMP/l.env" SDP_IMPAIR_BACKEND) == user ]]; then
+  check "--netem-rail 1 'delay 1ms': a forwarder per rail-1 port" bash -c \
+    'pgrep -f "sdp-impair $1 h0r1 " >/dev/null && pgrep -f "sdp-impair $1 h1r1 " >/dev/null && ! pgrep -f "sdp-impair $1 h0 " >/dev/null' _ "$JL"
+fi
+tb rail-down "$JL" 1; rc=$?
+check "rail-down $JL 1 succeeds" test "$rc" -eq 0
+check "rail 1 down: sdpnet1 has no carrier on both hosts" bash -c \
+  'for h in 0 1; do ip -n "sdp-$1-h$h" -o link show dev sdpnet1 | grep -q NO-CARRIER || exit 1; done' _ "$JL"
+check "rail 1 down: no traffic over rail 1" ping_fails "sdp-$JL-h0" "10.$oct.2.2"
+check "rail 1 down: rails 0 and 2 still carry traffic" bash -c \
+  'ip netns exec "sdp-$1-h0" ping -n -c 1 -W 2 "10.$2.0.2" >/dev/null && ip netns exec "sdp-$1-h1" ping -n -c 1 -W 2 "10.$2.4.1" >/dev/null' _ "$JL" "$oct"
+tb status --job "$JL" >"$TMP/status" 2>&1
+check "status lists rail 1 as DOWN" grep -q "rail 1: DOWN" "$TMP/status"
+tb rail-up --job "$JL" --rail 1; rc=$?
+check "rail-up --rail 1 succeeds" test "$rc" -eq 0
+check "rail 1 up again carries traffic (through its forwarder)" ping_rail "$JL" "$oct" 0 1 1
+tb rail-down "$JL" 2 && tb rail-up "$JL" 2; rc=$?
+check "rail 2 (tbf) down and up again carries traffic, still shaped" bash -c \
+  '[[ $3 -eq 0 ]] && ip netns exec "sdp-$1-h1" ping -n -c 2 -W 2 "10.$2.4.1" >/dev/null &&
+   ip netns exec "sdp-$1-sw" tc qdisc show dev h0r2 | grep -q "tbf.*rate 200Mbit"' _ "$JL" "$oct" "$rc"
+out=$(tb rail-down "$JL" 3 2>&1); rc=$?
+check "rail-down of a rail the job lacks: usage status 2" bash -c '[[ $1 -eq 2 ]] && grep -q "it has 3 rail" <<<"$2"' _ "$rc" "$out"
+tb bridge netem --job "$JL" --host all --rail 0 "rate 100mbit"; rc=$?
+check "bridge netem --rail 0 shapes rail 0 only" bash -c \
+  '[[ $2 -eq 0 ]] && ip netns exec "sdp-$1-sw" tc qdisc show dev h1 | grep -q "tbf.*rate 100Mbit" &&
+   ip netns exec "sdp-$1-sw" tc qdisc show dev h1r2 | grep -q "tbf.*rate 200Mbit"' _ "$JL" "$rc"
+mkdir -p "/var/run/dpdk/sdp-$JL-h1"
+tb rail-down "$JL" 0
+tb down --job "$JL" --kill-procs; rc=$?
+check "bridge rails: down (with a rail down) succeeds" test "$rc" -eq 0
+check "bridge rails: no namespace, veth, forwarder, run dir or DPDK dir left" nothing_left "$JL"
+# a failure half-way (bad forwarder args on rail 2) removes every rail
+out=$(tb bridge up --job "$JE" --hosts 2 --rails 3 --netem-rail 2 "delay 1ms nonsense 3" 2>&1); rc=$?
+check "bridge up --rails 3 with bad --netem-rail args fails" test "$rc" -ne 0
+check "failed up with rails leaves nothing behind" nothing_left "$JE"
 
 # ---------------------------------------------------------------- run wrapper
 tb run --job "$JR" bridge --hosts 2 --kernel-ip -- bash -c \

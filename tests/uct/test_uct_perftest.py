@@ -14,7 +14,7 @@ their own EAL prefixes sdp-<job>-r0/r1 and IPs 10.77.1.1/24 and .2/24):
                 bcopy/zcopy (zcopy 1 MiB and 16 MiB: split into messages),
                 get (bandwidth) -D bcopy/zcopy
   ucp-put/get   ucp_put_lat, ucp_put_bw and ucp_get 1 MiB over the RMA path
-(Peer failure is tested in test_uct_sctp_dpdk_api cycles: ucx_perftest's
+(Peer failure is tested in test_uct_cycles.c (uct-cycles): ucx_perftest's
 UCT mode has no error handler and only logs failed sends.)
 
 Every process has a deadline and is killed by PID in cleanup; the memif dir

@@ -1,0 +1,162 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""The per-rank environment of apps/sdp-mpirun with --rails N, without a
+testbed: a Testbed object is filled with the KEY=VALUE lines sdp-testbed
+prints (the layout its own test checks) and rank_env() is asked for each
+rank.  --rails 1 must give exactly the single-path environment (the same
+keys and values as before rails existed); --rails N one port entry per
+rail, in rail order, with the multi-rail settings of UCX."""
+import argparse
+import importlib.machinery
+import importlib.util
+import os
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+APPS = os.path.join(HERE, "..", "..", "apps")
+sys.path.insert(0, APPS)
+import sdp_launch  # noqa: E402
+
+
+def load_mpirun():
+    path = os.path.join(APPS, "sdp-mpirun")
+    loader = importlib.machinery.SourceFileLoader("sdp_mpirun", path)
+    spec = importlib.util.spec_from_loader("sdp_mpirun", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+MR = load_mpirun()
+AFP = "blocksz=36864,framesz=9216,qdisc_bypass=1"
+
+
+def bridge_env(job, rails):
+    env = {"SDP_KIND": "bridge", "SDP_JOB": job, "SDP_RUN_DIR": "/x",
+           "SDP_HOSTS": "2", "SDP_JOB_OCTET": "99"}
+    for i in range(2):
+        env[f"SDP_NS_{i}"] = f"sdp-{job}-h{i}"
+        env[f"SDP_DP_IP_{i}"] = f"10.99.1.{i + 1}"
+        env[f"SDP_VDEV_{i}"] = f"net_af_packet0,iface=sdpnet0,{AFP}"
+        if rails > 1:
+            for r in range(rails):
+                env[f"SDP_DP_IP_{i}_{r}"] = f"10.99.{2 * r + 1}.{i + 1}"
+                env[f"SDP_VDEV_{i}_{r}"] = (f"net_af_packet{r},iface=sdpnet{r},"
+                                            f"{AFP}")
+    if rails > 1:
+        env["SDP_RAILS"] = str(rails)
+    return env
+
+
+def memif_env(job, rails):
+    s = f"/run/sdp/{job}"
+    env = {"SDP_KIND": "memif", "SDP_JOB": job, "SDP_RUN_DIR": s,
+           "SDP_VDEV_0": f"net_memif0,role=server,id=0,socket={s}/memif0.sock,socket-abstract=no",
+           "SDP_VDEV_1": f"net_memif0,role=client,id=0,socket={s}/memif0.sock,socket-abstract=no"}
+    if rails > 1:
+        env["SDP_RAILS"] = str(rails)
+        for r in range(rails):
+            for v, role in ((0, "server"), (1, "client")):
+                env[f"SDP_VDEV_{v}_{r}"] = (f"net_memif{r},role={role},id=0,"
+                                            f"socket={s}/memif{r}.sock,"
+                                            "socket-abstract=no")
+    return env
+
+
+def testbed(fabric, rails):
+    tb = sdp_launch.Testbed(fabric, job="t1", rails=rails)
+    tb.env = (memif_env if fabric == "memif" else bridge_env)("t1", rails)
+    return tb
+
+
+def opts(tls="sctp_dpdk", rails=1, env=()):
+    return argparse.Namespace(mpi="mpich", tls=tls, mtu=9000, rate=None,
+                              pace_coll=False, maxrate="1G",
+                              idle_sleep_us="auto", env=list(env),
+                              rails=rails)
+
+
+class RankEnv(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        os.makedirs(os.path.join(self.tmp.name, "ucx-tl"))
+        open(os.path.join(self.tmp.name, "ucx-tl",
+                          "libuct_sctp_dpdk.so"), "w").close()
+        os.environ["SDP_BUILD_DIR"] = self.tmp.name
+        os.environ.pop("MALLOC_PERTURB_", None)
+        self.lib = os.path.join(self.tmp.name, "ucx-tl", "libuct_sctp_dpdk.so")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_one_rail_is_the_single_path_environment(self):
+        ncpu = os.cpu_count() or 1
+        for fabric in ("memif", "bridge"):
+            tb = testbed(fabric, 1)
+            for r in (0, 1):
+                want = {
+                    "SDP_RANK_NS": "",
+                    "LD_PRELOAD": self.lib,
+                    "UCX_TLS": "sctp_dpdk,self",
+                    "UCX_SCTP_DPDK_DEVARGS": tb.env[f"SDP_VDEV_{r}"],
+                    "UCX_SCTP_DPDK_IP": (f"10.77.1.{r + 1}/24" if fabric == "memif"
+                                         else f"10.99.1.{r + 1}/24"),
+                    "UCX_SCTP_DPDK_MTU": "9000",
+                    "UCX_SCTP_DPDK_PREFIX": f"sdp-t1-r{r}",
+                    "UCX_SCTP_DPDK_LCORE": str(r % ncpu),
+                    "UCX_SCTP_DPDK_IDLE_SLEEP_US": "auto",
+                }
+                if fabric == "bridge":
+                    want["UCX_SCTP_DPDK_DP"] = f"netns=sdp-t1-h{r}"
+                self.assertEqual(MR.rank_env(opts(), tb, r), want,
+                                 f"{fabric} rank {r}")
+        tb = testbed("bridge", 1)
+        self.assertEqual(MR.rank_env(opts("tcp"), tb, 1),
+                         {"SDP_RANK_NS": "sdp-t1-h1", "UCX_TLS": "tcp,self",
+                          "UCX_NET_DEVICES": "sdpnet0"})
+
+    def test_rails_one_port_entry_per_rail(self):
+        sep = MR.PORT_LIST_SEP
+        tb = testbed("bridge", 3)
+        e = MR.rank_env(opts(rails=3), tb, 1)
+        self.assertEqual(e["UCX_SCTP_DPDK_DEVARGS"].split(sep),
+                         [f"net_af_packet{k},iface=sdpnet{k},{AFP}"
+                          for k in range(3)])
+        self.assertEqual(e["UCX_SCTP_DPDK_IP"].split(sep),
+                         ["10.99.1.2/24", "10.99.3.2/24", "10.99.5.2/24"])
+        self.assertEqual((e["UCX_MAX_EAGER_RAILS"], e["UCX_MAX_RNDV_RAILS"]),
+                         ("3", "3"))
+        self.assertEqual(e["UCX_SCTP_DPDK_DP"], "netns=sdp-t1-h1")
+        self.assertEqual(e["UCX_SCTP_DPDK_PREFIX"], "sdp-t1-r1")
+        self.assertEqual(e["UCX_SCTP_DPDK_MEM"], str(3 * MR.MEM_MB_PER_RAIL))
+        tb = testbed("memif", 2)
+        for r, role in ((0, "server"), (1, "client")):
+            e = MR.rank_env(opts(rails=2), tb, r)
+            devs = e["UCX_SCTP_DPDK_DEVARGS"].split(sep)
+            self.assertEqual([d.split(",")[:2] for d in devs],
+                             [["net_memif0", f"role={role}"],
+                              ["net_memif1", f"role={role}"]])
+            self.assertIn("memif1.sock", devs[1])
+            self.assertEqual(e["UCX_SCTP_DPDK_IP"].split(sep),
+                             [f"10.77.1.{r + 1}/24", f"10.77.2.{r + 1}/24"])
+
+    def test_rails_tcp_lists_every_rail_device(self):
+        e = MR.rank_env(opts("tcp", rails=2), testbed("bridge", 2), 0)
+        self.assertEqual(e["UCX_NET_DEVICES"], "sdpnet0,sdpnet1")
+        self.assertEqual(e["UCX_MAX_RNDV_RAILS"], "2")
+        self.assertNotIn("UCX_SCTP_DPDK_DEVARGS", e)
+
+    def test_env_overrides_the_rail_settings(self):
+        e = MR.rank_env(opts(rails=2, env=["UCX_MAX_EAGER_RAILS=1"]),
+                        testbed("bridge", 2), 0)
+        self.assertEqual(e["UCX_MAX_EAGER_RAILS"], "1")
+
+    def test_separator_inside_an_entry_is_refused(self):
+        with self.assertRaises(ValueError):
+            MR.port_list(["a" + MR.PORT_LIST_SEP + "b", "c"])
+
+
+if __name__ == "__main__":
+    unittest.main()
