@@ -19,6 +19,9 @@ Modes (rate-managed MPI_Alltoall of mpi-pace/, as GridMPI's):
             rank's rate is split over its N-1 destinations, so a receiver
             gets (N-1) x rate/(N-1) = rate: B/1 is the MATB that just fills
             each link (B/N fills 1/N of it).
+  B/N-dest  SDP_PACE_COLL_PER=dest: each destination at B/N (the pacer's
+            per-destination rates, sch_fq-style), the process's total
+            unpaced: a receiver gets (N-1) x B/N, its senders' shares of B.
 
 Counted per run: SCTP retransmissions, fast retransmissions and T3 timeouts
 (summed over ranks, UCX_SCTP_DPDK_STATS=y), and the forwarders' drops on
@@ -75,12 +78,23 @@ def rate_bps(s):
                                 "g": 1e9}[m.group(2)]
 
 
+PER_DEST = {"B/N-dest"}
+
+
 def modes(n, b_bps):
     """(name, nsenders or None for unpaced)."""
-    return [("unpaced", None), ("B/N", n), ("B/2N", 2 * n), ("B/1", 1)]
+    return [("unpaced", None), ("B/N", n), ("B/2N", 2 * n), ("B/1", 1),
+            ("B/N-dest", n)]
 
 
-def run_one(mr, a, n, mode_ns, prog_args, job):
+def run_one(mr, a, n, mode_ns, prog_args, job, per_dest=False):
+    if per_dest:
+        a = argparse.Namespace(**vars(a))
+        a.env = a.env + ["SDP_PACE_COLL_PER=dest"]
+    return run_one_env(mr, a, n, mode_ns, prog_args, job)
+
+
+def run_one_env(mr, a, n, mode_ns, prog_args, job):
     netem = f"delay {a.delay} rate {a.rate} limit {a.limit}"
     env = ["UCX_SCTP_DPDK_STATS=y",
            "OMPI_MCA_coll_tuned_use_dynamic_rules=1",
@@ -93,7 +107,11 @@ def run_one(mr, a, n, mode_ns, prog_args, job):
         pace_coll=mode_ns is not None, maxrate=str(int(rate_bps(a.rate))),
         idle_sleep_us=a.idle_sleep_us, env=env, program=prog_args)
     res = {"ok": False}
-    with sdp_launch.Testbed("bridge", job=job, hosts=n, netem=netem) as tb:
+    # The ranks' MTU and the veths' must agree (the testbed's default is
+    # 9000 now; af_packet cannot receive 9000-byte frames into 1500-byte
+    # mbufs): the seed's 1500 on both.
+    with sdp_launch.Testbed("bridge", job=job, hosts=n, netem=netem,
+                            mtu=opts.mtu) as tb:
         if tb.env.get("SDP_IMPAIR_BACKEND") != "user":
             log(f"impairment backend is {tb.env.get('SDP_IMPAIR_BACKEND')}:"
                 " drops are counted by the user forwarder only")
@@ -139,6 +157,10 @@ def run_one(mr, a, n, mode_ns, prog_args, job):
                t3_timeouts=sum(u["t3_timeouts"] for u in us),
                data_chunks=sum(u["data_chunks_out"] for u in us),
                fwd_drops=sum(d.get("overlimit", 0) for d in drops.values()),
+               pace_drops=sum(x.get("dp", {}).get("pace_drops", 0)
+                              for x in stats),
+               pace_late=sum(x.get("dp", {}).get("pace_late", 0)
+                             for x in stats),
                fwd_rx=sum(d.get("rx_br", 0) for d in drops.values()),
                fwd_links=len(drops))
     return res
@@ -157,7 +179,8 @@ def summarise(runs):
             "iter_p50_s": med([r["result"]["p50_s"] for r in ok]),
             "iter_p99_s": med([r["result"]["p99_s"] for r in ok]),
             "retrans": m("retrans"), "fast_retrans": m("fast_retrans"),
-            "t3_timeouts": m("t3_timeouts"), "fwd_drops": m("fwd_drops")}
+            "t3_timeouts": m("t3_timeouts"), "fwd_drops": m("fwd_drops"),
+            "pace_drops": med([r.get("pace_drops", 0) for r in ok])}
 
 
 def plot(out, path):
@@ -168,7 +191,7 @@ def plot(out, path):
     fig, axes = plt.subplots(len(cfgs), 3, figsize=(14, 4.2 * len(cfgs)),
                              squeeze=False)
     colors = {"unpaced": "#d62728", "B/N": "#1f77b4", "B/2N": "#2ca02c",
-              "B/1": "#9467bd"}
+              "B/1": "#9467bd", "B/N-dest": "#ff7f0e"}
     for row, c in zip(axes, cfgs):
         names = [m for m in c["modes"] if c["summary"].get(m)]
         s = [c["summary"][m] for m in names]
@@ -237,10 +260,10 @@ def table(out):
                      f"{c['limit']} {c['bytes']} B/peer x {c['iters']} "
                      f"iterations (ideal {c['ideal_iter_s'] * 1e3:.0f} ms "
                      f"per iteration at B)")
-        lines.append(f"{'mode':8} {'rate/rank':>10} {'total s':>8} "
+        lines.append(f"{'mode':8} {'rate':>10} {'total s':>8} "
                      f"{'vs unp.':>7} {'p50 ms':>7} {'p99 ms':>7} "
                      f"{'retx':>6} {'fastrx':>6} {'T3':>5} {'drops':>6} "
-                     f"{'ok':>4}")
+                     f"{'pacer':>6} {'ok':>4}")
         base = (c["summary"].get("unpaced") or {}).get("total_s")
         for m in c["modes"]:
             s = c["summary"].get(m)
@@ -249,14 +272,15 @@ def table(out):
                 continue
             ns = c["mode_nsenders"][m]
             r = "-" if ns is None else \
-                f"{rate_bps(c['rate']) / ns / 1e6:.1f}M"
+                f"{rate_bps(c['rate']) / ns / 1e6:.1f}M" + \
+                ("/dst" if m in PER_DEST else "")
             sp = f"{base / s['total_s']:.2f}x" if base else "-"
             lines.append(
                 f"{m:8} {r:>10} {s['total_s']:8.2f} {sp:>7} "
                 f"{s['iter_p50_s'] * 1e3:7.0f} {s['iter_p99_s'] * 1e3:7.0f} "
                 f"{s['retrans']:6.0f} {s['fast_retrans']:6.0f} "
                 f"{s['t3_timeouts']:5.0f} {s['fwd_drops']:6.0f} "
-                f"{s['runs_ok']}/{s['runs']}")
+                f"{s['pace_drops']:6.0f} {s['runs_ok']}/{s['runs']}")
         lines.append("")
     return "\n".join(lines)
 
@@ -275,7 +299,7 @@ def main():
     ap.add_argument("--iters", type=int, default=15)
     ap.add_argument("--warmup", type=int, default=2)
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--modes", default="unpaced,B/N,B/2N,B/1")
+    ap.add_argument("--modes", default="unpaced,B/N,B/2N,B/1,B/N-dest")
     ap.add_argument("--algorithm", type=int, default=1,
                     help="Open MPI coll_tuned_alltoall_algorithm (1 linear)")
     ap.add_argument("--idle-sleep-us", type=int, default=20)
@@ -326,7 +350,8 @@ def main():
         for rep in range(a.reps):
             for m, ns in ms:
                 job = f"s1{os.getpid() % 100000:05d}"[:8]
-                r = run_one(mr, a, n, ns, prog_args, job)
+                r = run_one(mr, a, n, ns, prog_args, job,
+                            per_dest=m in PER_DEST)
                 c["runs"][m].append(r)
                 if r["ok"]:
                     log(f"N={n} {m} rep {rep + 1}: "

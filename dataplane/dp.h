@@ -118,6 +118,9 @@ struct dp_config {
 				 * SCTP sees a bottleneck, not a 250 ms
 				 * hidden delay); default 10000 */
 	enum dp_pace_mode pace_mode;
+	uint64_t pace_dest_rate_bps; /* per-destination default; 0 = none */
+	uint32_t pace_dests;	/* destinations with own pacing state;
+				 * default 256 */
 };
 
 /**
@@ -261,6 +264,33 @@ int dp_port_set_rate(struct dp_port *port, uint64_t rate_bps);
 /** Current pacing rate of the port's TX queue (0 = unpaced). */
 uint64_t dp_port_rate(const struct dp_port *port);
 
+/*
+ * Per-destination pacing (seed 001 all-to-all: every receiver has its own
+ * bottleneck): frames to each IPv4 destination leave at that destination's
+ * own rate, under the queue's total rate (dp_port_set_rate).  Destinations
+ * without a rate of their own use the default (dest_rate=, 0 = not paced
+ * per destination); at most pace_dests destinations keep their own state
+ * (see pacing/pace.h, pace_fq).  Both calls are safe from any thread: the
+ * request is queued and applied by the owning thread at its next poll.
+ */
+
+/**
+ * Pace frames to @ip_be (network order) at @rate_bps; 0 = not paced per
+ * destination; DP_DEST_RATE_DEFAULT = follow the default again.
+ * @return 0, -EINVAL (above the link rate, logged), -EBUSY (too many
+ *   requests not yet applied: the port is not being polled; logged).  A
+ *   table that has no room (pace_dests) is logged when applied.
+ */
+#define DP_DEST_RATE_DEFAULT UINT64_MAX
+int dp_port_set_dest_rate(struct dp_port *port, uint32_t ip_be,
+			  uint64_t rate_bps);
+
+/** Set the default per-destination rate; same returns as above. */
+int dp_port_set_dest_default_rate(struct dp_port *port, uint64_t rate_bps);
+
+/** The default per-destination rate last requested (any thread). */
+uint64_t dp_port_dest_default_rate(const struct dp_port *port);
+
 /** Frame drop reasons, each with its own counter. */
 enum dp_drop {
 	DP_DROP_SHORT = 0,	/* shorter than Ethernet + IPv4 header */
@@ -304,6 +334,10 @@ struct dp_stats {
 	uint64_t drops[DP_DROP_MAX];	/* by reason */
 	uint64_t pace_polls;		/* polls that ran the pacer (an
 					 * unpaced, empty pacer is skipped) */
+	uint64_t pace_dest_drops;	/* of pace_drops: a destination's
+					 * queue was full (its own rate) */
+	uint64_t pace_dest_overflow;	/* frames on the shared flow: more
+					 * destinations than pace_dests */
 };
 
 /** Snapshot of the port's counters (owning thread). */

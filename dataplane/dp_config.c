@@ -57,7 +57,11 @@ static const char help_text[] =
 	"  link=BPS           link rate for pacing; 0 = from link speed\n"
 	"  pace=auto|deadline|gap  pacing mode (default auto)\n"
 	"  pace_queue_us=N    paced: drop beyond this much queueing delay, "
-	"100..10000000 (default 10000)\n";
+	"100..10000000 (default 10000)\n"
+	"  dest_rate=BPS      per-destination pacing rate of destinations "
+	"without their own (dp_port_set_dest_rate); 0 = none (default)\n"
+	"  pace_dests=N       destinations with their own pacing state, "
+	"1..65536 (default 256)\n";
 
 const char *dp_config_help(void)
 {
@@ -99,6 +103,7 @@ void dp_config_defaults(struct dp_config *cfg)
 	cfg->idle_sleep_us = 20;
 	cfg->link_wait_ms = 5000;
 	cfg->pace_queue_us = 10000;
+	cfg->pace_dests = 256;
 }
 
 int dp_parse_ip(const char *text, uint32_t *ip_be_p)
@@ -297,6 +302,7 @@ static int apply(void *arg, const char *key, const char *val)
 	RANGE("idle_sleep_us", 0, 100000, idle_sleep_us)
 	RANGE("link_wait_ms", 0, 600000, link_wait_ms)
 	RANGE("pace_queue_us", 100, 10000000, pace_queue_us)
+	RANGE("pace_dests", 1, 65536, pace_dests)
 #undef RANGE
 	if (strcmp(key, "dev") == 0) {
 		rc = copy_str(key, val, cfg->devargs, sizeof(cfg->devargs));
@@ -350,6 +356,8 @@ static int apply(void *arg, const char *key, const char *val)
 		return parse_bps(key, val, &cfg->pace_rate_bps);
 	if (strcmp(key, "link") == 0)
 		return parse_bps(key, val, &cfg->link_bps);
+	if (strcmp(key, "dest_rate") == 0)
+		return parse_bps(key, val, &cfg->pace_dest_rate_bps);
 	if (strcmp(key, "pace") == 0) {
 		if (strcmp(val, "auto") == 0)
 			cfg->pace_mode = DP_PACE_AUTO;
@@ -382,6 +390,13 @@ int dp_config_parse(const char *text, struct dp_config *cfg)
 		CFG_ERR("rate=%" PRIu64 " is above link=%" PRIu64
 			": lower rate or raise link", cfg->pace_rate_bps,
 			cfg->link_bps);
+		rc = -EINVAL;
+	}
+	if (cfg->pace_dest_rate_bps != 0 && cfg->link_bps != 0 &&
+	    cfg->pace_dest_rate_bps > cfg->link_bps) {
+		CFG_ERR("dest_rate=%" PRIu64 " is above link=%" PRIu64
+			": lower dest_rate or raise link",
+			cfg->pace_dest_rate_bps, cfg->link_bps);
 		rc = -EINVAL;
 	}
 	return rc;

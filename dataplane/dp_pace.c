@@ -3,8 +3,16 @@
  * dp_pace.c - the port's pacer: pacing/ decides, this file moves mbufs.
  *
  * Every port has a pacer, so the rate can change at run time; at rate 0
- * frames bypass it as long as nothing is queued (order is kept: once a
- * frame waits, later ones queue behind it).
+ * and with no per-destination rate, frames bypass it as long as nothing is
+ * queued (order is kept: once a frame waits, later ones queue behind it).
+ *
+ * Frames wait in per-destination flows (pacing/pace_fq.c, keyed by the
+ * IPv4 destination; ARP and other frames share one unpaced flow): a frame
+ * leaves when its destination's own deadline has come and the queue's
+ * total rate allows, so a destination paced at B/N never holds back
+ * another one (seed 001's all-to-all, where each receiver is its own
+ * bottleneck).  Per-destination deadlines are on the TSC in both modes;
+ * the total is realised as its mode says.
  *
  *   DEADLINE mode (vdevs: a gap frame costs no wire time there): frames wait
  *   in the fifo; each poll reads the clock once and releases the frames
@@ -19,27 +27,41 @@
  *   per packet.  Frames leave back to back; the gap frames set the spacing.
  *
  * Rate changes are published by dp_port_set_rate() from any thread and
- * applied by pace_queue_sync() at the next poll of the owning thread.
+ * applied by pace_queue_sync() at the next poll of the owning thread;
+ * per-destination rates (dp_port_set_dest_rate) travel through an MPSC
+ * ring of requests, applied at the same point.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_malloc.h>
+#include <rte_ring_elem.h>
 
 #include "dp_internal.h"
 
 #define GAP_PLAN_MAX 16
+#define DEST_REQ_RING 1024	/* rate requests not yet applied */
+
+/* A per-destination rate request, from any thread to the owning one. */
+struct dest_req {
+	uint32_t is_default;	/* 1: the default rate, ip_be unused */
+	uint32_t ip_be;		/* destination, network order */
+	uint64_t rate_bps;	/* or DP_DEST_RATE_DEFAULT */
+};
 
 struct dp_pacer {
-	struct pace_queue q;		/* per-queue state (cache aligned) */
+	struct pace_queue q;		/* total rate (cache aligned) */
 	struct pace_profile prof;	/* validated, precomputed */
-	struct rte_ring *fifo;		/* frames waiting for departure */
-	struct rte_mbuf *next;		/* dequeued, not yet due */
+	struct pace_fq *fq;		/* per-destination flows of mbufs */
+	struct rte_ring *dest_reqs;	/* struct dest_req, MP/SC */
 	struct rte_mbuf *gap_frame;	/* max-size PAUSE frame, direct */
 	bool backlogged;		/* a frame waited when the last left */
-	uint32_t limit_frames;		/* fifo depth for pace_queue_us */
+	uint32_t limit_frames;		/* total depth for pace_queue_us */
 	struct rte_mempool *gap_pool;	/* indirect mbufs for gap frames */
+	_Atomic uint64_t dest_default_bps; /* last default requested */
 };
 
 /*
@@ -57,8 +79,8 @@ static void set_limit(struct dp_port *port, struct dp_pacer *p)
 
 	if (n < 16)
 		n = 16;
-	if (n > rte_ring_get_capacity(p->fifo))
-		n = rte_ring_get_capacity(p->fifo);
+	if (n > port->cfg.tx_hold)
+		n = port->cfg.tx_hold;
 	p->limit_frames = p->q.rate_bps == 0 ? UINT32_MAX : (uint32_t)n;
 }
 
@@ -92,6 +114,7 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 {
 	const struct dp_config *cfg = &port->cfg;
 	struct pace_config pc;
+	struct pace_fq_config fc;
 	struct dp_pacer *p;
 	char name[RTE_RING_NAMESIZE];
 	int rc;
@@ -129,13 +152,28 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 	rc = pace_queue_init(&p->q, &p->prof, dp_tsc());
 	if (rc != 0)
 		goto err_free;
-	snprintf(name, sizeof(name), "dp_pace_%u", port->port_id);
-	p->fifo = rte_ring_create(name, cfg->tx_hold, rte_socket_id(),
-				  RING_F_SP_ENQ | RING_F_SC_DEQ |
-					  RING_F_EXACT_SZ);
-	if (p->fifo == NULL) {
-		rc = -ENOMEM;
+	memset(&fc, 0, sizeof(fc));
+	fc.max_flows = cfg->pace_dests;
+	fc.max_frames = cfg->tx_hold;
+	fc.default_rate_bps = cfg->pace_dest_rate_bps;
+	fc.flow_queue_ns = (uint64_t)cfg->pace_queue_us * 1000;
+	fc.full_frame_bytes = (uint32_t)port->mtu + RTE_ETHER_HDR_LEN;
+	rc = pace_fq_create(&p->prof, &fc, &p->fq);
+	if (rc != 0) {
+		SDP_LOG(ERR, DP, "port %u: per-destination pacing config "
+			"rejected (dest_rate=%" PRIu64 " pace_dests=%u): fix "
+			"dest_rate= or pace_dests=", port->port_id,
+			cfg->pace_dest_rate_bps, cfg->pace_dests);
 		goto err_free;
+	}
+	atomic_init(&p->dest_default_bps, cfg->pace_dest_rate_bps);
+	snprintf(name, sizeof(name), "dp_dreq_%u", port->port_id);
+	p->dest_reqs = rte_ring_create_elem(name, sizeof(struct dest_req),
+					    DEST_REQ_RING, rte_socket_id(),
+					    RING_F_SC_DEQ);
+	if (p->dest_reqs == NULL) {
+		rc = -ENOMEM;
+		goto err_fq;
 	}
 	if (p->prof.mode == PACE_MODE_GAP) {
 		rc = gap_frame_setup(port, p);
@@ -144,7 +182,8 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 	}
 	set_limit(port, p);
 	port->pacer = p;
-	__atomic_store_n(&port->pace_busy, p->q.rate_bps != 0,
+	__atomic_store_n(&port->pace_busy,
+			 p->q.rate_bps != 0 || pace_fq_paced(p->fq),
 			 __ATOMIC_RELAXED);
 	port->link_bps = pc.link_rate_bps;
 	log_setup(port, p);
@@ -152,31 +191,117 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 		SDP_LOG(INFO, DP, "port %u: pacer queue %u frames (%u us)",
 			port->port_id, p->limit_frames,
 			port->cfg.pace_queue_us);
+	if (cfg->pace_dest_rate_bps != 0)
+		SDP_LOG(INFO, DP, "port %u: destinations paced at %" PRIu64
+			" bit/s each, %u with own state", port->port_id,
+			cfg->pace_dest_rate_bps, cfg->pace_dests);
 	return 0;
 
 err_ring:
 	rte_pktmbuf_free(p->gap_frame);
 	rte_mempool_free(p->gap_pool);
-	rte_ring_free(p->fifo);
+	rte_ring_free(p->dest_reqs);
+err_fq:
+	pace_fq_destroy(p->fq);
 err_free:
 	rte_free(p);
 	return rc;
+}
+
+/*
+ * Does this SCTP packet (common header first, len bytes) carry DATA or
+ * I-DATA?  Control chunks come first in a bundle (RFC 9260 6.10), so the
+ * walk is short; a malformed chunk length counts as data (paced).
+ */
+static bool sctp_has_data(const uint8_t *sctp, uint32_t len)
+{
+	uint32_t off = 12, chunk_len;
+
+	while (off + 4 <= len) {
+		if (sctp[off] == 0 || sctp[off] == 64)
+			return true;
+		chunk_len = (uint32_t)sctp[off + 2] << 8 | sctp[off + 3];
+		if (chunk_len < 4)
+			return true;
+		off += (chunk_len + 3) & ~3u;
+	}
+	return false;
+}
+
+/*
+ * The frame's flow: its IPv4 destination, or PACE_FQ_DEST_NONE for ARP
+ * and other non-IPv4 frames, and for SCTP packets without DATA (SACKs,
+ * heartbeats, the handshake).  Those leave first, under the total only:
+ * a SACK queued behind our own paced data to its destination would add
+ * that queue's delay to the peer's RTT (and fire its T3 timer), for no
+ * gain in load.
+ */
+static uint32_t frame_dest(const struct dp_port *port,
+			   const struct rte_mbuf *m)
+{
+	const struct rte_ether_hdr *eth;
+	const struct rte_ipv4_hdr *ip;
+	uint32_t len = rte_pktmbuf_data_len(m), l4;
+
+	if (len < RTE_ETHER_HDR_LEN + sizeof(*ip))
+		return PACE_FQ_DEST_NONE;
+	eth = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+	if (eth->ether_type != rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+		return PACE_FQ_DEST_NONE;
+	ip = (const struct rte_ipv4_hdr *)(eth + 1);
+	l4 = RTE_ETHER_HDR_LEN + (uint32_t)(ip->version_ihl & 0xf) * 4;
+	if (ip->next_proto_id == DP_IPPROTO_UDP && port->udp_encap)
+		l4 += 8; /* RFC 6951: SCTP after the UDP header */
+	else if (ip->next_proto_id != DP_IPPROTO_SCTP)
+		return ip->dst_addr;
+	if (l4 + 12 <= len &&
+	    !sctp_has_data((const uint8_t *)eth + l4, len - l4))
+		return PACE_FQ_DEST_NONE;
+	return ip->dst_addr;
+}
+
+/* Apply the per-destination rate requests other threads queued. */
+static void apply_dest_reqs(struct dp_pacer *p)
+{
+	struct dest_req r;
+
+	while (rte_ring_sc_dequeue_elem(p->dest_reqs, &r, sizeof(r)) == 0) {
+		/* both log their own errors; the request is dropped */
+		if (r.is_default)
+			(void)pace_fq_set_default_rate_bps(p->fq, r.rate_bps);
+		else
+			(void)pace_fq_set_dest_rate_bps(p->fq, r.ip_be,
+							r.rate_bps);
+	}
 }
 
 int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		    uint64_t now_tsc)
 {
 	struct dp_pacer *p = port->pacer;
+	uint32_t dest;
+	int rc;
 
-	if (p->q.rate_bps == 0 && p->next == NULL &&
-	    rte_ring_empty(p->fifo))
+	/* A rate set just before this send (an MPI collective starting)
+	 * applies to it, not from the next poll on: otherwise a whole
+	 * congestion window could leave unpaced first. */
+	if (unlikely(!rte_ring_empty(p->dest_reqs)))
+		apply_dest_reqs(p);
+	if (unlikely(pace_queue_sync(&p->q) != 0))
+		set_limit(port, p);
+	if (p->q.rate_bps == 0 && pace_fq_frames(p->fq) == 0 &&
+	    !pace_fq_paced(p->fq))
 		return dp_tx_push(port, m, now_tsc) == 0 ? 0 : -EAGAIN;
-	if (unlikely(rte_ring_count(p->fifo) >= p->limit_frames))
+	dest = frame_dest(port, m);
+	/* control frames do not count against pace_queue_us: a SACK dropped
+	 * because our own data filled the queue costs the peer an RTO */
+	if (unlikely(pace_fq_frames(p->fq) - pace_fq_control_frames(p->fq) >=
+		     p->limit_frames && dest != PACE_FQ_DEST_NONE))
 		return -ENOBUFS;
-	if (rte_ring_sp_enqueue(p->fifo, m) != 0)
-		return -ENOBUFS;
-	__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELAXED);
-	return 0;
+	rc = pace_fq_enqueue(p->fq, dest, m, rte_pktmbuf_pkt_len(m), now_tsc);
+	if (rc == 0)
+		__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELAXED);
+	return rc;
 }
 
 /*
@@ -230,32 +355,40 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 	port->st.pace_polls++;
 	if (unlikely(pace_queue_sync(&p->q) != 0))
 		set_limit(port, p);
+	if (unlikely(!rte_ring_empty(p->dest_reqs)))
+		apply_dest_reqs(p);
 	if (gap) {
 		queued = port->nb_tx != 0;
 		send_gap(port, p, now_tsc); /* what the last frame still owes */
 	}
-	for (;;) {
-		struct rte_mbuf *m = p->next;
+	while (pace_fq_frames(p->fq) != 0) {
+		struct rte_mbuf *m;
+		uint32_t len;
 
-		if (m == NULL &&
-		    rte_ring_sc_dequeue(p->fifo, (void **)&m) != 0)
-			break;
-		if ((p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc)) ||
+		/* DEADLINE mode: control frames (pace_fq serves them first)
+		 * do not wait for the total either, as sch_fq's internal
+		 * flow; they are still charged to it.  GAP mode keeps every
+		 * frame behind its predecessor's gap. */
+		if ((p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc) &&
+		     (gap || pace_fq_control_frames(p->fq) == 0)) ||
 		    !dp_tx_room(port, gap && p->q.rate_bps != 0 ? DP_BURST
-								: 1)) {
-			p->next = m;
+								: 1))
 			break;
-		}
-		p->next = NULL;
+		m = pace_fq_dequeue(p->fq, now_tsc, &len);
+		if (m == NULL)
+			break; /* no destination is due */
 		if (p->q.rate_bps != 0) {
 			if (p->backlogged)
-				pace_frame_sent_backlogged(
-					&p->q, rte_pktmbuf_pkt_len(m), now_tsc);
+				pace_frame_sent_backlogged(&p->q, len,
+							   now_tsc);
 			else
-				pace_frame_sent(&p->q, rte_pktmbuf_pkt_len(m),
-						now_tsc);
+				pace_frame_sent(&p->q, len, now_tsc);
 		}
-		p->backlogged = !rte_ring_empty(p->fifo);
+		/* Backlogged for the total only when nothing holds frames
+		 * back but the total itself: frames waiting for their
+		 * destination's deadline are not time the total lost. */
+		p->backlogged = pace_fq_frames(p->fq) != 0 &&
+				!pace_fq_paced(p->fq);
 		dp_tx_push(port, m, now_tsc); /* has room */
 		queued = true;
 		if (gap && p->q.rate_bps != 0)
@@ -263,8 +396,9 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 	}
 	if (queued)
 		dp_tx_burst_now(port);
-	if (p->q.rate_bps != 0 || p->next != NULL ||
-	    !rte_ring_empty(p->fifo) ||
+	/* Come back next poll while anything is paced or queued. */
+	if (p->q.rate_bps != 0 || pace_fq_paced(p->fq) ||
+	    pace_fq_frames(p->fq) != 0 || !rte_ring_empty(p->dest_reqs) ||
 	    (gap && p->q.gap_debt_bytes >= PACE_GAP_MIN_WIRE_BYTES))
 		__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELAXED);
 }
@@ -277,10 +411,10 @@ void dp_pace_release(struct dp_port *port)
 	if (p == NULL)
 		return;
 	__atomic_store_n(&port->pace_busy, 0, __ATOMIC_RELAXED);
-	rte_pktmbuf_free(p->next);
-	while (rte_ring_sc_dequeue(p->fifo, (void **)&m) == 0)
+	while ((m = pace_fq_purge_one(p->fq)) != NULL)
 		rte_pktmbuf_free(m);
-	rte_ring_free(p->fifo);
+	pace_fq_destroy(p->fq);
+	rte_ring_free(p->dest_reqs);
 	rte_pktmbuf_free(p->gap_frame);
 	/* after the device is closed (dp_port_close): the NIC may hold
 	 * gap frames until then */
@@ -310,25 +444,104 @@ uint64_t dp_port_rate(const struct dp_port *port)
 	return p != NULL ? p->q.rate_bps : 0;
 }
 
+static int dest_req_post(struct dp_port *port, const struct dest_req *r)
+{
+	struct dp_pacer *p = port->pacer;
+
+	if (p == NULL)
+		return -EINVAL;
+	if (r->rate_bps != DP_DEST_RATE_DEFAULT &&
+	    r->rate_bps > p->prof.link_rate_bps) {
+		SDP_LOG(ERR, DP, "port %u: destination rate %" PRIu64
+			" bit/s is above the link's %" PRIu64 " bit/s; lower "
+			"it (e.g. B/N), or 0 for no per-destination pacing",
+			port->port_id, r->rate_bps, p->prof.link_rate_bps);
+		return -EINVAL;
+	}
+	if (rte_ring_mp_enqueue_elem(p->dest_reqs, (void *)r,
+				     sizeof(*r)) != 0) {
+		SDP_LOG(ERR, DP, "port %u: %u destination rate requests "
+			"wait to be applied: poll the port (dp_port_poll) "
+			"between requests", port->port_id, DEST_REQ_RING);
+		return -EBUSY;
+	}
+	/* after the request: the poll that sees this reads it */
+	__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int dp_port_set_dest_rate(struct dp_port *port, uint32_t ip_be,
+			  uint64_t rate_bps)
+{
+	struct dest_req r = {.is_default = 0, .ip_be = ip_be,
+			     .rate_bps = rate_bps};
+
+	if (ip_be == PACE_FQ_DEST_NONE) {
+		SDP_LOG(ERR, DP, "destination rate for address 0.0.0.0: "
+			"give the peer's IPv4 address");
+		return -EINVAL;
+	}
+	return dest_req_post(port, &r);
+}
+
+int dp_port_set_dest_default_rate(struct dp_port *port, uint64_t rate_bps)
+{
+	struct dest_req r = {.is_default = 1, .ip_be = 0,
+			     .rate_bps = rate_bps};
+	int rc;
+
+	if (rate_bps == DP_DEST_RATE_DEFAULT) {
+		SDP_LOG(ERR, DP, "the default destination rate cannot be "
+			"DP_DEST_RATE_DEFAULT; give a rate in bit/s or 0");
+		return -EINVAL;
+	}
+	rc = dest_req_post(port, &r);
+	if (rc == 0)
+		atomic_store(&((struct dp_pacer *)port->pacer)
+				      ->dest_default_bps, rate_bps);
+	return rc;
+}
+
+uint64_t dp_port_dest_default_rate(const struct dp_port *port)
+{
+	struct dp_pacer *p = port->pacer;
+
+	return p != NULL ? atomic_load(&p->dest_default_bps) : 0;
+}
+
 void dp_pace_stats(const struct dp_port *port, struct dp_stats *st)
 {
 	const struct dp_pacer *p = port->pacer;
 	struct pace_stats ps;
+	struct pace_fq_stats fs;
 
 	if (p == NULL)
 		return;
 	pace_queue_stats_get(&p->q, &ps);
-	st->pace_clamps = ps.clamps;
-	st->pace_late = ps.late_polls;
+	pace_fq_stats_get(p->fq, &fs);
+	st->pace_clamps = ps.clamps + fs.clamps;
+	st->pace_late = ps.late_polls + fs.late_polls;
 	st->pace_rate_changes = ps.rate_changes;
+	st->pace_dest_drops = fs.flow_drops;
+	st->pace_dest_overflow = fs.overflow_frames;
+}
+
+bool dp_pace_active(const struct dp_port *port)
+{
+	struct dp_pacer *p = port->pacer;
+
+	return p != NULL &&
+	       (p->q.rate_bps != 0 || pace_fq_paced(p->fq) ||
+		pace_fq_frames(p->fq) != 0 || !rte_ring_empty(p->dest_reqs) ||
+		atomic_load_explicit(&p->q.pending_rate_bps,
+				     memory_order_relaxed) != UINT64_MAX);
 }
 
 bool dp_port_tx_pending(const struct dp_port *port)
 {
 	const struct dp_pacer *p = port->pacer;
 
-	return port->nb_tx != 0 ||
-	       (p != NULL && (p->next != NULL || !rte_ring_empty(p->fifo)));
+	return port->nb_tx != 0 || (p != NULL && pace_fq_frames(p->fq) != 0);
 }
 
 unsigned int dp_port_tx_queued(const struct dp_port *port)
@@ -337,6 +550,6 @@ unsigned int dp_port_tx_queued(const struct dp_port *port)
 	unsigned int n = port->nb_tx;
 
 	if (p != NULL)
-		n += rte_ring_count(p->fifo) + (p->next != NULL);
+		n += pace_fq_frames(p->fq);
 	return n;
 }

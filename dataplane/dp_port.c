@@ -678,12 +678,16 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     PRIu64 ", \"pace_drops\": %" PRIu64
 		     ", \"pace_clamps\": %" PRIu64 ", \"pace_late\": %"
 		     PRIu64 ", \"pace_rate_changes\": %" PRIu64
+		     ", \"pace_dest_drops\": %" PRIu64
+		     ", \"pace_dest_overflow\": %" PRIu64
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
 		     ", \"pace_polls\": %" PRIu64 ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
-		     s->pace_rate_changes, s->crc_sw, s->crc_hw, s->pace_polls);
+		     s->pace_rate_changes, s->pace_dest_drops,
+		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
+		     s->pace_polls);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -20,6 +20,12 @@
  * turns the wrappers into plain pass-throughs; SDP_PACE_MAXRATE (B) is
  * required otherwise.
  *
+ * SDP_PACE_COLL_PER=dest paces each destination at B/N instead of the
+ * process's total (sdp_pace_set_dest_matb; the total is left as it is):
+ * for a topology where every receiver has its own bottleneck of B, each
+ * of a receiver's N senders gets B/N of it, and a sender's destinations
+ * do not share one B/N.  "process" (the default) is the seed's B/N total.
+ *
  * A rate that cannot be applied (B unset, transport not loaded, rate
  * rejected) is a launch error: the collective is not run and the error
  * class goes through the communicator's error handler, as MPI errors do,
@@ -48,6 +54,7 @@ static pthread_once_t coll_once = PTHREAD_ONCE_INIT;
 static int coll_env_err;       /* MPI_SUCCESS or MPI_ERR_OTHER */
 static int coll_enabled;       /* SDP_PACE_COLL is unset or 1 */
 static int coll_nsenders;      /* SDP_PACE_COLL_NSENDERS; 0: comm size */
+static int coll_per_dest;      /* SDP_PACE_COLL_PER=dest */
 
 /* One wrapped call's saved rate. */
 struct coll_pace {
@@ -68,6 +75,17 @@ static void coll_env_parse(void)
 		SDP_LOG(ERR, PACE, "%s='%s' is invalid; set 1 to pace "
 			"MPI_Alltoall/MPI_Alltoallv at B/N or 0 to disable",
 			SDP_PACE_ENV_COLL, text);
+		coll_env_err = MPI_ERR_OTHER;
+		return;
+	}
+	text = getenv(SDP_PACE_ENV_COLL_PER);
+	coll_per_dest = 0;
+	if (text != NULL && strcmp(text, "dest") == 0) {
+		coll_per_dest = 1;
+	} else if (text != NULL && strcmp(text, "process") != 0) {
+		SDP_LOG(ERR, PACE, "%s='%s' is invalid; set process to pace "
+			"the process's total at B/N, or dest to pace each "
+			"destination at B/N", SDP_PACE_ENV_COLL_PER, text);
 		coll_env_err = MPI_ERR_OTHER;
 		return;
 	}
@@ -115,10 +133,12 @@ static int coll_enter(MPI_Comm comm, struct coll_pace *pace)
 	ret = sdp_pace_matb_bps(SDP_PACE_MATB_B_N, nsenders, &matb_bps);
 	if (ret != MPI_SUCCESS)
 		return ret;
-	ret = sdp_pace_get_matb(comm, &pace->prev_bps);
+	ret = coll_per_dest ? sdp_pace_get_dest_matb(comm, &pace->prev_bps)
+			    : sdp_pace_get_matb(comm, &pace->prev_bps);
 	if (ret != MPI_SUCCESS)
 		return ret;
-	ret = sdp_pace_set_matb(comm, matb_bps);
+	ret = coll_per_dest ? sdp_pace_set_dest_matb(comm, matb_bps)
+			    : sdp_pace_set_matb(comm, matb_bps);
 	if (ret != MPI_SUCCESS)
 		return ret;
 	pace->active = 1;
@@ -132,7 +152,8 @@ static int coll_exit(MPI_Comm comm, const struct coll_pace *pace, int ret)
 
 	if (!pace->active)
 		return ret;
-	err = sdp_pace_set_matb(comm, pace->prev_bps);
+	err = coll_per_dest ? sdp_pace_set_dest_matb(comm, pace->prev_bps)
+			    : sdp_pace_set_matb(comm, pace->prev_bps);
 	if (ret != MPI_SUCCESS || err == MPI_SUCCESS)
 		return ret;
 	return coll_raise(comm, err);

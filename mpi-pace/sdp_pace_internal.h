@@ -24,6 +24,11 @@ extern "C" {
 #define SDP_PACE_NO_TRANSPORT_MSG                                             \
 	"sctp_dpdk transport not loaded: run with sdp-mpirun or "             \
 	"LD_PRELOAD=libuct_sctp_dpdk.so"
+/* ... when it is loaded but predates per-destination pacing. */
+#define SDP_PACE_NO_DEST_MSG                                                  \
+	"the sctp_dpdk transport loaded has no per-destination pacing "      \
+	"(sdp_transport_set_dest_default_rate_bps): rebuild "                 \
+	"libuct_sctp_dpdk.so, or unset SDP_PACE_COLL_PER"
 
 /*
  * Transport: sdp_pace_transport.c
@@ -42,6 +47,14 @@ int sdp_pace_transport_set(uint64_t rate_bps);
  * @return MPI_SUCCESS or MPI_ERR_OTHER (not loaded; logged once).
  */
 int sdp_pace_transport_get(uint64_t *rate_bps_p);
+
+/**
+ * Per-destination default rate through the transport's optional symbols;
+ * same returns as sdp_pace_transport_set/get (a transport without them
+ * is MPI_ERR_OTHER, logged once).
+ */
+int sdp_pace_transport_set_dest(uint64_t rate_bps);
+int sdp_pace_transport_get_dest(uint64_t *rate_bps_p);
 
 /*
  * Environment: sdp_pace_env.c

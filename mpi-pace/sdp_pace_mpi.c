@@ -129,6 +129,30 @@ int sdp_pace_get_matb(MPI_Comm comm, uint64_t *rate_bps_p)
 	return ret;
 }
 
+int sdp_pace_set_dest_matb(MPI_Comm comm, uint64_t rate_bps)
+{
+	int ret = comm_check("sdp_pace_set_dest_matb", comm);
+
+	if (ret != MPI_SUCCESS)
+		return ret;
+	return sdp_pace_transport_set_dest(rate_bps);
+}
+
+int sdp_pace_get_dest_matb(MPI_Comm comm, uint64_t *rate_bps_p)
+{
+	int ret;
+
+	if (rate_bps_p == NULL) {
+		SDP_LOG(ERR, PACE, "sdp_pace_get_dest_matb: rate_bps_p is "
+			"NULL");
+		return MPI_ERR_ARG;
+	}
+	ret = comm_check("sdp_pace_get_dest_matb", comm);
+	if (ret != MPI_SUCCESS)
+		return ret;
+	return sdp_pace_transport_get_dest(rate_bps_p);
+}
+
 int sdp_pace_get_maxrate(uint64_t *rate_bps_p)
 {
 	if (rate_bps_p == NULL) {

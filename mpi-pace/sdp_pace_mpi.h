@@ -67,10 +67,35 @@ extern "C" {
 typedef int (*sdp_transport_set_rate_bps_fn)(uint64_t rate_bps);
 typedef uint64_t (*sdp_transport_get_rate_bps_fn)(void);
 
+/*
+ * Per-destination pacing (optional part of the contract): every
+ * destination's frames at their own rate, under the process's total above.
+ *
+ *   int sdp_transport_set_dest_default_rate_bps(uint64_t rate_bps);
+ *   uint64_t sdp_transport_get_dest_default_rate_bps(void);
+ *   int sdp_transport_set_dest_rate_bps(uint32_t ipv4_be, uint64_t rate_bps);
+ *
+ * The default applies to every destination without a rate of its own (0 =
+ * destinations are not paced separately); errors as for the total rate.
+ * A rate-managed all-to-all in "dest" mode (SDP_PACE_COLL_PER=dest) sets
+ * the default to B/N for the call: in a topology where every receiver has
+ * its own bottleneck of B, that is each sender's share of each receiver.
+ */
+#define SDP_TRANSPORT_SET_DEST_DEFAULT_RATE_SYM                               \
+	"sdp_transport_set_dest_default_rate_bps"
+#define SDP_TRANSPORT_GET_DEST_DEFAULT_RATE_SYM                               \
+	"sdp_transport_get_dest_default_rate_bps"
+#define SDP_TRANSPORT_SET_DEST_RATE_SYM "sdp_transport_set_dest_rate_bps"
+typedef int (*sdp_transport_set_dest_default_rate_bps_fn)(uint64_t rate_bps);
+typedef uint64_t (*sdp_transport_get_dest_default_rate_bps_fn)(void);
+typedef int (*sdp_transport_set_dest_rate_bps_fn)(uint32_t ipv4_be,
+						   uint64_t rate_bps);
+
 /* Environment variables read by libsdp_pace_mpi and libsdp_pace_coll. */
 #define SDP_PACE_ENV_MAXRATE "SDP_PACE_MAXRATE"	 /* B, bit/s, SI suffix */
 #define SDP_PACE_ENV_COLL "SDP_PACE_COLL"	 /* 0: no collective pacing */
 #define SDP_PACE_ENV_COLL_NSENDERS "SDP_PACE_COLL_NSENDERS" /* N override */
+#define SDP_PACE_ENV_COLL_PER "SDP_PACE_COLL_PER" /* "process" or "dest" */
 
 #ifndef SDP_PACE_NO_MPI
 #include <mpi.h>
@@ -116,6 +141,25 @@ int sdp_pace_set_matb(MPI_Comm comm, uint64_t rate_bps);
  *   MPI_ERR_OTHER (transport not loaded).
  */
 int sdp_pace_get_matb(MPI_Comm comm, uint64_t *rate_bps_p);
+
+/**
+ * Pace each destination without a rate of its own at rate_bps (0: no
+ * per-destination pacing), under the process's total rate.  For patterns
+ * where every receiver has its own bottleneck (an all-to-all between
+ * hosts on their own links): B/N per destination.  Not mirrored in the
+ * MATB attribute (that is the total).
+ *
+ * @return MPI_SUCCESS, MPI_ERR_COMM, MPI_ERR_ARG (transport rejected the
+ *   rate), or MPI_ERR_OTHER (transport not loaded, or without
+ *   per-destination pacing; logged once).
+ */
+int sdp_pace_set_dest_matb(MPI_Comm comm, uint64_t rate_bps);
+
+/**
+ * Read the per-destination default rate, bit/s (0 = none).
+ * @return as sdp_pace_get_matb().
+ */
+int sdp_pace_get_dest_matb(MPI_Comm comm, uint64_t *rate_bps_p);
 
 /**
  * B from SDP_PACE_MAXRATE, bit/s (parsed once per process).

@@ -371,6 +371,152 @@ static inline int pace_port_any_due(const struct pace_port *port,
 }
 
 /*
+ * Per-destination pacing: pace_fq.c
+ *
+ * A queue's frames wait in per-destination flows, each with its own rate
+ * and next departure time, as sch_fq's per-flow time_next_packet; the
+ * queue's total rate (struct pace_queue) still applies on top.  A frame
+ * leaves when its flow is due and the caller's total pacer lets it; due
+ * flows are served round robin, one frame each, so a throttled flow never
+ * holds back another destination (per-destination FIFO order is kept).
+ *
+ * Destinations are opaque 32-bit keys (the dataplane uses the IPv4
+ * destination in network order); PACE_FQ_DEST_NONE is for frames without
+ * one (ARP) and for control frames the caller keeps out of per-destination
+ * pacing (SCTP packets without DATA: SACKs, heartbeats, handshakes): they
+ * are never paced per destination and leave before any other due frame,
+ * as sch_fq's internal flow for TC_PRIO_CONTROL packets (the total rate
+ * still applies).  The table is bounded
+ * (max_flows): a destination with no rate of its own gets a flow at the
+ * default rate on its first frame; when the table is full, an empty flow
+ * whose deadline has passed (its state is then the same as a fresh one's)
+ * is reclaimed, and if there is none the frame joins one shared overflow
+ * flow at the default rate (counted).  Rates set for a destination stay
+ * until set back to PACE_FQ_RATE_DEFAULT.
+ *
+ * Owning lcore only: every call, rate changes included (the dataplane
+ * hands rates from other threads over through a ring).  Allocated once at
+ * init; nothing is allocated per frame.
+ */
+#define PACE_FQ_DEST_NONE 0u			/* frames with no destination */
+#define PACE_FQ_RATE_DEFAULT UINT64_MAX		/* rate: follow the default */
+#define PACE_FQ_FLOWS_MAX 65536u		/* max_flows limit */
+#define PACE_FQ_FRAMES_MAX (1u << 24)		/* max_frames limit */
+#define PACE_FQ_FLOW_FRAMES_MIN 16u		/* smallest per-flow queue */
+
+struct pace_fq;
+
+/* Configuration of a per-destination scheduler. */
+struct pace_fq_config {
+	uint32_t max_flows;	    /* destinations with own state; 1..64 Ki */
+	uint32_t max_frames;	    /* frames queued, all flows; 1..16 Mi */
+	uint64_t default_rate_bps;  /* destinations without a rate; 0 = not
+				     * paced per destination */
+	uint64_t flow_queue_ns;	    /* a paced flow holds at most this much
+				     * time of full frames (at least 16
+				     * frames) before dropping; 0 = no bound
+				     * but max_frames */
+	uint32_t full_frame_bytes;  /* a full-size frame (MTU + 14), bytes,
+				     * for flow_queue_ns; 60..65535 */
+};
+
+/* Counters of a per-destination scheduler; owning lcore only. */
+struct pace_fq_stats {
+	uint64_t frames_in;	   /* frames accepted */
+	uint64_t frames_out;	   /* frames released */
+	uint64_t flow_drops;	   /* refused: the flow's queue was full */
+	uint64_t full_drops;	   /* refused: max_frames queued */
+	uint64_t overflow_frames;  /* queued on the shared overflow flow */
+	uint64_t flows_created;	   /* flows set up for a destination */
+	uint64_t flows_reclaimed;  /* idle flows recycled when full */
+	uint64_t throttled;	   /* dequeues that found no flow due */
+	uint64_t clamps;	   /* per-flow gaps cut to max_gap */
+	uint64_t late_polls;	   /* per-flow catch-ups limited */
+};
+
+/**
+ * Create a scheduler on profile's clock and link (the profile must outlive
+ * it).  Each bad field is logged once, naming it, its limit and the fix.
+ *
+ * @return 0, -EINVAL (NULL argument, a field out of range, default rate
+ *   above the link), or -ENOMEM.
+ */
+int pace_fq_create(const struct pace_profile *profile,
+		   const struct pace_fq_config *cfg, struct pace_fq **fq_p);
+
+/** Free fq (NULL accepted).  Frames still queued are the caller's. */
+void pace_fq_destroy(struct pace_fq *fq);
+
+/**
+ * Give destination dest its own rate, or PACE_FQ_RATE_DEFAULT to follow
+ * the default again.  Kept departure time: a lower rate applies from the
+ * next frame.
+ *
+ * @param rate_bps  0 (not paced per destination) .. link rate, or
+ *   PACE_FQ_RATE_DEFAULT.
+ * @return 0, -EINVAL (logged: fq NULL, dest PACE_FQ_DEST_NONE, rate above
+ *   the link) or -ENOSPC (logged: max_flows destinations hold their own
+ *   rate or frames; raise max_flows).
+ */
+int pace_fq_set_dest_rate_bps(struct pace_fq *fq, uint32_t dest,
+			      uint64_t rate_bps);
+
+/**
+ * Rate of destinations without their own (0 = not paced per destination).
+ * @return 0, or -EINVAL (logged) above the link rate.
+ */
+int pace_fq_set_default_rate_bps(struct pace_fq *fq, uint64_t rate_bps);
+
+/** The rate dest's frames get now, bit/s (0: not paced per destination). */
+uint64_t pace_fq_dest_rate_bps(const struct pace_fq *fq, uint32_t dest);
+
+/** The default rate, bit/s. */
+uint64_t pace_fq_default_rate_bps(const struct pace_fq *fq);
+
+/** Does any destination have a non-zero rate (own or default)? */
+int pace_fq_paced(const struct pace_fq *fq);
+
+/**
+ * Queue frame (opaque, caller-owned until dequeued) for dest.
+ * @return 0, or -ENOBUFS (counted, not logged): max_frames queued, or the
+ *   flow holds flow_queue_ns of frames at its rate.
+ */
+int pace_fq_enqueue(struct pace_fq *fq, uint32_t dest, void *frame,
+		    uint32_t frame_bytes, uint64_t now_tsc);
+
+/**
+ * The next frame whose destination is due at now_tsc (round robin over
+ * due flows), charged to its flow: the flow's next departure moves by the
+ * frame's wire time at the flow's rate (late polls: at most half a gap of
+ * credit, as pace_frame_sent()).  The caller applies the total rate
+ * before calling, and must send what it gets.
+ *
+ * @return the frame (its length in *frame_bytes_p), or NULL if no queued
+ *   frame is due.
+ */
+void *pace_fq_dequeue(struct pace_fq *fq, uint64_t now_tsc,
+		      uint32_t *frame_bytes_p);
+
+/** Take any queued frame regardless of time (teardown); NULL when empty. */
+void *pace_fq_purge_one(struct pace_fq *fq);
+
+/** Frames queued over all flows. */
+uint32_t pace_fq_frames(const struct pace_fq *fq);
+
+/** Frames queued without a destination (PACE_FQ_DEST_NONE). */
+uint32_t pace_fq_control_frames(const struct pace_fq *fq);
+
+/**
+ * Earliest departure among flows with frames, TSC (a lower bound: it may
+ * be stale towards earlier); meaningless when pace_fq_frames() is 0.
+ */
+uint64_t pace_fq_next_tsc(const struct pace_fq *fq);
+
+/** Copy fq's counters. */
+void pace_fq_stats_get(const struct pace_fq *fq,
+		       struct pace_fq_stats *stats_p);
+
+/*
  * MATB (maximum allowed transfer bandwidth, seed 001 Table I): pace_matb.c
  */
 

@@ -7,6 +7,7 @@
  */
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <random>
 #include <string>
@@ -532,6 +533,8 @@ TEST(DpConfig, EveryBadFieldIsRejected)
 		"huge=2",	   "nokey",	    "=1",
 		"bogus=1",	   "rate=2G link=1G", "lcore=-1",
 		"mbufs=99999999", "netns=a/b", "pace_queue_us=10",
+		"pace_dests=0",   "pace_dests=65537", "dest_rate=2G link=1G",
+		"dest_rate=fast",
 	};
 
 	for (const char *b : bad) {
@@ -1285,4 +1288,254 @@ TEST_F(DpPortTest, SendFlushUnlessThePortBatches)
 		}
 	}
 	port->tx_batch = false;
+}
+
+/*
+ * Per-destination pacing through the dataplane, on a virtual clock: the
+ * pacer only knows the now_tsc it is given, so each poll is exactly 1 us
+ * after the previous one and departures are read back from net_ring0's
+ * loop.  Frames: 1000-byte payload, 1034-byte frames, 1058 wire bytes.
+ */
+namespace {
+
+constexpr uint32_t kDestWire = 1000 + 34 + 24;
+
+struct DestRun {
+	std::map<uint32_t, std::vector<uint64_t>> sent_us; /* by ip_be */
+};
+
+uint32_t test_ip(unsigned int host)
+{
+	return rte_cpu_to_be_32(0x0a000000u + host); /* 10.0.0.host */
+}
+
+/* Queue @n frames to each of @ips at t0, then poll every virtual
+ * microsecond for @dur_us, recording each frame's departure. */
+DestRun run_dests(dp_port *port, uint64_t t0, const std::vector<uint32_t> &ips,
+		  int n, uint64_t dur_us)
+{
+	const uint64_t us = dp_tsc_hz() / 1000000;
+	DestRun r;
+
+	for (uint32_t ip : ips)
+		for (int i = 0; i < n; i++) {
+			rte_mbuf *m = dp_pkt_alloc(port);
+			memset(rte_pktmbuf_append(m, 1000), 0x42, 1000);
+			EXPECT_EQ(0, dp_port_send(port, ip, DP_IPPROTO_EXP, m,
+						  t0));
+		}
+	for (uint64_t t = 0; t <= dur_us; t++) {
+		rte_mbuf *pkts[DP_BURST];
+		uint16_t k;
+
+		dp_port_flush(port, t0 + t * us);
+		while ((k = rte_eth_rx_burst(port->port_id, 0, pkts,
+					     DP_BURST)) > 0) {
+			for (uint16_t j = 0; j < k; j++) {
+				auto *eth = rte_pktmbuf_mtod(pkts[j],
+							     rte_ether_hdr *);
+				auto *ip = (rte_ipv4_hdr *)(eth + 1);
+
+				if (eth->ether_type ==
+				    rte_cpu_to_be_16(RTE_ETHER_TYPE_IPV4))
+					r.sent_us[ip->dst_addr].push_back(t);
+			}
+			rte_pktmbuf_free_bulk(pkts, k);
+		}
+	}
+	return r;
+}
+
+} /* namespace */
+
+TEST_F(DpPortTest, TwoDestinationsLeaveAtTheirOwnRates)
+{
+	const uint32_t a = test_ip(2), b = test_ip(3), c = test_ip(4);
+	uint64_t t0 = dp_tsc();
+
+	for (uint32_t ip : {a, b, c})
+		dp_arp_add_static(&port->arp, ip, &port->fctx.mac);
+	repace(port, DP_PACE_DEADLINE, 0); /* no total cap */
+	drain_nic(port);
+	EXPECT_FALSE(dp_pace_active(port)); /* may be bypassed */
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, a, 10000000ull));
+	EXPECT_TRUE(dp_pace_active(port)); /* a request to apply */
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, b, 40000000ull));
+	ASSERT_EQ(0, dp_port_set_dest_default_rate(port, 20000000ull));
+	EXPECT_EQ(20000000ull, dp_port_dest_default_rate(port));
+	dp_port_flush(port, t0); /* the owning thread applies them */
+
+	/* 16 frames each (the per-destination queue's floor) */
+	DestRun r = run_dests(port, t0, {a, b, c}, 16, 20000);
+	const double gap_a = kDestWire * 8 / 10.0, /* us at 10 Mbit/s */
+		gap_b = kDestWire * 8 / 40.0, gap_c = kDestWire * 8 / 20.0;
+
+	ASSERT_EQ(16u, r.sent_us[a].size());
+	ASSERT_EQ(16u, r.sent_us[b].size());
+	ASSERT_EQ(16u, r.sent_us[c].size()); /* c: the default rate */
+	/* the first frame of each leaves at once: none waits behind
+	 * another destination's deadline */
+	EXPECT_EQ(0u, r.sent_us[a][0]);
+	EXPECT_EQ(0u, r.sent_us[b][0]);
+	EXPECT_EQ(0u, r.sent_us[c][0]);
+	/* 15 gaps at each rate, within one poll */
+	EXPECT_NEAR(15 * gap_a, (double)r.sent_us[a][15], 1.5);
+	EXPECT_NEAR(15 * gap_b, (double)r.sent_us[b][15], 1.5);
+	EXPECT_NEAR(15 * gap_c, (double)r.sent_us[c][15], 1.5);
+	for (size_t i = 1; i < 16; i++)
+		EXPECT_GE((double)(r.sent_us[b][i] - r.sent_us[b][i - 1]),
+			  gap_b - 1.0) << i;
+
+	ASSERT_EQ(0, dp_port_set_dest_default_rate(port, 0));
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, a, DP_DEST_RATE_DEFAULT));
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, b, DP_DEST_RATE_DEFAULT));
+	EXPECT_TRUE(dp_pace_active(port));
+	dp_port_flush(port, dp_tsc());
+	EXPECT_FALSE(dp_port_tx_pending(port));
+	EXPECT_FALSE(dp_pace_active(port));
+}
+
+TEST_F(DpPortTest, DestinationRatesUnderTheTotalCap)
+{
+	const uint32_t a = test_ip(2), b = test_ip(3);
+	uint64_t t0;
+
+	for (uint32_t ip : {a, b})
+		dp_arp_add_static(&port->arp, ip, &port->fctx.mac);
+	repace(port, DP_PACE_DEADLINE, 20000000ull); /* total 20 Mbit/s */
+	t0 = dp_tsc();
+	drain_nic(port);
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, a, 40000000ull));
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, b, 40000000ull));
+	dp_port_flush(port, t0);
+
+	/* 8 each: the total's queue holds 16 frames at 20 Mbit/s */
+	DestRun r = run_dests(port, t0, {a, b}, 8, 20000);
+	ASSERT_EQ(8u, r.sent_us[a].size());
+	ASSERT_EQ(8u, r.sent_us[b].size());
+	/* 16 frames at 20 Mbit/s in all: the last leaves after 15 gaps of
+	 * the total, not after 7 of a destination's 40 Mbit/s.  The first
+	 * gap is shortened by up to half (pace_frame_sent's credit for the
+	 * real time between setup and t0). */
+	uint64_t last = std::max(r.sent_us[a][7], r.sent_us[b][7]);
+	EXPECT_GE((double)last, 14.5 * kDestWire * 8 / 20.0 - 2.0);
+	EXPECT_LE((double)last, 15 * kDestWire * 8 / 20.0 + 2.0);
+	/* and they alternate: round robin under the cap */
+	EXPECT_NEAR((double)r.sent_us[a][7], (double)r.sent_us[b][7],
+		    kDestWire * 8 / 20.0 + 2.0);
+
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, a, DP_DEST_RATE_DEFAULT));
+	ASSERT_EQ(0, dp_port_set_dest_rate(port, b, DP_DEST_RATE_DEFAULT));
+	repace(port, DP_PACE_DEADLINE, 0);
+}
+
+TEST_F(DpPortTest, DestinationTableBoundAndBadRates)
+{
+	const uint32_t a = test_ip(2), b = test_ip(3), c = test_ip(4);
+	uint64_t t0 = dp_tsc();
+	dp_stats st;
+
+	for (uint32_t ip : {a, b, c})
+		dp_arp_add_static(&port->arp, ip, &port->fctx.mac);
+	port->cfg.pace_dests = 2;
+	port->cfg.pace_dest_rate_bps = 20000000ull; /* dest_rate=20M */
+	repace(port, DP_PACE_DEADLINE, 0);
+	drain_nic(port);
+	EXPECT_EQ(20000000ull, dp_port_dest_default_rate(port));
+
+	/* three destinations, two flows: the third shares the overflow
+	 * flow, still paced at the default */
+	DestRun r = run_dests(port, t0, {a, b, c}, 16, 10000);
+	dp_port_stats(port, &st);
+	EXPECT_EQ(16u, st.pace_dest_overflow);
+	for (uint32_t ip : {a, b, c}) {
+		ASSERT_EQ(16u, r.sent_us[ip].size());
+		EXPECT_NEAR(15 * kDestWire * 8 / 20.0,
+			    (double)r.sent_us[ip][15], 1.5);
+	}
+	/* above the link, and the reserved address: refused at once */
+	EXPECT_EQ(-EINVAL, dp_port_set_dest_rate(port, a, 20000000000ull));
+	EXPECT_EQ(-EINVAL, dp_port_set_dest_rate(port, 0, 1000000ull));
+	EXPECT_EQ(-EINVAL, dp_port_set_dest_default_rate(port,
+							 20000000000ull));
+
+	port->cfg.pace_dests = 256;
+	port->cfg.pace_dest_rate_bps = 0;
+	repace(port, DP_PACE_DEADLINE, 0);
+}
+
+/* 4 SCTP DATA packets, then a SACK-only packet, to 10.0.0.2 at t0; then
+ * poll every virtual microsecond.  @return (chunk type, departure us). */
+static std::vector<std::pair<uint8_t, uint64_t>> data_then_sack(dp_port *port,
+								uint64_t t0)
+{
+	const uint64_t us = dp_tsc_hz() / 1000000;
+	std::vector<std::pair<uint8_t, uint64_t>> seen;
+
+	for (int i = 0; i < 5; i++) {
+		rte_mbuf *m = dp_pkt_alloc(port);
+		uint32_t len = i < 4 ? 1000 : 28;
+		auto *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+
+		memset(p, 0, len);
+		p[12] = i < 4 ? 0 : 3; /* DATA, or SACK */
+		p[14] = (uint8_t)((len - 12) >> 8);
+		p[15] = (uint8_t)(len - 12);
+		EXPECT_EQ(0, dp_port_send(port, test_ip(2), DP_IPPROTO_SCTP, m,
+					  t0));
+	}
+	for (uint64_t t = 0; t <= 5000 && seen.size() < 5; t++) {
+		rte_mbuf *pkts[DP_BURST];
+		uint16_t k;
+
+		dp_port_flush(port, t0 + t * us);
+		while ((k = rte_eth_rx_burst(port->port_id, 0, pkts,
+					     DP_BURST)) > 0) {
+			for (uint16_t j = 0; j < k; j++) {
+				const uint8_t *f =
+					rte_pktmbuf_mtod(pkts[j], uint8_t *);
+
+				if (rte_pktmbuf_pkt_len(pkts[j]) > 34 + 12)
+					seen.emplace_back(f[34 + 12], t);
+			}
+			rte_pktmbuf_free_bulk(pkts, k);
+		}
+	}
+	return seen;
+}
+
+/* An SCTP packet without DATA (a SACK) leaves at once, not queued behind
+ * paced data: per destination, and under a total rate (deadline mode). */
+TEST_F(DpPortTest, SctpControlNotHeldBehindPacedData)
+{
+	for (int total = 0; total < 2; total++) {
+		dp_arp_add_static(&port->arp, test_ip(2), &port->fctx.mac);
+		repace(port, DP_PACE_DEADLINE, total ? 10000000ull : 0);
+		drain_nic(port);
+		if (!total) {
+			ASSERT_EQ(0, dp_port_set_dest_rate(port, test_ip(2),
+							   10000000ull));
+		}
+		uint64_t t0 = dp_tsc();
+
+		dp_port_flush(port, t0);
+		auto seen = data_then_sack(port, t0);
+
+		ASSERT_EQ(5u, seen.size()) << "total " << total;
+		/* the first DATA and the SACK at once; the other DATA
+		 * about 846.4 us apart (1058 wire bytes at 10 Mbit/s) */
+		size_t sack = 5;
+		for (size_t i = 0; i < seen.size(); i++)
+			if (seen[i].first == 3)
+				sack = i;
+		ASSERT_LT(sack, 5u) << "total " << total;
+		EXPECT_EQ(0u, seen[sack].second) << "total " << total;
+		EXPECT_GE(seen.back().second, 2 * 846u) << "total " << total;
+		if (!total) {
+			ASSERT_EQ(0, dp_port_set_dest_rate(
+					     port, test_ip(2),
+					     DP_DEST_RATE_DEFAULT));
+		}
+	}
+	repace(port, DP_PACE_DEADLINE, 0);
 }

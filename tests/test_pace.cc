@@ -844,3 +844,334 @@ TEST(PacePort, EarliestDeadlineCachedAndWrapSafe)
 	EXPECT_EQ(-EINVAL, pace_port_init(nullptr, qs, 2));
 	EXPECT_EQ(3u, g_log.size());
 }
+
+/*
+ * Per-destination pacing (pace_fq.c) on the fake clock: a sender keeps
+ * every destination backlogged and polls every microsecond, draining as
+ * dp_pace_drain does (the queue's total rate first, then the due flow).
+ */
+namespace {
+
+struct FqSim {
+	pace_profile profile;
+	pace_queue q;
+	pace_fq *fq = nullptr;
+	uint64_t now = 0;
+	std::vector<uint64_t> wire_bytes; /* per destination index */
+
+	FqSim(uint64_t total_bps, const pace_fq_config &fc)
+	{
+		pace_config cfg = make_config(kGbps, 10 * kGbps, total_bps,
+					      PACE_MODE_DEADLINE);
+
+		EXPECT_EQ(0, pace_profile_init(&profile, &cfg));
+		EXPECT_EQ(0, pace_queue_init(&q, &profile, 0));
+		EXPECT_EQ(0, pace_fq_create(&profile, &fc, &fq));
+	}
+	~FqSim()
+	{
+		while (pace_fq_purge_one(fq) != nullptr)
+			;
+		pace_fq_destroy(fq);
+	}
+	/* Destination i is 10.0.0.(i+1); frames carry i + 1. */
+	static uint32_t dest(size_t i)
+	{
+		return 0x0a000001u + (uint32_t)i;
+	}
+	/* Run for duration_tsc keeping nb_dests destinations at >= 4
+	 * queued frames of frame_bytes. */
+	void run(size_t nb_dests, uint64_t duration_tsc,
+		 uint32_t frame_bytes = kFrame1500)
+	{
+		std::vector<uint32_t> queued(nb_dests, 0);
+		uint64_t end = now + duration_tsc;
+
+		wire_bytes.assign(nb_dests, 0);
+		for (; now < end; now += 1000) {
+			for (size_t i = 0; i < nb_dests; i++)
+				while (queued[i] < 4 &&
+				       pace_fq_enqueue(fq, dest(i),
+						       (void *)(uintptr_t)(i + 1),
+						       frame_bytes, now) == 0)
+					queued[i]++;
+			for (;;) {
+				uint32_t len;
+				void *f;
+
+				if (q.rate_bps != 0 && !pace_may_send(&q, now))
+					break;
+				f = pace_fq_dequeue(fq, now, &len);
+				if (f == nullptr)
+					break;
+				if (q.rate_bps != 0)
+					pace_frame_sent(&q, len, now);
+				size_t i = (uintptr_t)f - 1;
+				queued[i]--;
+				wire_bytes[i] += pace_wire_bytes(len);
+			}
+		}
+	}
+	double rate_bps(size_t i, uint64_t duration_tsc) const
+	{
+		return (double)wire_bytes[i] * 8 * kGbps / duration_tsc;
+	}
+	pace_fq_stats stats() const
+	{
+		pace_fq_stats s;
+
+		pace_fq_stats_get(fq, &s);
+		return s;
+	}
+};
+
+pace_fq_config make_fq_config(uint32_t max_flows, uint64_t default_bps)
+{
+	pace_fq_config c;
+
+	memset(&c, 0, sizeof(c));
+	c.max_flows = max_flows;
+	c.max_frames = 1024;
+	c.default_rate_bps = default_bps;
+	c.flow_queue_ns = 0;
+	c.full_frame_bytes = kFrame1500;
+	return c;
+}
+
+} /* namespace */
+
+TEST(PaceFq, TwoDestinationsGetTheirOwnRates)
+{
+	FqSim s(0, make_fq_config(16, 0)); /* no total cap */
+	const uint64_t dur = 200000000;	    /* 200 ms at 1 GHz */
+
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(0),
+					       100 * kMbps));
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(1),
+					       300 * kMbps));
+	EXPECT_EQ(100 * kMbps, pace_fq_dest_rate_bps(s.fq, FqSim::dest(0)));
+	EXPECT_EQ(300 * kMbps, pace_fq_dest_rate_bps(s.fq, FqSim::dest(1)));
+	s.run(2, dur);
+	/* one frame of slack at each end of the window */
+	EXPECT_NEAR(100e6, s.rate_bps(0, dur), 100e6 * 0.002);
+	EXPECT_NEAR(300e6, s.rate_bps(1, dur), 300e6 * 0.002);
+	/* a throttled destination never held the other one back, and no
+	 * frame left early: neither sees more than its rate */
+	EXPECT_LE(s.rate_bps(0, dur), 100e6 + kWire1500 * 8 * 5.0);
+	EXPECT_LE(s.rate_bps(1, dur), 300e6 + kWire1500 * 8 * 5.0);
+	EXPECT_GT(s.stats().throttled, 0u);
+}
+
+TEST(PaceFq, ExactSpacingPerDestination)
+{
+	FqSim s(0, make_fq_config(16, 0));
+	std::vector<uint64_t> sent_at;
+
+	/* 500 Mbit/s: seed 001's 24.608 us per 1500-byte packet */
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(0),
+					       500 * kMbps));
+	for (int i = 0; i < 4; i++)
+		ASSERT_EQ(0, pace_fq_enqueue(s.fq, FqSim::dest(0),
+					     (void *)(uintptr_t)1, kFrame1500,
+					     0));
+	ASSERT_EQ(0, pace_fq_enqueue(s.fq, FqSim::dest(1), (void *)(uintptr_t)2,
+				     kFrame1500, 0)); /* unpaced neighbour */
+	for (uint64_t now = 0; now <= 80000; now++) {
+		uint32_t len;
+		void *f;
+
+		while ((f = pace_fq_dequeue(s.fq, now, &len)) != nullptr) {
+			if ((uintptr_t)f == 1)
+				sent_at.push_back(now);
+			else
+				EXPECT_EQ(0u, now); /* not behind dest 0 */
+		}
+	}
+	ASSERT_EQ(4u, sent_at.size());
+	EXPECT_EQ(0u, sent_at[0]);
+	EXPECT_EQ(24608u, sent_at[1]);
+	EXPECT_EQ(49216u, sent_at[2]);
+	EXPECT_EQ(73824u, sent_at[3]);
+}
+
+TEST(PaceFq, TotalCapHoldsOverDestinations)
+{
+	FqSim s(500 * kMbps, make_fq_config(16, 0));
+	const uint64_t dur = 200000000;
+
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(0),
+					       400 * kMbps));
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(1),
+					       400 * kMbps));
+	s.run(2, dur);
+	double total = s.rate_bps(0, dur) + s.rate_bps(1, dur);
+
+	EXPECT_NEAR(500e6, total, 500e6 * 0.002);
+	/* round robin splits the total evenly */
+	EXPECT_NEAR(250e6, s.rate_bps(0, dur), 250e6 * 0.01);
+	EXPECT_NEAR(250e6, s.rate_bps(1, dur), 250e6 * 0.01);
+}
+
+TEST(PaceFq, DefaultAppliesToUnknownDestinations)
+{
+	FqSim s(0, make_fq_config(16, 50 * kMbps));
+	const uint64_t dur = 200000000;
+
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(3),
+					       200 * kMbps));
+	EXPECT_EQ(50 * kMbps, pace_fq_dest_rate_bps(s.fq, FqSim::dest(0)));
+	EXPECT_TRUE(pace_fq_paced(s.fq));
+	s.run(4, dur);
+	for (size_t i = 0; i < 3; i++)
+		EXPECT_NEAR(50e6, s.rate_bps(i, dur), 50e6 * 0.002) << i;
+	EXPECT_NEAR(200e6, s.rate_bps(3, dur), 200e6 * 0.002);
+
+	/* the default changes at run time for every flow that follows it */
+	ASSERT_EQ(0, pace_fq_set_default_rate_bps(s.fq, 100 * kMbps));
+	s.run(4, dur);
+	for (size_t i = 0; i < 3; i++)
+		EXPECT_NEAR(100e6, s.rate_bps(i, dur), 100e6 * 0.002) << i;
+	EXPECT_NEAR(200e6, s.rate_bps(3, dur), 200e6 * 0.002);
+
+	/* back to the default, then no per-destination pacing at all */
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(3),
+					       PACE_FQ_RATE_DEFAULT));
+	EXPECT_EQ(100 * kMbps, pace_fq_dest_rate_bps(s.fq, FqSim::dest(3)));
+	ASSERT_EQ(0, pace_fq_set_default_rate_bps(s.fq, 0));
+	EXPECT_FALSE(pace_fq_paced(s.fq));
+}
+
+TEST(PaceFq, TableBoundOverflowAndReclaim)
+{
+	LogCapture log;
+	FqSim s(0, make_fq_config(2, 20 * kMbps));
+	const uint64_t dur = 200000000;
+
+	/* three destinations on a two-flow table: the third shares the
+	 * overflow flow, still at the default rate */
+	s.run(3, dur);
+	EXPECT_EQ(2u, s.stats().flows_created);
+	EXPECT_GT(s.stats().overflow_frames, 0u);
+	for (size_t i = 0; i < 3; i++)
+		EXPECT_NEAR(20e6, s.rate_bps(i, dur), 20e6 * 0.01) << i;
+
+	/* both table flows hold frames: no room for a fourth's rate */
+	EXPECT_EQ(-ENOSPC, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(3),
+						     kGbps));
+	ASSERT_EQ(1u, g_log.size());
+	EXPECT_NE(std::string::npos, g_log[0].find("raise pace_dests"));
+
+	/* drain everything and let the deadlines pass: idle flows are
+	 * reclaimed for new destinations */
+	for (uint64_t end = s.now + dur; s.now < end; s.now += 1000) {
+		uint32_t len;
+
+		while (pace_fq_dequeue(s.fq, s.now, &len) != nullptr)
+			;
+	}
+	EXPECT_EQ(0u, pace_fq_frames(s.fq));
+	EXPECT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(3), kGbps));
+	EXPECT_EQ(1u, s.stats().flows_reclaimed);
+	EXPECT_EQ(kGbps, pace_fq_dest_rate_bps(s.fq, FqSim::dest(3)));
+}
+
+TEST(PaceFq, FlowQueueBoundDropsAndCounts)
+{
+	pace_fq_config c = make_fq_config(16, 0);
+
+	c.flow_queue_ns = 10000000; /* 10 ms */
+	FqSim s(0, c);
+	/* 20 Mbit/s x 10 ms = 16.25 full frames: 16 */
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(0),
+					       20 * kMbps));
+	int ok = 0;
+
+	for (int i = 0; i < 40; i++)
+		ok += pace_fq_enqueue(s.fq, FqSim::dest(0),
+				      (void *)(uintptr_t)1, kFrame1500, 0) == 0;
+	EXPECT_EQ(16, ok);
+	EXPECT_EQ(24u, s.stats().flow_drops);
+	/* another destination is not affected */
+	EXPECT_EQ(0, pace_fq_enqueue(s.fq, FqSim::dest(1),
+				     (void *)(uintptr_t)2, kFrame1500, 0));
+}
+
+TEST(PaceFq, EveryInvalidFieldRejectedWithOneMessage)
+{
+	pace_config cfg = make_config(kGbps, kGbps, 0, PACE_MODE_DEADLINE);
+	pace_profile profile;
+	pace_fq *fq = nullptr;
+
+	ASSERT_EQ(0, pace_profile_init(&profile, &cfg));
+	const pace_fq_config good = make_fq_config(16, 0);
+	ASSERT_EQ(0, pace_fq_create(&profile, &good, &fq));
+	pace_fq_destroy(fq);
+
+	struct Case {
+		const char *field;
+		void (*breaker)(pace_fq_config *);
+	} cases[] = {
+		{"max_flows", [](pace_fq_config *c) { c->max_flows = 0; }},
+		{"max_flows",
+		 [](pace_fq_config *c) { c->max_flows = PACE_FQ_FLOWS_MAX + 1; }},
+		{"max_frames", [](pace_fq_config *c) { c->max_frames = 0; }},
+		{"default_rate_bps",
+		 [](pace_fq_config *c) { c->default_rate_bps = kGbps + 1; }},
+		{"flow_queue_ns",
+		 [](pace_fq_config *c) {
+			 c->flow_queue_ns = PACE_MAX_GAP_MAX_NS + 1;
+		 }},
+		{"full_frame_bytes",
+		 [](pace_fq_config *c) { c->full_frame_bytes = 59; }},
+	};
+	for (const Case &k : cases) {
+		LogCapture log;
+		pace_fq_config bad = good;
+
+		k.breaker(&bad);
+		fq = nullptr;
+		EXPECT_EQ(-EINVAL, pace_fq_create(&profile, &bad, &fq)) << k.field;
+		EXPECT_EQ(nullptr, fq);
+		ASSERT_EQ(1u, g_log.size()) << k.field;
+		EXPECT_NE(std::string::npos, g_log[0].find(k.field)) << g_log[0];
+	}
+	ASSERT_EQ(0, pace_fq_create(&profile, &good, &fq));
+	{
+		LogCapture log;
+
+		EXPECT_EQ(-EINVAL, pace_fq_set_dest_rate_bps(fq, 0x0a000001u,
+							     kGbps + 1));
+		EXPECT_EQ(-EINVAL, pace_fq_set_dest_rate_bps(
+					   fq, PACE_FQ_DEST_NONE, kMbps));
+		EXPECT_EQ(-EINVAL, pace_fq_set_default_rate_bps(fq, kGbps + 1));
+		EXPECT_EQ(3u, g_log.size());
+	}
+	pace_fq_destroy(fq);
+}
+
+TEST(PaceFq, FramesWithoutDestinationGoFirst)
+{
+	FqSim s(0, make_fq_config(16, 0));
+	uint32_t len;
+
+	ASSERT_EQ(0, pace_fq_set_dest_rate_bps(s.fq, FqSim::dest(0),
+					       500 * kMbps));
+	/* two data frames to a paced destination, then a control frame */
+	for (int i = 0; i < 2; i++)
+		ASSERT_EQ(0, pace_fq_enqueue(s.fq, FqSim::dest(0),
+					     (void *)(uintptr_t)1, kFrame1500,
+					     0));
+	ASSERT_EQ(0, pace_fq_enqueue(s.fq, PACE_FQ_DEST_NONE,
+				     (void *)(uintptr_t)2, 60, 0));
+	/* all due at 0: the control frame leaves first, then data */
+	EXPECT_EQ((void *)(uintptr_t)2, pace_fq_dequeue(s.fq, 0, &len));
+	EXPECT_EQ(60u, len);
+	EXPECT_EQ((void *)(uintptr_t)1, pace_fq_dequeue(s.fq, 0, &len));
+	EXPECT_EQ(nullptr, pace_fq_dequeue(s.fq, 0, &len));
+	/* while the destination waits, control frames are not held */
+	ASSERT_EQ(0, pace_fq_enqueue(s.fq, PACE_FQ_DEST_NONE,
+				     (void *)(uintptr_t)3, 60, 100));
+	EXPECT_EQ((void *)(uintptr_t)3, pace_fq_dequeue(s.fq, 100, &len));
+	EXPECT_EQ(nullptr, pace_fq_dequeue(s.fq, 100, &len));
+	EXPECT_EQ((void *)(uintptr_t)1, pace_fq_dequeue(s.fq, 24608, &len));
+}

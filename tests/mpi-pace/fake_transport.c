@@ -30,15 +30,21 @@
 size_t sdp_fake_transport_log(uint64_t *rates_bps, size_t max);
 void sdp_fake_transport_log_clear(void);
 void sdp_fake_transport_fail_next(unsigned int skip, int err);
+size_t sdp_fake_transport_dest_log(uint64_t *rates_bps, size_t max);
 /* The contract. */
 int sdp_transport_set_rate_bps(uint64_t rate_bps);
 uint64_t sdp_transport_get_rate_bps(void);
+int sdp_transport_set_dest_default_rate_bps(uint64_t rate_bps);
+uint64_t sdp_transport_get_dest_default_rate_bps(void);
 
 static uint64_t fake_rate_bps;		    /* current rate, bit/s */
 static uint64_t fake_log_bps[FAKE_LOG_MAX]; /* applied rates, in order */
 static size_t fake_log_len;		    /* entries in fake_log_bps */
 static int fake_fail_err;		    /* a set returns this if < 0 */
 static unsigned int fake_fail_skip;	    /* successful sets before it */
+static uint64_t fake_dest_bps;		    /* per-destination default */
+static uint64_t fake_dest_log_bps[FAKE_LOG_MAX]; /* its sets, in order */
+static size_t fake_dest_log_len;
 
 int sdp_transport_set_rate_bps(uint64_t rate_bps)
 {
@@ -84,6 +90,29 @@ size_t sdp_fake_transport_log(uint64_t *rates_bps, size_t max)
 void sdp_fake_transport_log_clear(void)
 {
 	fake_log_len = 0;
+	fake_dest_log_len = 0;
+}
+
+/* The per-destination default: logged apart from the total. */
+int sdp_transport_set_dest_default_rate_bps(uint64_t rate_bps)
+{
+	fake_dest_bps = rate_bps;
+	if (fake_dest_log_len < FAKE_LOG_MAX)
+		fake_dest_log_bps[fake_dest_log_len++] = rate_bps;
+	return 0;
+}
+
+uint64_t sdp_transport_get_dest_default_rate_bps(void)
+{
+	return fake_dest_bps;
+}
+
+size_t sdp_fake_transport_dest_log(uint64_t *rates_bps, size_t max)
+{
+	size_t n = fake_dest_log_len < max ? fake_dest_log_len : max;
+
+	memcpy(rates_bps, fake_dest_log_bps, n * sizeof(*rates_bps));
+	return fake_dest_log_len;
 }
 
 /* Let skip sets succeed, then fail one with err (a negative errno). */

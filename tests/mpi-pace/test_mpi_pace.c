@@ -11,6 +11,8 @@
  *   no-transport  coll lib preloaded, no transport, SDP_PACE_MAXRATE=10G
  *   no-maxrate    fake transport + coll lib, SDP_PACE_MAXRATE unset
  *   coll-off      fake transport + coll lib, SDP_PACE_COLL=0
+ *   dest          fake transport + coll lib, SDP_PACE_MAXRATE=10G,
+ *                 SDP_PACE_COLL_PER=dest: B/N per destination
  *
  * The rates the transport saw come from the fake transport's in-memory log
  * (fake_transport.c), reached with dlsym so this program does not link it.
@@ -48,6 +50,7 @@ static int rank, nranks, failures;
 static size_t (*fake_log)(uint64_t *rates_bps, size_t max);
 static void (*fake_log_clear)(void);
 static void (*fake_fail_next)(unsigned int skip, int err);
+static size_t (*fake_dest_log)(uint64_t *rates_bps, size_t max);
 
 static void fake_lookup(void)
 {
@@ -56,6 +59,8 @@ static void fake_lookup(void)
 		dlsym(RTLD_DEFAULT, "sdp_fake_transport_log_clear");
 	*(void **)&fake_fail_next =
 		dlsym(RTLD_DEFAULT, "sdp_fake_transport_fail_next");
+	*(void **)&fake_dest_log =
+		dlsym(RTLD_DEFAULT, "sdp_fake_transport_dest_log");
 }
 
 static int err_class(int ret)
@@ -365,6 +370,57 @@ static void case_coll_off(void)
 	check_log("SDP_PACE_COLL=0", NULL, 0);
 }
 
+/* Does the fake's per-destination log hold exactly the n rates in want? */
+static void check_dest_log(const char *what, const uint64_t *want, size_t n)
+{
+	uint64_t got[LOG_MAX];
+	size_t len, i;
+
+	if (fake_dest_log == NULL) {
+		CHECK(0, "%s: fake transport not loaded", what);
+		return;
+	}
+	len = fake_dest_log(got, LOG_MAX);
+	CHECK(len == n, "%s: %zu destination rates applied, want %zu", what,
+	      len, n);
+	for (i = 0; i < len && i < n; i++)
+		CHECK(got[i] == want[i], "%s: destination rate %zu is %" PRIu64
+		      ", want %" PRIu64, what, i, got[i], want[i]);
+}
+
+/* SDP_PACE_COLL_PER=dest: B/N per destination, the total untouched. */
+static void case_dest(void)
+{
+	const uint64_t dest_prev = UINT64_C(2000000000);
+	const uint64_t coll[] = {coll_matb_bps(), dest_prev};
+	const uint64_t set_prev[] = {dest_prev};
+	uint64_t rate = 0;
+	int ok, untouched, ret;
+
+	CHECK(sdp_pace_set_matb(MPI_COMM_WORLD, PREV_BPS) == MPI_SUCCESS, "1G");
+	log_clear();
+	CHECK(sdp_pace_set_dest_matb(MPI_COMM_WORLD, dest_prev) == MPI_SUCCESS,
+	      "set_dest_matb");
+	CHECK(sdp_pace_get_dest_matb(MPI_COMM_WORLD, &rate) == MPI_SUCCESS &&
+		      rate == dest_prev, "get_dest_matb %" PRIu64, rate);
+	CHECK(sdp_pace_set_dest_matb(MPI_COMM_NULL, 1) == MPI_ERR_COMM,
+	      "NULL comm");
+	check_dest_log("set_dest_matb", set_prev, 1);
+
+	log_clear();
+	ret = run_alltoall(PER_PEER, &ok, &untouched);
+	CHECK(ret == MPI_SUCCESS && ok, "alltoall ret %d ok %d", ret, ok);
+	check_dest_log("alltoall", coll, 2);
+	check_log("alltoall total", NULL, 0);
+	log_clear();
+	ret = run_alltoallv(&ok);
+	CHECK(ret == MPI_SUCCESS && ok, "alltoallv ret %d ok %d", ret, ok);
+	check_dest_log("alltoallv", coll, 2);
+	check_log("alltoallv total", NULL, 0);
+	CHECK(sdp_pace_get_matb(MPI_COMM_WORLD, &rate) == MPI_SUCCESS &&
+		      rate == PREV_BPS, "total kept %" PRIu64, rate);
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = argc > 1 ? argv[1] : "";
@@ -385,6 +441,8 @@ int main(int argc, char **argv)
 		case_no_maxrate();
 	else if (strcmp(name, "coll-off") == 0)
 		case_coll_off();
+	else if (strcmp(name, "dest") == 0)
+		case_dest();
 	else
 		CHECK(0, "unknown case '%s'", name);
 

@@ -41,7 +41,8 @@ launch() {
 	done
 	shift
 	local -a clean=(env -u LD_PRELOAD -u SDP_PACE_MAXRATE -u SDP_PACE_COLL
-		-u SDP_PACE_COLL_NSENDERS -u SDP_FAKE_TRANSPORT_TRACE)
+		-u SDP_PACE_COLL_NSENDERS -u SDP_FAKE_TRANSPORT_TRACE
+		-u SDP_PACE_COLL_PER)
 	case $impl in
 	openmpi)
 		[ -n "$preload" ] && mpi_env+=(-x "LD_PRELOAD=$preload")
@@ -119,6 +120,18 @@ for impl in ${SDP_PACE_TEST_IMPLS:-}; do
 	launch "$impl" 4 "$fake:$coll" SDP_PACE_MAXRATE=10G \
 		SDP_PACE_COLL_NSENDERS=2 -- "$exe" full
 	expect_ok $? "$impl np 4: SDP_PACE_COLL_NSENDERS=2 gives B/2"
+
+	launch "$impl" 4 "$fake:$coll" SDP_PACE_MAXRATE=10G \
+		SDP_PACE_COLL_PER=dest -- "$exe" dest
+	expect_ok $? "$impl np 4: SDP_PACE_COLL_PER=dest paces destinations at B/N"
+	# ... and only with the setting: the same case fails without it.
+	launch "$impl" 2 "$fake:$coll" SDP_PACE_MAXRATE=10G -- "$exe" dest
+	rc=$?
+	if [ "$rc" -ne 0 ] && grep -q "alltoall: 0 destination rates" "$tmp/err"; then
+		pass "$impl np 2: dest fails without SDP_PACE_COLL_PER=dest"
+	else
+		fail "$impl np 2: dest passed without SDP_PACE_COLL_PER (exit $rc)"
+	fi
 
 	launch "$impl" 2 "$fake:$coll" -- "$exe" no-maxrate
 	expect_ok $? "$impl np 2: no SDP_PACE_MAXRATE returns errors"
