@@ -57,7 +57,12 @@ static const char help_text[] =
 	"  link=BPS           link rate for pacing; 0 = from link speed\n"
 	"  pace=auto|deadline|gap  pacing mode (default auto)\n"
 	"  pace_queue_us=N    paced: drop beyond this much queueing delay, "
-	"100..10000000 (default 10000)\n";
+	"100..10000000 (default 10000)\n"
+	"  drop=DIR:LIST      drop hook (tests, loss experiments): drop the "
+	"packets carrying SCTP DATA whose 1-based index among DIR's (rx or "
+	"tx) DATA packets is in LIST (ascending, comma-separated, up to 64), "
+	"or every Nth with drop=DIR:every:N (N 2..1000000000); counted as "
+	"drop 'hook'; one token per direction (default: none)\n";
 
 const char *dp_config_help(void)
 {
@@ -346,6 +351,8 @@ static int apply(void *arg, const char *key, const char *val)
 	}
 	if (strcmp(key, "arp") == 0)
 		return parse_static_arp(cfg, val);
+	if (strcmp(key, "drop") == 0)
+		return dp_drop_parse(val, &cfg->drop_rx, &cfg->drop_tx);
 	if (strcmp(key, "rate") == 0)
 		return parse_bps(key, val, &cfg->pace_rate_bps);
 	if (strcmp(key, "link") == 0)
