@@ -66,6 +66,19 @@ enum dp_pace_mode {
 	DP_PACE_GAP,
 };
 
+#define DP_DROP_LIST_MAX 64 /* indices in one drop= list */
+
+/**
+ * The drop= hook of one direction (seed 004 dropped inside its receive
+ * function): which packets carrying an SCTP DATA chunk to drop, by their
+ * 1-based index among that direction's DATA packets.  Deterministic.
+ */
+struct dp_drop_spec {
+	uint32_t every;			 /* every Nth; 0 = use list */
+	uint32_t nb;			 /* entries in list */
+	uint64_t list[DP_DROP_LIST_MAX]; /* ascending indices */
+};
+
 struct dp_arp_static {
 	uint32_t ip_be;	    /* IPv4 address, network order */
 	uint8_t mac[6];
@@ -121,6 +134,8 @@ struct dp_config {
 	uint64_t pace_dest_rate_bps; /* per-destination default; 0 = none */
 	uint32_t pace_dests;	/* destinations with own pacing state;
 				 * default 256 */
+	/* drop= hook: SCTP DATA packets dropped on receive / on send */
+	struct dp_drop_spec drop_rx, drop_tx;
 };
 
 /**
@@ -228,7 +243,9 @@ void dp_pkt_free(struct rte_mbuf *m);
  * @return 0 queued; -EMSGSIZE payload above the MTU; -EHOSTUNREACH
  *         destination off-link; -ENOBUFS dropped and counted: ARP hold
  *         queue full (drop_hold_full), pacer queue full (pace_drops) or
- *         TX buffer held full by the NIC (drop_tx_full).
+ *         TX buffer held full by the NIC (drop_tx_full).  A packet the
+ *         drop= hook chooses is freed, counted (drop "hook") and 0 returned,
+ *         as a lossy wire would.
  */
 int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		 struct rte_mbuf *m, uint64_t now_tsc);
@@ -313,6 +330,7 @@ enum dp_drop {
 	DP_DROP_HOLD_FULL,	/* ARP hold queue full */
 	DP_DROP_ARP_TIMEOUT,	/* neighbour never answered */
 	DP_DROP_NO_MBUF,	/* pool exhausted */
+	DP_DROP_HOOK,		/* chosen by the drop= hook (tests, seed 004) */
 	DP_DROP_MAX,
 };
 

@@ -61,7 +61,12 @@ static const char help_text[] =
 	"  dest_rate=BPS      per-destination pacing rate of destinations "
 	"without their own (dp_port_set_dest_rate); 0 = none (default)\n"
 	"  pace_dests=N       destinations with their own pacing state, "
-	"1..65536 (default 256)\n";
+	"1..65536 (default 256)\n"
+	"  drop=DIR:LIST      drop hook (tests, loss experiments): drop the "
+	"packets carrying SCTP DATA whose 1-based index among DIR's (rx or "
+	"tx) DATA packets is in LIST (ascending, comma-separated, up to 64), "
+	"or every Nth with drop=DIR:every:N (N 2..1000000000); counted as "
+	"drop 'hook'; one token per direction (default: none)\n";
 
 const char *dp_config_help(void)
 {
@@ -352,6 +357,8 @@ static int apply(void *arg, const char *key, const char *val)
 	}
 	if (strcmp(key, "arp") == 0)
 		return parse_static_arp(cfg, val);
+	if (strcmp(key, "drop") == 0)
+		return dp_drop_parse(val, &cfg->drop_rx, &cfg->drop_tx);
 	if (strcmp(key, "rate") == 0)
 		return parse_bps(key, val, &cfg->pace_rate_bps);
 	if (strcmp(key, "link") == 0)

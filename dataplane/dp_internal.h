@@ -157,6 +157,11 @@ struct dp_hold {
 	uint32_t ip_be;
 };
 
+struct dp_drop_state {
+	uint64_t seen;	/* DATA packets counted so far */
+	uint32_t next;	/* next list entry to match */
+};
+
 struct dp_port {
 	/* hot: used on every poll */
 	uint16_t port_id;
@@ -203,7 +208,25 @@ struct dp_port {
 	bool probed;			/* hot-plugged by dp_port_open: removed
 					 * again by dp_port_close */
 	struct rte_device *dev;		/* the ethdev's device */
+
+	/* drop= hook: DATA packets seen per direction (dp_drop.c) */
+	struct dp_drop_state drop_rx_st, drop_tx_st;
 };
+
+/* dp_drop.c: the drop= hook */
+/* Parse the value of a drop= token into @rx or @tx; logs the fix. */
+int dp_drop_parse(const char *val, struct dp_drop_spec *rx,
+		  struct dp_drop_spec *tx);
+/* @return true when the SCTP packet (common header first) carries a DATA
+ * or I-DATA chunk. */
+bool dp_sctp_has_data(const uint8_t *sctp, size_t len);
+/* Count one DATA packet of a direction; @return true to drop it. */
+bool dp_drop_decide(struct dp_drop_state *st, const struct dp_drop_spec *sp);
+
+static inline bool dp_drop_active(const struct dp_drop_spec *sp)
+{
+	return sp->every != 0 || sp->nb != 0;
+}
 
 /* dp_tx.c */
 /* Into tx_buf, bypassing the pacer; @return 0 or -ENOBUFS (dropped and

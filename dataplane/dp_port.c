@@ -636,6 +636,7 @@ static const char *const drop_names[DP_DROP_MAX] = {
 	[DP_DROP_HOLD_FULL] = "hold_full",
 	[DP_DROP_ARP_TIMEOUT] = "arp_timeout",
 	[DP_DROP_NO_MBUF] = "no_mbuf",
+	[DP_DROP_HOOK] = "hook",
 };
 
 const char *dp_drop_name(enum dp_drop reason)

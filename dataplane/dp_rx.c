@@ -85,6 +85,15 @@ static void rx_one(struct dp_port *port, struct rte_mbuf *m,
 		v = DP_V_DROP;
 		p.drop = DP_DROP_SCTP_CRC;
 	}
+	if (unlikely(dp_drop_active(&port->cfg.drop_rx)) &&
+	    v == DP_V_DELIVER && p.proto == DP_IPPROTO_SCTP &&
+	    dp_sctp_has_data(rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						     p.l4_off),
+			     p.l4_len) &&
+	    dp_drop_decide(&port->drop_rx_st, &port->cfg.drop_rx)) {
+		v = DP_V_DROP;
+		p.drop = DP_DROP_HOOK;
+	}
 	if (v == DP_V_DROP) {
 		port->st.drops[p.drop]++;
 		rte_pktmbuf_free(m);

@@ -171,6 +171,15 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		rte_pktmbuf_free(m);
 		return -EHOSTUNREACH;
 	}
+	if (unlikely(dp_drop_active(&port->cfg.drop_tx)) &&
+	    proto == DP_IPPROTO_SCTP &&
+	    dp_sctp_has_data(rte_pktmbuf_mtod(m, const uint8_t *), l4_len) &&
+	    dp_drop_decide(&port->drop_tx_st, &port->cfg.drop_tx)) {
+		/* lost on the wire: the sender sees a successful send */
+		port->st.drops[DP_DROP_HOOK]++;
+		rte_pktmbuf_free(m);
+		return 0;
+	}
 	if (proto == DP_IPPROTO_SCTP) {
 		if (port->crc == DP_CRC_OFFLOAD) {
 			m->ol_flags |= RTE_MBUF_F_TX_SCTP_CKSUM |

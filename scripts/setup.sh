@@ -45,8 +45,11 @@ PACKAGES=(
   # setup-mimalloc.sh); Debian's own -O0 usrsctp and whole-process
   # mimalloc stay installed as the baselines of bench/usrsctp_build.py
   cmake libusrsctp-dev libmimalloc2.0
-  # virtual testbed: namespaces, veth, bridge, netem; ping for its self-test
-  iproute2 iputils-ping procps
+  # virtual testbed: namespaces, veth, bridge, netem; ping for its self-test;
+  # ethtool turns off the hosts' checksum offloads under the user-space
+  # impairment forwarder (without it kernel TCP's checksums arrive
+  # unfilled and every segment is dropped: the UCX tcp baseline hangs)
+  iproute2 iputils-ping procps ethtool
   # benchmark plots
   python3-matplotlib
   # fuzzing (tests/fuzz): clang with libFuzzer and the sanitizer runtimes

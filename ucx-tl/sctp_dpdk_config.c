@@ -28,6 +28,26 @@
 #include <string.h>
 
 /* One configuration token and the variable it came from. */
+/*
+ * The transport's SCTP defaults, applied before the user's
+ * UCX_SCTP_DPDK_SG (the sctp layer's own defaults suit a generic socket).
+ * sack_delay_ms=0: SACK every DATA packet at once (usrsctp's default
+ * delays 20 ms here): a flush must not complete while a SACK is owed
+ * (MPICH blocks without progress right after closing its eps), and a
+ * delayed one made every flush after received data wait it out.
+ *
+ * rto_min_ms stays at the sctp layer's 100.  MPI's request/response
+ * messages end in a packet with nothing behind it to trigger a fast
+ * retransmit, so losing it costs a whole RTO (>= rto_min; usrsctp 0.9.5
+ * has no tail loss probe).  rto_min_ms=20 was measured (seed 000's loss
+ * ping-pong, bench/seeds.py, docs/BENCHMARKS.md "The seeds in one
+ * table"): on the shared 2-core testbed the round trip through the
+ * impairment forwarder varies by tens of ms, 20 ms gave 2-5x the T3
+ * timeouts (spurious ones even at 0% loss) and lower 30 KiB throughput
+ * in every lossy run.  On a dedicated low-jitter fabric set it in SG.
+ */
+#define UCT_SCTP_DPDK_SG_DEFAULTS "sack_delay_ms=0"
+
 typedef struct {
 	const char *var;   /* name after UCX_SCTP_DPDK_ */
 	char text[640];	   /* "key=value" tokens; "" = not given */
@@ -218,13 +238,11 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 	sg[5].var = "SG";
 	snprintf(sg[5].text, sizeof(sg[5].text), "rx_headroom=%u",
 		 UCT_SCTP_DPDK_SG_HEADROOM_BYTES);
-	/* SACK every DATA packet at once (usrsctp's default delays 20 ms
-	 * here): a flush must not complete while a SACK is owed (MPICH blocks
-	 * without progress right after closing its eps), and a delayed one
-	 * made every flush after received data wait it out.  SG may say
-	 * otherwise: it comes after. */
+	/* The transport's SCTP defaults (UCT_SCTP_DPDK_SG_DEFAULTS); SG may
+	 * say otherwise: it comes after. */
 	sg[6].var = "SG";
-	snprintf(sg[6].text, sizeof(sg[6].text), "sack_delay_ms=0");
+	snprintf(sg[6].text, sizeof(sg[6].text), "%s",
+		 UCT_SCTP_DPDK_SG_DEFAULTS);
 	sg[7].var = "SG";
 	snprintf(sg[7].text, sizeof(sg[7].text), "%s", config->sg_extra);
 }
@@ -312,7 +330,7 @@ ucs_status_t uct_sctp_dpdk_config_build_dev(
 	char dp_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
 	char sg_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
 	struct sg_config sg_scratch;
-	char one[sizeof(sg[0].text) + 16];
+	char one[sizeof(sg[0].text) + sizeof(UCT_SCTP_DPDK_SG_DEFAULTS) + 16];
 	ucs_status_t status = UCS_OK;
 	int i;
 
@@ -368,9 +386,12 @@ ucs_status_t uct_sctp_dpdk_config_build_dev(
 	for (i = 0; i < UCT_SCTP_DPDK_SG_TOKENS; i++) {
 		if (sg[i].text[0] == '\0')
 			continue;
-		/* Alone, with a max_msg every buffer size satisfies, so only
-		 * this variable's own values are judged here. */
-		snprintf(one, sizeof(one), "max_msg=1 %s", sg[i].text);
+		/* Alone after the transport's defaults, with a max_msg every
+		 * buffer size satisfies, so only this variable's own values
+		 * are judged here (against the sctp layer's defaults alone, a
+		 * valid SG rto_min_ms=10 tripped its sack_delay_ms=20). */
+		snprintf(one, sizeof(one), "max_msg=1 %s %s",
+			 UCT_SCTP_DPDK_SG_DEFAULTS, sg[i].text);
 		if (sg_config_parse(one, &sg_scratch) != 0) {
 			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
 				  "%s%s ('%s'; see the sctp message above)",
