@@ -40,7 +40,7 @@ static ucs_status_t build(const char *sg_extra, struct sg_config *sg)
 	memset(&c, 0, sizeof(c));
 	c.devargs = (char *)"net_null0";
 	c.ip = (char *)"10.77.9.1/24";
-	c.mtu = 1500;
+	c.mtu = (char *)"1500";
 	c.prefix = (char *)"sdp-sgdef";
 	c.lcore = -1;
 	c.mem_mb = 512;
@@ -49,7 +49,7 @@ static ucs_status_t build(const char *sg_extra, struct sg_config *sg)
 	c.poll_lcore = -1;
 	c.rate = (char *)"0";
 	c.streams = 10;
-	c.sctp_port = 5000;
+	c.sctp_port = (char *)"5000";
 	c.rx_descs = 512;
 	c.seg_size = 8192;
 	c.dp_extra = (char *)"";
