@@ -17,27 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_report.h"
+
 static int rank, nprocs;
-static int passed, failed;
 
 static uint8_t pat(uint64_t seed, uint64_t i)
 {
 	return (uint8_t)((seed * 2654435761u + i * 40503u + (i >> 11)) & 0xff);
-}
-
-static void report(const char *name, int ok_local)
-{
-	int ok = 0;
-
-	MPI_Allreduce(&ok_local, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-	if (rank == 0) {
-		printf("%s %s\n", ok ? "ok  " : "FAIL", name);
-		fflush(stdout);
-	}
-	if (ok)
-		passed++;
-	else
-		failed++;
 }
 
 static int check_pingpong(size_t max_size, int iters)
@@ -286,7 +272,7 @@ static int check_many_outstanding(int per_peer)
 int main(int argc, char **argv)
 {
 	size_t max_size = 16u << 20;
-	int iters = 3, i;
+	int iters = 3, i, rc;
 	const char *only = NULL;
 
 	MPI_Init(&argc, &argv);
@@ -310,8 +296,7 @@ int main(int argc, char **argv)
 	RUN("any_source_any_tag", check_any_source_tag());
 	RUN("non_overtaking", check_non_overtaking(500));
 	RUN("many_outstanding", check_many_outstanding(2000));
-	if (rank == 0)
-		printf("%d passed, %d failed\n", passed, failed);
+	rc = report_totals();
 	MPI_Finalize();
-	return failed != 0;
+	return rc;
 }

@@ -26,27 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpi_report.h"
+
 static int rank, nprocs;
-static int passed, failed;
 
 static uint8_t pat(uint64_t seed, uint64_t i)
 {
 	return (uint8_t)((seed * 2654435761u + i * 40503u + (i >> 9)) & 0xff);
-}
-
-static void report(const char *name, int ok_local)
-{
-	int ok = 0;
-
-	MPI_Allreduce(&ok_local, &ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-	if (rank == 0) {
-		printf("%s %s\n", ok ? "ok  " : "FAIL", name);
-		fflush(stdout);
-	}
-	if (ok)
-		passed++;
-	else
-		failed++;
 }
 
 /* Sizes 1, 7, 64, ... up to @max (x4 steps plus max). */
@@ -235,7 +221,7 @@ int main(int argc, char **argv)
 	size_t max_size = 1u << 20;
 	uint8_t *win_mem;
 	MPI_Win win;
-	int i;
+	int i, rc;
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -259,8 +245,7 @@ int main(int argc, char **argv)
 	report("flush", check_flush(win, max_size));
 	MPI_Win_free(&win);
 	MPI_Free_mem(win_mem);
-	if (rank == 0)
-		printf("%d passed, %d failed\n", passed, failed);
+	rc = report_totals();
 	MPI_Finalize();
-	return failed != 0;
+	return rc;
 }
