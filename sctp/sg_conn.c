@@ -26,8 +26,10 @@
  * enqueues.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <usrsctp.h>
 
@@ -42,6 +44,11 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 	link->port = port;
 	link->st = st;
 	link->max_peers = max_peers;
+	link->ports[0] = port;
+	link->nb_ports = 1;
+	link->ms_div = dp_tsc_hz() / 1000 != 0 ? dp_tsc_hz() / 1000 : 1;
+	link->pst.nb_paths = 1;
+	link->pst.last_switch_to_tx_ms = -1;
 	link->peers = calloc(max_peers, sizeof(*link->peers));
 	if (link->peers == NULL)
 		return -ENOMEM;
@@ -96,6 +103,8 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
 	p->magic = SG_PEER_MAGIC;
 	p->ip_be = ip_be;
 	p->link = link;
+	p->path_ip_be[0] = ip_be;
+	sg_paths_init(&p->paths, 1, link->now_tsc / link->ms_div);
 	usrsctp_register_address(p);
 	link->last = p;
 	return p;
@@ -121,46 +130,225 @@ static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
 	return false;
 }
 
+int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
+		       const uint32_t *ips, unsigned int n)
+{
+	uint64_t now_ms = link->now_tsc / link->ms_div;
+	unsigned int k, nb = peer->paths.nb;
+
+	for (k = 0; k < n && k + 1 < link->nb_ports; k++) {
+		if (ips[k] == 0 || peer->path_ip_be[k + 1] == ips[k])
+			continue;
+		/* Packets from that address belong to this peer. */
+		if (sg_map_put(&link->peer_map, ips[k],
+			       (uint64_t)(peer - link->peers)) != 0)
+			return -ENOSPC;
+		peer->path_ip_be[k + 1] = ips[k];
+		if (k + 2 > nb)
+			nb = k + 2;
+	}
+	if (nb > peer->paths.nb) {
+		/* New paths start alive with one dead_ms of grace. */
+		for (k = peer->paths.nb; k < nb; k++) {
+			peer->paths.p[k].heard_ms = now_ms;
+			peer->paths.p[k].alive_since_ms = now_ms;
+			peer->paths.p[k].alive = true;
+		}
+		peer->paths.nb = (uint8_t)nb;
+	}
+	return 0;
+}
+
+/* A probe from the peer whose primary address it carries, on path @k. */
+static void sg_link_probe_in(struct sg_link *link, unsigned int k,
+			     uint32_t src_ip_be, const uint8_t *pl,
+			     uint32_t len, uint64_t now_ms)
+{
+	struct sg_peer *peer;
+	uint32_t magic, primary;
+
+	if (len < SG_PROBE_BYTES)
+		goto bad;
+	memcpy(&magic, pl, 4);
+	memcpy(&primary, pl + 4, 4);
+	if (rte_be_to_cpu_32(magic) != SG_PROBE_MAGIC || primary == 0)
+		goto bad;
+	link->pst.probes_in++;
+	peer = sg_link_peer(link, primary);
+	if (peer == NULL) {
+		link->st->rx_no_peer++;
+		return;
+	}
+	if (k != 0 && peer->path_ip_be[k] != src_ip_be) {
+		/* Learn the path address (the peer may know ours before
+		 * we know its: its UCX ep came first). */
+		uint32_t ips[SG_PATHS_MAX - 1] = { 0 };
+
+		ips[k - 1] = src_ip_be;
+		sg_link_peer_paths(link, peer, ips, k);
+	}
+	sg_paths_heard(&peer->paths, k, now_ms);
+	return;
+bad:
+	link->st->rx_not_sctp++;
+}
+
 unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 {
 	struct rte_mbuf *pkts[SG_BURST];
+	uint64_t now_ms = now_tsc / link->ms_div;
 	struct dp_pkt_info info;
 	struct sg_peer *peer;
-	unsigned int i, n;
+	unsigned int i, n, k, total = 0;
+	uint64_t idx;
 
 	link->now_tsc = now_tsc;
-	n = dp_port_recv(link->port, pkts, SG_BURST);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	for (k = 0; k < link->nb_ports; k++) {
+		n = dp_port_recv(link->ports[k], pkts, SG_BURST);
+		total += n;
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
 
-		/* Length and CRC32c were checked by dp_port_poll. */
-		dp_pkt_info(m, &info);
-		if (unlikely(info.proto != DP_IPPROTO_SCTP)) {
-			link->st->rx_not_sctp++;
+			/* Length and CRC32c were checked by dp_port_poll. */
+			dp_pkt_info(m, &info);
+			if (unlikely(info.proto != DP_IPPROTO_SCTP)) {
+				if (info.proto == DP_IPPROTO_EXP &&
+				    link->nb_ports > 1)
+					sg_link_probe_in(
+						link, k, info.src_ip_be,
+						rte_pktmbuf_mtod(m,
+							const uint8_t *),
+						rte_pktmbuf_data_len(m),
+						now_ms);
+				else
+					link->st->rx_not_sctp++;
+				dp_pkt_free(m);
+				continue;
+			}
+			if (k == 0) {
+				peer = sg_link_peer(link, info.src_ip_be);
+			} else {
+				/* A backup path carries only peers whose
+				 * path addresses are known. */
+				peer = sg_map_get(&link->peer_map,
+						  info.src_ip_be, &idx) ?
+					       &link->peers[idx] : NULL;
+			}
+			if (unlikely(peer == NULL)) {
+				link->st->rx_no_peer++;
+				dp_pkt_free(m);
+				continue;
+			}
+			link->st->pkts_in++;
+			link->pst.pkts_in[k]++;
+			peer->last_rx_tsc = now_tsc;
+			if (link->nb_ports > 1)
+				sg_paths_heard(&peer->paths, k, now_ms);
+			if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
+					    rte_pktmbuf_data_len(m))) {
+				peer->last_rx_data_tsc = now_tsc;
+				peer->rx_data_seq = ++link->seq;
+			}
+			/* usrsctp copies the packet into its own mbuf chain */
+			link->st->rx_copies++;
+			link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
+			usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
+					  rte_pktmbuf_data_len(m), 0);
 			dp_pkt_free(m);
-			continue;
 		}
-		peer = sg_link_peer(link, info.src_ip_be);
-		if (unlikely(peer == NULL)) {
-			link->st->rx_no_peer++;
-			dp_pkt_free(m);
-			continue;
-		}
-		link->st->pkts_in++;
-		peer->last_rx_tsc = now_tsc;
-		if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
-				    rte_pktmbuf_data_len(m))) {
-			peer->last_rx_data_tsc = now_tsc;
-			peer->rx_data_seq = ++link->seq;
-		}
-		/* usrsctp copies the packet into its own mbuf chain */
-		link->st->rx_copies++;
-		link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
-		usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
-				  rte_pktmbuf_data_len(m), 0);
-		dp_pkt_free(m);
 	}
-	return n;
+	return total;
+}
+
+/* Wall clock for log lines that tests line up with the testbed's. */
+static double sg_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sg_link_probe_out(struct sg_link *link, struct sg_peer *peer,
+			      unsigned int k, uint64_t now_ms)
+{
+	struct rte_mbuf *m = dp_pkt_alloc(link->ports[k]);
+	uint32_t v;
+	uint8_t *p;
+
+	sg_paths_sent(&peer->paths, k, now_ms); /* also when it failed */
+	if (m == NULL)
+		return;
+	p = (uint8_t *)rte_pktmbuf_append(m, SG_PROBE_BYTES);
+	if (p == NULL) {
+		dp_pkt_free(m);
+		return;
+	}
+	memset(p, 0, SG_PROBE_BYTES);
+	v = rte_cpu_to_be_32(SG_PROBE_MAGIC);
+	memcpy(p, &v, 4);
+	v = dp_port_ip(link->ports[0]);
+	memcpy(p + 4, &v, 4);
+	p[8] = (uint8_t)k;
+	if (dp_port_send(link->ports[k], peer->path_ip_be[k], DP_IPPROTO_EXP,
+			 m, link->now_tsc) == 0)
+		link->pst.probes_out++;
+}
+
+unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc)
+{
+	uint64_t now_ms = now_tsc / link->ms_div;
+	bool up[SG_PATHS_MAX];
+	unsigned int i, k, work = 0;
+	char a[16], b[16], c[16];
+	int r;
+
+	if (link->nb_ports < 2 || now_ms == link->tick_ms)
+		return 0;
+	link->tick_ms = now_ms;
+	link->now_tsc = now_tsc;
+	for (k = 0; k < link->nb_ports; k++)
+		up[k] = dp_port_link_up(link->ports[k], NULL);
+	for (i = 0; i < link->nb_peers; i++) {
+		struct sg_peer *peer = &link->peers[i];
+		struct sg_paths *ps = &peer->paths;
+		uint8_t from = ps->active;
+		uint64_t fb = ps->failbacks;
+
+		if (peer->magic != SG_PEER_MAGIC || ps->nb < 2)
+			continue;
+		for (k = 0; k < ps->nb; k++)
+			sg_paths_link(ps, k, up[k]);
+		r = sg_paths_tick(ps, &link->pcfg, now_ms);
+		if (r >= 0) {
+			ps->await_tx = true;
+			if (ps->failbacks != fb)
+				link->pst.failbacks++;
+			else
+				link->pst.failovers++;
+			SDP_LOG(WARN, SCTP, "failover: peer %s: path %u (%s) "
+				"%s; traffic moves to path %u (%s) at %.3f "
+				"(wall clock)",
+				dp_ip_str(peer->ip_be, a, sizeof(a)), from,
+				dp_ip_str(peer->path_ip_be[from], b,
+					  sizeof(b)),
+				ps->failbacks != fb ? "still up, the primary "
+						      "is back" :
+				!up[from] ? "link down" : "silent",
+				(unsigned int)r,
+				dp_ip_str(peer->path_ip_be[r], c, sizeof(c)),
+				sg_wall_s());
+			work++;
+		}
+		for (k = 0; k < ps->nb; k++) {
+			if (up[k] && peer->path_ip_be[k] != 0 &&
+			    sg_paths_probe_due(ps, &link->pcfg, k, now_ms)) {
+				sg_link_probe_out(link, peer, k, now_ms);
+				work++;
+			}
+		}
+	}
+	return work;
 }
 
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
@@ -169,6 +357,7 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct sg_peer *peer = addr;
 	struct sg_link *link;
 	struct rte_mbuf *m;
+	unsigned int k;
 	void *p;
 	int rc;
 
@@ -177,7 +366,9 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	if (unlikely(peer == NULL || peer->magic != SG_PEER_MAGIC))
 		return EINVAL;
 	link = peer->link;
-	m = dp_pkt_alloc(link->port);
+	/* Failover: the peer's active path (0 without paths). */
+	k = peer->paths.active;
+	m = dp_pkt_alloc(link->ports[k]);
 	if (unlikely(m == NULL)) {
 		link->st->tx_drops++;
 		return ENOBUFS; /* usrsctp retransmits */
@@ -189,8 +380,8 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return EMSGSIZE;
 	}
 	memcpy(p, buf, len);
-	rc = dp_port_send(link->port, peer->ip_be, DP_IPPROTO_SCTP, m,
-			  link->now_tsc);
+	rc = dp_port_send(link->ports[k], peer->path_ip_be[k], DP_IPPROTO_SCTP,
+			  m, link->now_tsc);
 	if (unlikely(rc != 0)) {
 		/* Counted by the dataplane too; SCTP retransmits. */
 		if (rc == -ENOBUFS)
@@ -201,5 +392,23 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	}
 	link->st->pkts_out++;
 	peer->tx_seq = ++link->seq;
+	if (link->nb_ports > 1) {
+		uint64_t now_ms = link->now_tsc / link->ms_div;
+
+		link->pst.pkts_out[k]++;
+		sg_paths_sent(&peer->paths, k, now_ms);
+		if (unlikely(peer->paths.await_tx)) {
+			char a[16];
+
+			peer->paths.await_tx = false;
+			link->pst.last_switch_to_tx_ms =
+				(int64_t)(now_ms - peer->paths.switch_ms);
+			SDP_LOG(WARN, SCTP, "failover: peer %s: first SCTP "
+				"packet on path %u %" PRId64 " ms after the "
+				"switch, at %.3f (wall clock)",
+				dp_ip_str(peer->ip_be, a, sizeof(a)), k,
+				link->pst.last_switch_to_tx_ms, sg_wall_s());
+		}
+	}
 	return 0;
 }
