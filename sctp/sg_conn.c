@@ -327,15 +327,15 @@ unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc)
 			else
 				link->pst.failovers++;
 			SDP_LOG(WARN, SCTP, "failover: peer %s: path %u (%s) "
-				"%s; traffic moves to path %u (%s) at %.3f "
-				"(wall clock)",
+				"%s (last heard %" PRIu64 " ms ago); traffic "
+				"moves to path %u (%s) at %.3f (wall clock)",
 				dp_ip_str(peer->ip_be, a, sizeof(a)), from,
 				dp_ip_str(peer->path_ip_be[from], b,
 					  sizeof(b)),
 				ps->failbacks != fb ? "still up, the primary "
 						      "is back" :
 				!up[from] ? "link down" : "silent",
-				(unsigned int)r,
+				now_ms - ps->p[from].heard_ms, (unsigned int)r,
 				dp_ip_str(peer->path_ip_be[r], c, sizeof(c)),
 				sg_wall_s());
 			work++;

@@ -18,7 +18,9 @@
  *
  *   alive --(nothing heard for dead_ms, or link down)--> dead
  *   dead  --(heard, link up)--> alive (alive_since = now)
- *   active dead          -> first alive path        (failovers++)
+ *   active dead          -> first alive path heard within 2 x probe_ms
+ *                           (failovers++; a peer silent everywhere is
+ *                           not polling, not a path failure)
  *   active != 0, primary alive >= return_ms -> 0    (failbacks++)
  */
 #include <errno.h>
@@ -167,8 +169,14 @@ int sg_paths_tick(struct sg_paths *ps, const struct sg_path_config *cfg,
 			p->alive = false;
 	}
 	if (!ps->p[ps->active].alive) {
+		/* Move only to a path the peer was heard on within two
+		 * probe intervals: a peer silent on every path (not polling:
+		 * descheduled, or computing outside MPI) is not a path
+		 * failure, and its last probe on a backup may be a few ms
+		 * younger than its last packet on the active path. */
 		for (k = 0; k < ps->nb; k++) {
-			if (k == ps->active || !ps->p[k].alive)
+			if (k == ps->active || !ps->p[k].alive ||
+			    now_ms - ps->p[k].heard_ms >= 2 * cfg->probe_ms)
 				continue;
 			ps->active = (uint8_t)k;
 			ps->switch_ms = now_ms;

@@ -123,6 +123,23 @@ TEST(SgPath, SilentPrimaryFailsOverAfterDeadMs)
 	EXPECT_EQ(ps.switch_ms, 140u);
 }
 
+TEST(SgPath, PeerSilentEverywhereIsNoPathFailure)
+{
+	struct sg_path_config c = cfg_on(10, 50, 1000);
+	struct sg_paths ps;
+
+	sg_paths_init(&ps, 2, 0);
+	ASSERT_EQ(run(&ps, &c, 1, 100, true, true, 10, nullptr), -1);
+	/* the backup's last probe came 5 ms after the primary's last
+	 * packet, then the peer stopped polling for 200 ms */
+	sg_paths_heard(&ps, 1, 95);
+	EXPECT_EQ(run(&ps, &c, 100, 300, false, false, 10, nullptr), -1);
+	EXPECT_EQ(ps.active, 0);
+	/* it polls again: both paths heard, no switch */
+	EXPECT_EQ(run(&ps, &c, 300, 400, true, true, 10, nullptr), -1);
+	EXPECT_EQ(ps.failovers, 0u);
+}
+
 TEST(SgPath, LinkDownFailsOverAtOnce)
 {
 	struct sg_path_config c = cfg_on(10, 50, 1000);
