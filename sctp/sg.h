@@ -369,6 +369,9 @@ struct sg_path_stats {
 	uint64_t pkts_in[SG_PATHS_MAX];	  /* SCTP packets received per path */
 	int64_t last_switch_to_tx_ms;	  /* last switch -> first SCTP packet
 					   * on the new path; -1 none yet */
+	int64_t last_switch_to_rx_ms;	  /* last switch -> first SCTP packet
+					   * from the peer on the new path */
+	uint64_t replayed;		  /* packets sent again at failovers */
 };
 
 void sg_ep_path_stats(const struct sg_ep *ep, struct sg_path_stats *st);

@@ -49,6 +49,7 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 	link->ms_div = dp_tsc_hz() / 1000 != 0 ? dp_tsc_hz() / 1000 : 1;
 	link->pst.nb_paths = 1;
 	link->pst.last_switch_to_tx_ms = -1;
+	link->pst.last_switch_to_rx_ms = -1;
 	link->peers = calloc(max_peers, sizeof(*link->peers));
 	if (link->peers == NULL)
 		return -ENOMEM;
@@ -75,6 +76,14 @@ void sg_link_release(struct sg_link *link)
 
 void sg_link_fini(struct sg_link *link)
 {
+	uint32_t i;
+
+	if (link->replay != NULL) {
+		for (i = 0; i < SG_REPLAY_MAX; i++)
+			dp_pkt_free(link->replay[i].m);
+		free(link->replay);
+		link->replay = NULL;
+	}
 	if (link->peers == NULL)
 		return;
 	sg_map_free(&link->peer_map);
@@ -130,6 +139,59 @@ static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
 	return false;
 }
 
+static uint32_t sg_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Failover replay: the TSN of the last DATA/I-DATA chunk of a packet we
+ * send.  @return false when it carries none. */
+static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
+{
+	size_t off = 12;
+	unsigned int n;
+	bool found = false;
+
+	for (n = 0; n < 64 && off + 8 <= len; n++) {
+		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+
+		if (pkt[off] == 0 || pkt[off] == 64) {
+			*tsn_p = sg_be32(pkt + off + 4);
+			found = true;
+		}
+		if (clen < 4)
+			break;
+		off += ((size_t)clen + 3) & ~(size_t)3;
+	}
+	return found;
+}
+
+/* Failover replay: the cumulative TSN ack of a SACK in a packet from the
+ * peer, kept in @peer (serial arithmetic, RFC 1982). */
+static void sg_pkt_note_sack(struct sg_peer *peer, const uint8_t *pkt,
+			     size_t len)
+{
+	size_t off = 12;
+	unsigned int n;
+
+	for (n = 0; n < 64 && off + 8 <= len; n++) {
+		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+
+		if (pkt[off] == 3 /* SACK */ && clen >= 8) {
+			uint32_t cum = sg_be32(pkt + off + 4);
+
+			if (!peer->cum_ack_valid ||
+			    (int32_t)(cum - peer->cum_ack) > 0)
+				peer->cum_ack = cum;
+			peer->cum_ack_valid = true;
+		}
+		if (clen < 4)
+			break;
+		off += ((size_t)clen + 3) & ~(size_t)3;
+	}
+}
+
 int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
 		       const uint32_t *ips, unsigned int n)
 {
@@ -157,6 +219,88 @@ int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
 		peer->paths.nb = (uint8_t)nb;
 	}
 	return 0;
+}
+
+/* Wall clock for log lines that tests line up with the testbed's. */
+static double sg_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sg_link_first_rx(struct sg_link *link, struct sg_peer *peer,
+			     uint64_t now_ms)
+{
+	char a[16];
+
+	peer->paths.await_rx = false;
+	link->pst.last_switch_to_rx_ms =
+		(int64_t)(now_ms - peer->paths.switch_ms);
+	SDP_LOG(WARN, SCTP, "failover: peer %s: first SCTP packet from it on "
+		"path %u %" PRId64 " ms after the switch, at %.3f (wall clock)",
+		dp_ip_str(peer->ip_be, a, sizeof(a)), peer->paths.active,
+		link->pst.last_switch_to_rx_ms, sg_wall_s());
+}
+
+/* Keep a reference to a DATA-bearing packet for a failover replay. */
+static void sg_link_replay_keep(struct sg_link *link, struct sg_peer *peer,
+				unsigned int k, struct rte_mbuf *m,
+				uint32_t tsn, uint64_t now_ms)
+{
+	struct sg_replay *r = &link->replay[link->replay_next];
+
+	link->replay_next = (link->replay_next + 1) % SG_REPLAY_MAX;
+	dp_pkt_free(r->m);
+	rte_mbuf_refcnt_update(m, 1);
+	r->m = m;
+	r->pkt = rte_pktmbuf_mtod(m, const uint8_t *);
+	r->len = rte_pktmbuf_data_len(m);
+	r->path = (uint8_t)k;
+	r->peer = peer;
+	r->tsn = tsn;
+	r->tx_ms = now_ms;
+}
+
+/* Failover of @peer from path @from to its active path: send again, in
+ * order, the DATA packets sent on @from that the peer has not acknowledged
+ * cumulatively (its last SACK), or, before any SACK, since @since_ms. */
+static unsigned int sg_link_replay(struct sg_link *link, struct sg_peer *peer,
+				   unsigned int from, uint64_t since_ms)
+{
+	unsigned int k = peer->paths.active, n = 0;
+	uint32_t i, slot;
+
+	for (i = 0; i < SG_REPLAY_MAX; i++) {
+		struct sg_replay *r;
+		struct rte_mbuf *m;
+		uint8_t *p;
+
+		slot = (link->replay_next + i) % SG_REPLAY_MAX;
+		r = &link->replay[slot];
+		if (r->m == NULL || r->peer != peer || r->path != from)
+			continue;
+		if (peer->cum_ack_valid ?
+			    (int32_t)(r->tsn - peer->cum_ack) <= 0 :
+			    r->tx_ms < since_ms)
+			continue; /* acknowledged */
+		m = dp_pkt_alloc(link->ports[k]);
+		if (m == NULL)
+			break;
+		p = (uint8_t *)rte_pktmbuf_append(m, r->len);
+		if (p == NULL) {
+			dp_pkt_free(m);
+			break;
+		}
+		memcpy(p, r->pkt, r->len);
+		memset(p + 8, 0, 4); /* CRC32c: filled again on the way out */
+		if (dp_port_send(link->ports[k], peer->path_ip_be[k],
+				 DP_IPPROTO_SCTP, m, link->now_tsc) == 0)
+			n++;
+	}
+	link->pst.replayed += n;
+	return n;
 }
 
 /* A probe from the peer whose primary address it carries, on path @k. */
@@ -242,8 +386,15 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 			link->st->pkts_in++;
 			link->pst.pkts_in[k]++;
 			peer->last_rx_tsc = now_tsc;
-			if (link->nb_ports > 1)
+			if (link->nb_ports > 1) {
 				sg_paths_heard(&peer->paths, k, now_ms);
+				if (unlikely(peer->paths.await_rx &&
+					     k == peer->paths.active))
+					sg_link_first_rx(link, peer, now_ms);
+				sg_pkt_note_sack(peer,
+					rte_pktmbuf_mtod(m, const uint8_t *),
+					rte_pktmbuf_data_len(m));
+			}
 			if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
 					    rte_pktmbuf_data_len(m))) {
 				peer->last_rx_data_tsc = now_tsc;
@@ -258,15 +409,6 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 		}
 	}
 	return total;
-}
-
-/* Wall clock for log lines that tests line up with the testbed's. */
-static double sg_wall_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static void sg_link_probe_out(struct sg_link *link, struct sg_peer *peer,
@@ -321,14 +463,25 @@ unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc)
 			sg_paths_link(ps, k, up[k]);
 		r = sg_paths_tick(ps, &link->pcfg, now_ms);
 		if (r >= 0) {
+			unsigned int replayed = 0;
+
 			ps->await_tx = true;
-			if (ps->failbacks != fb)
+			ps->await_rx = true;
+			if (ps->failbacks != fb) {
 				link->pst.failbacks++;
-			else
+			} else {
 				link->pst.failovers++;
+				/* what may have been lost: sent since two
+				 * probe intervals before it was last heard */
+				replayed = sg_link_replay(
+					link, peer, from,
+					ps->p[from].heard_ms -
+						2 * link->pcfg.probe_ms);
+			}
 			SDP_LOG(WARN, SCTP, "failover: peer %s: path %u (%s) "
 				"%s (last heard %" PRIu64 " ms ago); traffic "
-				"moves to path %u (%s) at %.3f (wall clock)",
+				"moves to path %u (%s) at %.3f (wall clock), "
+				"%u packets sent again",
 				dp_ip_str(peer->ip_be, a, sizeof(a)), from,
 				dp_ip_str(peer->path_ip_be[from], b,
 					  sizeof(b)),
@@ -337,7 +490,7 @@ unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc)
 				!up[from] ? "link down" : "silent",
 				now_ms - ps->p[from].heard_ms, (unsigned int)r,
 				dp_ip_str(peer->path_ip_be[r], c, sizeof(c)),
-				sg_wall_s());
+				sg_wall_s(), replayed);
 			work++;
 		}
 		for (k = 0; k < ps->nb; k++) {
@@ -358,6 +511,7 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct sg_link *link;
 	struct rte_mbuf *m;
 	unsigned int k;
+	uint32_t tsn;
 	void *p;
 	int rc;
 
@@ -380,6 +534,9 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return EMSGSIZE;
 	}
 	memcpy(p, buf, len);
+	if (link->replay != NULL && sg_pkt_last_tsn(buf, len, &tsn))
+		sg_link_replay_keep(link, peer, k, m, tsn,
+				    link->now_tsc / link->ms_div);
 	rc = dp_port_send(link->ports[k], peer->path_ip_be[k], DP_IPPROTO_SCTP,
 			  m, link->now_tsc);
 	if (unlikely(rc != 0)) {

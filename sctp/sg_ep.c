@@ -475,6 +475,9 @@ int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
 			return -EINVAL;
 		}
 	}
+	ep->link.replay = calloc(SG_REPLAY_MAX, sizeof(*ep->link.replay));
+	if (ep->link.replay == NULL)
+		return -ENOMEM;
 	for (k = 0; k < n; k++)
 		ep->link.ports[k + 1] = ports[k];
 	ep->link.nb_ports = n + 1;

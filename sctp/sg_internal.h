@@ -74,6 +74,7 @@ struct sg_paths {
 	uint8_t nb;		 /* paths of the peer (1: no failover) */
 	uint8_t active;		 /* path the traffic goes on */
 	bool await_tx;		 /* switched; first packet not sent yet */
+	bool await_rx;		 /* switched; nothing received on it yet */
 	uint64_t switch_ms;	 /* when active last changed */
 	uint64_t failovers, failbacks;
 	struct sg_path p[SG_PATHS_MAX];
@@ -94,6 +95,24 @@ bool sg_paths_probe_due(const struct sg_paths *ps,
 			uint64_t now_ms);
 /* We sent a packet on path @k. */
 void sg_paths_sent(struct sg_paths *ps, unsigned int k, uint64_t now_ms);
+
+/* Failover replay: the last SG_REPLAY_MAX DATA-bearing packets sent (their
+ * mbufs kept by a reference).  At a failover, those sent on the dead path
+ * since shortly before the peer was last heard there go out again on the
+ * new path, so the peer's SACKs reopen the window at once instead of after
+ * SCTP's T3 timer (an RTO, backed off, later); duplicates cost the peer
+ * one dup TSN report each. */
+#define SG_REPLAY_MAX 512
+
+struct sg_replay {
+	struct rte_mbuf *m;	/* our reference; NULL = empty */
+	const uint8_t *pkt;	/* SCTP packet inside m */
+	uint16_t len;
+	uint8_t path;
+	uint32_t tsn;		/* of its last DATA chunk */
+	struct sg_peer *peer;
+	uint64_t tx_ms;
+};
 
 /* ---- sg_conn.c: AF_CONN link objects ---- */
 
@@ -117,6 +136,8 @@ struct sg_peer {
 	 * state; paths.nb 1 until its path addresses are known. */
 	uint32_t path_ip_be[SG_PATHS_MAX];
 	struct sg_paths paths;
+	uint32_t cum_ack;	/* its latest SACK's cumulative TSN ack */
+	bool cum_ack_valid;
 };
 
 struct sg_link {
@@ -136,6 +157,8 @@ struct sg_link {
 	uint64_t ms_div;	/* tsc ticks per ms */
 	uint64_t tick_ms;	/* last path tick */
 	struct sg_path_stats pst;
+	struct sg_replay *replay; /* SG_REPLAY_MAX slots, with paths only */
+	uint32_t replay_next;	/* slot written next */
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,

@@ -169,9 +169,12 @@ void uct_sctp_dpdk_path_json(uct_sctp_dpdk_ctx_t *ctx, char *buf, size_t len)
 			       PRIu64 ", \"probes_out\": %" PRIu64 ", "
 			       "\"probes_in\": %" PRIu64 ", "
 			       "\"switch_to_tx_ms\": %" PRId64 ", "
+			       "\"switch_to_rx_ms\": %" PRId64 ", "
+			       "\"replayed\": %" PRIu64 ", "
 			       "\"pkts_out\": [", st.nb_paths, st.failovers,
 			       st.failbacks, st.probes_out, st.probes_in,
-			       st.last_switch_to_tx_ms);
+			       st.last_switch_to_tx_ms,
+			       st.last_switch_to_rx_ms, st.replayed);
 	for (k = 0; k < st.nb_paths && off < len; k++)
 		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64,
 					k ? ", " : "", st.pkts_out[k]);
