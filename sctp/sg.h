@@ -307,6 +307,75 @@ void sg_stats_print(const struct sg_stats *stats, FILE *f);
  */
 int sg_stack_stats_json(char *buf, size_t len);
 
+/*
+ * Failover beneath one association (sg_path.c): the endpoint reaches a peer
+ * over several dataplane ports ("paths": 0 the primary, then backups).
+ * usrsctp sees one address per peer; the link sends on the active path and
+ * moves to the next alive one when the active path's port reports link
+ * down or nothing was heard from the peer on it for dead_ms (both ends
+ * probe every path that carried nothing for probe_ms); it returns to the
+ * primary once that was alive for return_ms (0: stay).
+ */
+#define SG_PATHS_MAX 4
+
+struct sg_path_config {
+	bool on;		/* failover enabled */
+	uint32_t probe_ms;	/* probe an idle path this often; default 10 */
+	uint32_t dead_ms;	/* silent this long = dead; default 50 */
+	uint32_t return_ms;	/* primary alive this long = go back; 0 = stay;
+				 * default 1000 */
+};
+
+/** Defaults, failover off. */
+void sg_path_config_defaults(struct sg_path_config *cfg);
+
+/**
+ * Parse "n" / "" (off), "y" (on, defaults) or "probe_ms=N dead_ms=N
+ * return_ms=N" (on).  Each bad token is logged naming the key, the value
+ * and the range.  @return 0 or -EINVAL.
+ */
+int sg_path_config_parse(const char *text, struct sg_path_config *cfg);
+
+/** Multi-line help of the failover keys. */
+const char *sg_path_config_help(void);
+
+/**
+ * Give @ep backup paths: @ports[0..@n) (open, same MTU as the endpoint's
+ * port, owned by the caller until sg_ep_close) become paths 1..@n.  Call
+ * once, before any association.
+ * @return 0; -EINVAL @n outside 1..SG_PATHS_MAX-1, a port's MTU differs,
+ *         @cfg off or already called (logged).
+ */
+int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
+		const struct sg_path_config *cfg);
+
+/**
+ * The peer whose primary address is @peer_ip_be is reachable at
+ * @path_ips_be[k] over path k+1 (k < @n).  Packets from those addresses
+ * belong to its association.  Peers also learn each other's paths from
+ * the probes.  @return 0; -EINVAL no paths or @n too large; -ENOSPC
+ * max_peers reached.
+ */
+int sg_ep_peer_paths(struct sg_ep *ep, uint32_t peer_ip_be,
+		     const uint32_t *path_ips_be, unsigned int n);
+
+/** Failover counters of an endpoint (all zero without paths). */
+struct sg_path_stats {
+	unsigned int nb_paths;		  /* ports of the endpoint */
+	uint64_t failovers;		  /* active path died, moved on */
+	uint64_t failbacks;		  /* back to the primary */
+	uint64_t probes_out, probes_in;
+	uint64_t pkts_out[SG_PATHS_MAX];  /* SCTP packets sent per path */
+	uint64_t pkts_in[SG_PATHS_MAX];	  /* SCTP packets received per path */
+	int64_t last_switch_to_tx_ms;	  /* last switch -> first SCTP packet
+					   * on the new path; -1 none yet */
+	int64_t last_switch_to_rx_ms;	  /* last switch -> first SCTP packet
+					   * from the peer on the new path */
+	uint64_t replayed;		  /* packets sent again at failovers */
+};
+
+void sg_ep_path_stats(const struct sg_ep *ep, struct sg_path_stats *st);
+
 /** The dataplane port the endpoint runs on. */
 struct dp_port *sg_ep_port(const struct sg_ep *ep);
 

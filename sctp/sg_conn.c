@@ -26,8 +26,10 @@
  * enqueues.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <usrsctp.h>
 
@@ -43,6 +45,12 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 	link->port = port;
 	link->st = st;
 	link->max_peers = max_peers;
+	link->ports[0] = port;
+	link->nb_ports = 1;
+	link->ms_div = dp_tsc_hz() / 1000 != 0 ? dp_tsc_hz() / 1000 : 1;
+	link->pst.nb_paths = 1;
+	link->pst.last_switch_to_tx_ms = -1;
+	link->pst.last_switch_to_rx_ms = -1;
 	link->peers = calloc(max_peers, sizeof(*link->peers));
 	if (link->peers == NULL)
 		return -ENOMEM;
@@ -69,6 +77,14 @@ void sg_link_release(struct sg_link *link)
 
 void sg_link_fini(struct sg_link *link)
 {
+	uint32_t i;
+
+	if (link->replay != NULL) {
+		for (i = 0; i < SG_REPLAY_MAX; i++)
+			dp_pkt_free(link->replay[i].m);
+		free(link->replay);
+		link->replay = NULL;
+	}
 	if (link->peers == NULL)
 		return;
 	sg_map_free(&link->peer_map);
@@ -97,6 +113,8 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
 	p->magic = SG_PEER_MAGIC;
 	p->ip_be = ip_be;
 	p->link = link;
+	p->path_ip_be[0] = ip_be;
+	sg_paths_init(&p->paths, 1, link->now_tsc / link->ms_div);
 	usrsctp_register_address(p);
 	link->last = p;
 	return p;
@@ -122,47 +140,370 @@ static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
 	return false;
 }
 
+static uint32_t sg_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Failover replay: the TSN of the last DATA/I-DATA chunk of a packet we
+ * send.  @return false when it carries none. */
+static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
+{
+	size_t off = 12;
+	unsigned int n;
+	bool found = false;
+
+	for (n = 0; n < 64 && off + 8 <= len; n++) {
+		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+
+		if (pkt[off] == 0 || pkt[off] == 64) {
+			*tsn_p = sg_be32(pkt + off + 4);
+			found = true;
+		}
+		if (clen < 4)
+			break;
+		off += ((size_t)clen + 3) & ~(size_t)3;
+	}
+	return found;
+}
+
+/* Failover replay: the cumulative TSN ack of a SACK in a packet from the
+ * peer, kept in @peer (serial arithmetic, RFC 1982). */
+static void sg_pkt_note_sack(struct sg_peer *peer, const uint8_t *pkt,
+			     size_t len)
+{
+	size_t off = 12;
+	unsigned int n;
+
+	for (n = 0; n < 64 && off + 8 <= len; n++) {
+		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+
+		if (pkt[off] == 3 /* SACK */ && clen >= 8) {
+			uint32_t cum = sg_be32(pkt + off + 4);
+
+			if (!peer->cum_ack_valid ||
+			    (int32_t)(cum - peer->cum_ack) > 0)
+				peer->cum_ack = cum;
+			peer->cum_ack_valid = true;
+		}
+		if (clen < 4)
+			break;
+		off += ((size_t)clen + 3) & ~(size_t)3;
+	}
+}
+
+int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
+		       const uint32_t *ips, unsigned int n)
+{
+	uint64_t now_ms = link->now_tsc / link->ms_div;
+	unsigned int k, nb = peer->paths.nb;
+
+	for (k = 0; k < n && k + 1 < link->nb_ports; k++) {
+		if (ips[k] == 0 || peer->path_ip_be[k + 1] == ips[k])
+			continue;
+		/* Packets from that address belong to this peer. */
+		if (sg_map_put(&link->peer_map, ips[k],
+			       (uint64_t)(peer - link->peers)) != 0)
+			return -ENOSPC;
+		peer->path_ip_be[k + 1] = ips[k];
+		if (k + 2 > nb)
+			nb = k + 2;
+	}
+	if (nb > peer->paths.nb) {
+		/* New paths start alive with one dead_ms of grace. */
+		for (k = peer->paths.nb; k < nb; k++) {
+			peer->paths.p[k].heard_ms = now_ms;
+			peer->paths.p[k].alive_since_ms = now_ms;
+			peer->paths.p[k].alive = true;
+		}
+		peer->paths.nb = (uint8_t)nb;
+	}
+	return 0;
+}
+
+/* Wall clock for log lines that tests line up with the testbed's. */
+static double sg_wall_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void sg_link_first_rx(struct sg_link *link, struct sg_peer *peer,
+			     uint64_t now_ms)
+{
+	char a[16];
+
+	peer->paths.await_rx = false;
+	link->pst.last_switch_to_rx_ms =
+		(int64_t)(now_ms - peer->paths.switch_ms);
+	SDP_LOG(WARN, SCTP, "failover: peer %s: first SCTP packet from it on "
+		"path %u %" PRId64 " ms after the switch, at %.3f (wall clock)",
+		dp_ip_str(peer->ip_be, a, sizeof(a)), peer->paths.active,
+		link->pst.last_switch_to_rx_ms, sg_wall_s());
+}
+
+/* Keep a reference to a DATA-bearing packet for a failover replay. */
+static void sg_link_replay_keep(struct sg_link *link, struct sg_peer *peer,
+				unsigned int k, struct rte_mbuf *m,
+				uint32_t tsn, uint64_t now_ms)
+{
+	struct sg_replay *r = &link->replay[link->replay_next];
+
+	link->replay_next = (link->replay_next + 1) % SG_REPLAY_MAX;
+	dp_pkt_free(r->m);
+	rte_mbuf_refcnt_update(m, 1);
+	r->m = m;
+	r->pkt = rte_pktmbuf_mtod(m, const uint8_t *);
+	r->len = rte_pktmbuf_data_len(m);
+	r->path = (uint8_t)k;
+	r->peer = peer;
+	r->tsn = tsn;
+	r->tx_ms = now_ms;
+}
+
+/* Failover of @peer from path @from to its active path: send again, in
+ * order, the DATA packets sent on @from that the peer has not acknowledged
+ * cumulatively (its last SACK), or, before any SACK, since @since_ms. */
+static unsigned int sg_link_replay(struct sg_link *link, struct sg_peer *peer,
+				   unsigned int from, uint64_t since_ms)
+{
+	unsigned int k = peer->paths.active, n = 0;
+	uint32_t i, slot;
+
+	for (i = 0; i < SG_REPLAY_MAX; i++) {
+		struct sg_replay *r;
+		struct rte_mbuf *m;
+		uint8_t *p;
+
+		slot = (link->replay_next + i) % SG_REPLAY_MAX;
+		r = &link->replay[slot];
+		if (r->m == NULL || r->peer != peer || r->path != from)
+			continue;
+		if (peer->cum_ack_valid ?
+			    (int32_t)(r->tsn - peer->cum_ack) <= 0 :
+			    r->tx_ms < since_ms)
+			continue; /* acknowledged */
+		m = dp_pkt_alloc(link->ports[k]);
+		if (m == NULL)
+			break;
+		p = (uint8_t *)rte_pktmbuf_append(m, r->len);
+		if (p == NULL) {
+			dp_pkt_free(m);
+			break;
+		}
+		memcpy(p, r->pkt, r->len);
+		memset(p + 8, 0, 4); /* CRC32c: filled again on the way out */
+		if (dp_port_send(link->ports[k], peer->path_ip_be[k],
+				 DP_IPPROTO_SCTP, m, link->now_tsc) == 0)
+			n++;
+	}
+	link->pst.replayed += n;
+	return n;
+}
+
+/* A probe from the peer whose primary address it carries, on path @k. */
+static void sg_link_probe_in(struct sg_link *link, unsigned int k,
+			     uint32_t src_ip_be, const uint8_t *pl,
+			     uint32_t len, uint64_t now_ms)
+{
+	struct sg_peer *peer;
+	uint32_t magic, primary;
+
+	if (len < SG_PROBE_BYTES)
+		goto bad;
+	memcpy(&magic, pl, 4);
+	memcpy(&primary, pl + 4, 4);
+	if (rte_be_to_cpu_32(magic) != SG_PROBE_MAGIC || primary == 0)
+		goto bad;
+	link->pst.probes_in++;
+	peer = sg_link_peer(link, primary);
+	if (peer == NULL) {
+		link->st->rx_no_peer++;
+		return;
+	}
+	if (k != 0 && peer->path_ip_be[k] != src_ip_be) {
+		/* Learn the path address (the peer may know ours before
+		 * we know its: its UCX ep came first). */
+		uint32_t ips[SG_PATHS_MAX - 1] = { 0 };
+
+		ips[k - 1] = src_ip_be;
+		sg_link_peer_paths(link, peer, ips, k);
+	}
+	sg_paths_heard(&peer->paths, k, now_ms);
+	return;
+bad:
+	link->st->rx_not_sctp++;
+}
+
 unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 {
 	struct rte_mbuf *pkts[SG_BURST];
+	uint64_t now_ms = now_tsc / link->ms_div;
 	struct dp_pkt_info info;
 	struct sg_peer *peer;
-	unsigned int i, n;
+	unsigned int i, n, k, total = 0;
+	uint64_t idx;
 
 	link->now_tsc = now_tsc;
-	n = dp_port_recv(link->port, pkts, SG_BURST);
-	for (i = 0; i < n; i++) {
-		struct rte_mbuf *m = pkts[i];
+	for (k = 0; k < link->nb_ports; k++) {
+		n = dp_port_recv(link->ports[k], pkts, SG_BURST);
+		total += n;
+		for (i = 0; i < n; i++) {
+			struct rte_mbuf *m = pkts[i];
 
-		/* Length and CRC32c were checked by dp_port_poll. */
-		dp_pkt_info(m, &info);
-		if (unlikely(info.proto != DP_IPPROTO_SCTP)) {
-			link->st->rx_not_sctp++;
+			/* Length and CRC32c were checked by dp_port_poll. */
+			dp_pkt_info(m, &info);
+			if (unlikely(info.proto != DP_IPPROTO_SCTP)) {
+				if (info.proto == DP_IPPROTO_EXP &&
+				    link->nb_ports > 1)
+					sg_link_probe_in(
+						link, k, info.src_ip_be,
+						rte_pktmbuf_mtod(m,
+							const uint8_t *),
+						rte_pktmbuf_data_len(m),
+						now_ms);
+				else
+					link->st->rx_not_sctp++;
+				dp_pkt_free(m);
+				continue;
+			}
+			if (k == 0) {
+				peer = sg_link_peer(link, info.src_ip_be);
+			} else {
+				/* A backup path carries only peers whose
+				 * path addresses are known. */
+				peer = sg_map_get(&link->peer_map,
+						  info.src_ip_be, &idx) ?
+					       &link->peers[idx] : NULL;
+			}
+			if (unlikely(peer == NULL)) {
+				link->st->rx_no_peer++;
+				dp_pkt_free(m);
+				continue;
+			}
+			link->st->pkts_in++;
+			link->pst.pkts_in[k]++;
+			peer->last_rx_tsc = now_tsc;
+			if (link->nb_ports > 1) {
+				sg_paths_heard(&peer->paths, k, now_ms);
+				if (unlikely(peer->paths.await_rx &&
+					     k == peer->paths.active))
+					sg_link_first_rx(link, peer, now_ms);
+				sg_pkt_note_sack(peer,
+					rte_pktmbuf_mtod(m, const uint8_t *),
+					rte_pktmbuf_data_len(m));
+			}
+			if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
+					    rte_pktmbuf_data_len(m))) {
+				peer->last_rx_data_tsc = now_tsc;
+				peer->rx_data_seq = ++link->seq;
+			}
+			/* usrsctp copies the packet into its own mbuf chain */
+			link->st->rx_copies++;
+			link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
+			usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
+					  rte_pktmbuf_data_len(m), 0);
+			SDP_TRACE(CONNINPUT, rte_pktmbuf_data_len(m));
 			dp_pkt_free(m);
-			continue;
 		}
-		peer = sg_link_peer(link, info.src_ip_be);
-		if (unlikely(peer == NULL)) {
-			link->st->rx_no_peer++;
-			dp_pkt_free(m);
-			continue;
-		}
-		link->st->pkts_in++;
-		peer->last_rx_tsc = now_tsc;
-		if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
-				    rte_pktmbuf_data_len(m))) {
-			peer->last_rx_data_tsc = now_tsc;
-			peer->rx_data_seq = ++link->seq;
-		}
-		/* usrsctp copies the packet into its own mbuf chain */
-		link->st->rx_copies++;
-		link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
-		usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
-				  rte_pktmbuf_data_len(m), 0);
-		SDP_TRACE(CONNINPUT, rte_pktmbuf_data_len(m));
-		dp_pkt_free(m);
 	}
-	return n;
+	return total;
+}
+
+static void sg_link_probe_out(struct sg_link *link, struct sg_peer *peer,
+			      unsigned int k, uint64_t now_ms)
+{
+	struct rte_mbuf *m = dp_pkt_alloc(link->ports[k]);
+	uint32_t v;
+	uint8_t *p;
+
+	sg_paths_sent(&peer->paths, k, now_ms); /* also when it failed */
+	if (m == NULL)
+		return;
+	p = (uint8_t *)rte_pktmbuf_append(m, SG_PROBE_BYTES);
+	if (p == NULL) {
+		dp_pkt_free(m);
+		return;
+	}
+	memset(p, 0, SG_PROBE_BYTES);
+	v = rte_cpu_to_be_32(SG_PROBE_MAGIC);
+	memcpy(p, &v, 4);
+	v = dp_port_ip(link->ports[0]);
+	memcpy(p + 4, &v, 4);
+	p[8] = (uint8_t)k;
+	if (dp_port_send(link->ports[k], peer->path_ip_be[k], DP_IPPROTO_EXP,
+			 m, link->now_tsc) == 0)
+		link->pst.probes_out++;
+}
+
+unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc)
+{
+	uint64_t now_ms = now_tsc / link->ms_div;
+	bool up[SG_PATHS_MAX];
+	unsigned int i, k, work = 0;
+	char a[16], b[16], c[16];
+	int r;
+
+	if (link->nb_ports < 2 || now_ms == link->tick_ms)
+		return 0;
+	link->tick_ms = now_ms;
+	link->now_tsc = now_tsc;
+	for (k = 0; k < link->nb_ports; k++)
+		up[k] = dp_port_link_up(link->ports[k], NULL);
+	for (i = 0; i < link->nb_peers; i++) {
+		struct sg_peer *peer = &link->peers[i];
+		struct sg_paths *ps = &peer->paths;
+		uint8_t from = ps->active;
+		uint64_t fb = ps->failbacks;
+
+		if (peer->magic != SG_PEER_MAGIC || ps->nb < 2)
+			continue;
+		for (k = 0; k < ps->nb; k++)
+			sg_paths_link(ps, k, up[k]);
+		r = sg_paths_tick(ps, &link->pcfg, now_ms);
+		if (r >= 0) {
+			unsigned int replayed = 0;
+
+			ps->await_tx = true;
+			ps->await_rx = true;
+			if (ps->failbacks != fb) {
+				link->pst.failbacks++;
+			} else {
+				link->pst.failovers++;
+				/* what may have been lost: sent since two
+				 * probe intervals before it was last heard */
+				replayed = sg_link_replay(
+					link, peer, from,
+					ps->p[from].heard_ms -
+						2 * link->pcfg.probe_ms);
+			}
+			SDP_LOG(WARN, SCTP, "failover: peer %s: path %u (%s) "
+				"%s (last heard %" PRIu64 " ms ago); traffic "
+				"moves to path %u (%s) at %.3f (wall clock), "
+				"%u packets sent again",
+				dp_ip_str(peer->ip_be, a, sizeof(a)), from,
+				dp_ip_str(peer->path_ip_be[from], b,
+					  sizeof(b)),
+				ps->failbacks != fb ? "still up, the primary "
+						      "is back" :
+				!up[from] ? "link down" : "silent",
+				now_ms - ps->p[from].heard_ms, (unsigned int)r,
+				dp_ip_str(peer->path_ip_be[r], c, sizeof(c)),
+				sg_wall_s(), replayed);
+			work++;
+		}
+		for (k = 0; k < ps->nb; k++) {
+			if (up[k] && peer->path_ip_be[k] != 0 &&
+			    sg_paths_probe_due(ps, &link->pcfg, k, now_ms)) {
+				sg_link_probe_out(link, peer, k, now_ms);
+				work++;
+			}
+		}
+	}
+	return work;
 }
 
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
@@ -171,6 +512,8 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	struct sg_peer *peer = addr;
 	struct sg_link *link;
 	struct rte_mbuf *m;
+	unsigned int k;
+	uint32_t tsn;
 	void *p;
 	int rc;
 
@@ -180,7 +523,9 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	if (unlikely(peer == NULL || peer->magic != SG_PEER_MAGIC))
 		return EINVAL;
 	link = peer->link;
-	m = dp_pkt_alloc(link->port);
+	/* Failover: the peer's active path (0 without paths). */
+	k = peer->paths.active;
+	m = dp_pkt_alloc(link->ports[k]);
 	if (unlikely(m == NULL)) {
 		link->st->tx_drops++;
 		return ENOBUFS; /* usrsctp retransmits */
@@ -192,8 +537,11 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return EMSGSIZE;
 	}
 	memcpy(p, buf, len);
-	rc = dp_port_send(link->port, peer->ip_be, DP_IPPROTO_SCTP, m,
-			  link->now_tsc);
+	if (link->replay != NULL && sg_pkt_last_tsn(buf, len, &tsn))
+		sg_link_replay_keep(link, peer, k, m, tsn,
+				    link->now_tsc / link->ms_div);
+	rc = dp_port_send(link->ports[k], peer->path_ip_be[k], DP_IPPROTO_SCTP,
+			  m, link->now_tsc);
 	if (unlikely(rc != 0)) {
 		/* Counted by the dataplane too; SCTP retransmits. */
 		if (rc == -ENOBUFS)
@@ -204,5 +552,23 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	}
 	link->st->pkts_out++;
 	peer->tx_seq = ++link->seq;
+	if (link->nb_ports > 1) {
+		uint64_t now_ms = link->now_tsc / link->ms_div;
+
+		link->pst.pkts_out[k]++;
+		sg_paths_sent(&peer->paths, k, now_ms);
+		if (unlikely(peer->paths.await_tx)) {
+			char a[16];
+
+			peer->paths.await_tx = false;
+			link->pst.last_switch_to_tx_ms =
+				(int64_t)(now_ms - peer->paths.switch_ms);
+			SDP_LOG(WARN, SCTP, "failover: peer %s: first SCTP "
+				"packet on path %u %" PRId64 " ms after the "
+				"switch, at %.3f (wall clock)",
+				dp_ip_str(peer->ip_be, a, sizeof(a)), k,
+				link->pst.last_switch_to_tx_ms, sg_wall_s());
+		}
+	}
 	return 0;
 }

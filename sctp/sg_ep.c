@@ -277,7 +277,8 @@ void sg_ep_close(struct sg_ep *ep)
 	usrsctp_setsockopt(ep->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	usrsctp_set_upcall(ep->so, NULL, NULL);
 	usrsctp_close(ep->so);
-	dp_port_flush(ep->link.port, now);
+	for (unsigned int k = 0; k < ep->link.nb_ports; k++)
+		dp_port_flush(ep->link.ports[k], now);
 	free(ep->big.bounce);
 	free(ep->big.head);
 	sg_rxpool_put_chain(ep->rx_head);
@@ -406,8 +407,11 @@ int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc)
 unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 {
 	unsigned int work, n;
+	unsigned int k;
 
-	work = dp_port_poll(ep->link.port, now_tsc);
+	work = 0;
+	for (k = 0; k < ep->link.nb_ports; k++)
+		work += dp_port_poll(ep->link.ports[k], now_tsc);
 	n = sg_link_input(&ep->link, now_tsc);
 	if (n != 0)
 		ep->readable = true;
@@ -421,7 +425,10 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);
-	dp_port_flush(ep->link.port, now_tsc);
+	if (ep->link.nb_ports > 1)
+		work += sg_link_paths_tick(&ep->link, now_tsc);
+	for (k = 0; k < ep->link.nb_ports; k++)
+		dp_port_flush(ep->link.ports[k], now_tsc);
 	return work;
 }
 
@@ -456,6 +463,60 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(timer_runs);
 	P(crc_drops);
 #undef P
+}
+
+int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
+		const struct sg_path_config *cfg)
+{
+	unsigned int k;
+
+	if (n < 1 || n >= SG_PATHS_MAX || cfg == NULL || !cfg->on ||
+	    ep->link.nb_ports != 1) {
+		SDP_LOG(ERR, SCTP, "port %u: %u backup paths: give 1..%u, "
+			"once, with failover on", ep->cfg.port, n,
+			SG_PATHS_MAX - 1);
+		return -EINVAL;
+	}
+	for (k = 0; k < n; k++) {
+		if (dp_port_mtu(ports[k]) != dp_port_mtu(ep->link.port)) {
+			SDP_LOG(ERR, SCTP, "port %u: path %u has MTU %u, path "
+				"0 %u: give every path the same mtu",
+				ep->cfg.port, k + 1, dp_port_mtu(ports[k]),
+				dp_port_mtu(ep->link.port));
+			return -EINVAL;
+		}
+	}
+	ep->link.replay = calloc(SG_REPLAY_MAX, sizeof(*ep->link.replay));
+	if (ep->link.replay == NULL)
+		return -ENOMEM;
+	for (k = 0; k < n; k++)
+		ep->link.ports[k + 1] = ports[k];
+	ep->link.nb_ports = n + 1;
+	ep->link.pcfg = *cfg;
+	ep->link.pst.nb_paths = n + 1;
+	SDP_LOG(INFO, SCTP, "port %u: failover over %u paths: probe %u ms, "
+		"dead %u ms, return %u ms", ep->cfg.port, n + 1, cfg->probe_ms,
+		cfg->dead_ms, cfg->return_ms);
+	return 0;
+}
+
+int sg_ep_peer_paths(struct sg_ep *ep, uint32_t peer_ip_be,
+		     const uint32_t *path_ips_be, unsigned int n)
+{
+	struct sg_peer *peer;
+
+	if (ep->link.nb_ports < 2 || n >= ep->link.nb_ports)
+		return -EINVAL;
+	peer = sg_link_peer(&ep->link, peer_ip_be);
+	if (peer == NULL)
+		return -ENOSPC;
+	ep->link.now_tsc = dp_tsc();
+	return sg_link_peer_paths(&ep->link, peer, path_ips_be, n);
+}
+
+void sg_ep_path_stats(const struct sg_ep *ep, struct sg_path_stats *st)
+{
+	*st = ep->link.pst;
 }
 
 struct dp_port *sg_ep_port(const struct sg_ep *ep)

@@ -56,6 +56,65 @@ void sg_stack_put(void);
  * @return 1 when they ran, else 0. */
 unsigned int sg_stack_timers(uint64_t now_tsc);
 
+/* ---- sg_path.c: per-peer path state machine (pure, time in ms) ---- */
+
+/* DP_IPPROTO_EXP payload of a path probe: {magic, sender's primary IPv4,
+ * path index, 0...}. */
+#define SG_PROBE_MAGIC 0x53445046u /* "SDPF" */
+#define SG_PROBE_BYTES 12
+
+struct sg_path {
+	uint64_t heard_ms;	 /* last packet from the peer on it */
+	uint64_t alive_since_ms; /* start of the current alive spell */
+	uint64_t tx_ms;		 /* our last packet on it */
+	bool link_down;		 /* the port reports link down */
+	bool alive;
+};
+
+struct sg_paths {
+	uint8_t nb;		 /* paths of the peer (1: no failover) */
+	uint8_t active;		 /* path the traffic goes on */
+	bool await_tx;		 /* switched; first packet not sent yet */
+	bool await_rx;		 /* switched; nothing received on it yet */
+	uint64_t switch_ms;	 /* when active last changed */
+	uint64_t failovers, failbacks;
+	struct sg_path p[SG_PATHS_MAX];
+};
+
+/* Every path alive, heard at @now_ms, path 0 active. */
+void sg_paths_init(struct sg_paths *ps, unsigned int nb, uint64_t now_ms);
+/* Something came from the peer on path @k. */
+void sg_paths_heard(struct sg_paths *ps, unsigned int k, uint64_t now_ms);
+/* The port of path @k reports its link @up or down. */
+void sg_paths_link(struct sg_paths *ps, unsigned int k, bool up);
+/* Age the paths; @return the new active path when it changed, else -1. */
+int sg_paths_tick(struct sg_paths *ps, const struct sg_path_config *cfg,
+		  uint64_t now_ms);
+/* Whether path @k carried nothing of ours for probe_ms. */
+bool sg_paths_probe_due(const struct sg_paths *ps,
+			const struct sg_path_config *cfg, unsigned int k,
+			uint64_t now_ms);
+/* We sent a packet on path @k. */
+void sg_paths_sent(struct sg_paths *ps, unsigned int k, uint64_t now_ms);
+
+/* Failover replay: the last SG_REPLAY_MAX DATA-bearing packets sent (their
+ * mbufs kept by a reference).  At a failover, those sent on the dead path
+ * since shortly before the peer was last heard there go out again on the
+ * new path, so the peer's SACKs reopen the window at once instead of after
+ * SCTP's T3 timer (an RTO, backed off, later); duplicates cost the peer
+ * one dup TSN report each. */
+#define SG_REPLAY_MAX 512
+
+struct sg_replay {
+	struct rte_mbuf *m;	/* our reference; NULL = empty */
+	const uint8_t *pkt;	/* SCTP packet inside m */
+	uint16_t len;
+	uint8_t path;
+	uint32_t tsn;		/* of its last DATA chunk */
+	struct sg_peer *peer;
+	uint64_t tx_ms;
+};
+
 /* ---- sg_conn.c: AF_CONN link objects ---- */
 
 /*
@@ -74,6 +133,12 @@ struct sg_peer {
 	uint64_t last_rx_data_tsc; /* when its last DATA chunk came in */
 	uint64_t rx_data_seq;	/* link->seq at that DATA packet */
 	uint64_t tx_seq;	/* link->seq at our last packet to it */
+	/* Failover: the peer's address on path k (0: ip_be) and its paths'
+	 * state; paths.nb 1 until its path addresses are known. */
+	uint32_t path_ip_be[SG_PATHS_MAX];
+	struct sg_paths paths;
+	uint32_t cum_ack;	/* its latest SACK's cumulative TSN ack */
+	bool cum_ack_valid;
 };
 
 struct sg_link {
@@ -86,6 +151,15 @@ struct sg_link {
 	struct sg_stats *st;
 	uint64_t seq;		/* +1 per DATA packet in and packet out: orders
 				 * them for sg_assoc_quiet */
+	/* Failover (sg_path.c): ports[0] == port; nb_ports 1 without. */
+	struct dp_port *ports[SG_PATHS_MAX];
+	unsigned int nb_ports;
+	struct sg_path_config pcfg;
+	uint64_t ms_div;	/* tsc ticks per ms */
+	uint64_t tick_ms;	/* last path tick */
+	struct sg_path_stats pst;
+	struct sg_replay *replay; /* SG_REPLAY_MAX slots, with paths only */
+	uint32_t replay_next;	/* slot written next */
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
@@ -100,6 +174,12 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be);
 /* Poll the port and feed received SCTP packets to usrsctp.
  * @return packets fed. */
 unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc);
+/* Age every peer's paths, switch, probe (once per ms). @return work. */
+unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc);
+/* Record that @peer is reachable at @ips[k] over path k+1. @return 0,
+ * -ENOSPC. */
+int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
+		       const uint32_t *ips, unsigned int n);
 /* usrsctp's conn_output callback (any link: addr is the peer). */
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		   uint8_t set_df);

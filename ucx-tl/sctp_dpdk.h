@@ -230,6 +230,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int self_wire;		/* SELF_WIRE: device = both ends of a
 				 * memif pair in this process */
 	char *stream_tag_mask;	/* STREAM_TAG_MASK (sctp_dpdk_stream.c) */
+	char *failover;		/* FAILOVER: n, y or sg_path tokens */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -320,6 +321,11 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rma_refused;	      /* accesses refused (bad key/range) */
 	/* Tag AMs -> streams (sctp_dpdk_stream.c); counters under lock */
 	uct_sctp_dpdk_stream_map_t smap;
+	/* Failover (UCX_SCTP_DPDK_FAILOVER, sctp_dpdk_path.c): the device's
+	 * paths are port (path 0) and path_ports[1..nb_paths-1]; 1 = none. */
+	unsigned nb_paths;
+	struct dp_port *path_ports[SG_PATHS_MAX];
+	uint32_t path_ip_be[SG_PATHS_MAX];
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -508,6 +514,35 @@ ucs_status_t uct_sctp_dpdk_ctx_add_iface(uct_sctp_dpdk_ctx_t *ctx,
 					 uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_ctx_remove_iface(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_iface_t *iface);
+
+/* ---- sctp_dpdk_path.c: failover over several ports of one device ---- */
+
+/* Whether UCX_SCTP_DPDK_FAILOVER asks for failover (not n/no/0/""). */
+int uct_sctp_dpdk_config_failover(const uct_sctp_dpdk_iface_config_t *config);
+/* Ports in UCX_SCTP_DPDK_DEVARGS (devices = 1 with failover, else this). */
+unsigned
+uct_sctp_dpdk_config_num_ports(const uct_sctp_dpdk_iface_config_t *config);
+/* Check FAILOVER against the port count; errors name the variable. */
+ucs_status_t
+uct_sctp_dpdk_path_config_check(const uct_sctp_dpdk_iface_config_t *config);
+/* Open ports 1..@nports-1 (@dp_cfgs[k], port k's) as backup paths of
+ * device 0's context (caller holds the global mutex). */
+ucs_status_t uct_sctp_dpdk_path_open(uct_sctp_dpdk_ctx_t *ctx,
+				     const uct_sctp_dpdk_iface_config_t *config,
+				     const struct dp_config *dp_cfgs,
+				     unsigned nports);
+/* Close the backup ports (after sg_ep_close). */
+void uct_sctp_dpdk_path_close(uct_sctp_dpdk_ctx_t *ctx);
+/* Bytes of the device address (the backup addresses follow the primary). */
+size_t uct_sctp_dpdk_path_dev_addr_len(const uct_sctp_dpdk_ctx_t *ctx);
+/* Write the backup addresses after the device address at @addr. */
+void uct_sctp_dpdk_path_pack(const uct_sctp_dpdk_ctx_t *ctx, void *addr);
+/* Tell the SCTP layer the peer's backup addresses from its device
+ * address (takes ctx->lock). */
+void uct_sctp_dpdk_path_peer(uct_sctp_dpdk_ctx_t *ctx, const void *dev_addr);
+/* JSON members of the failover counters (no braces); "" without paths.
+ * Caller holds ctx->lock. */
+void uct_sctp_dpdk_path_json(uct_sctp_dpdk_ctx_t *ctx, char *buf, size_t len);
 
 /* ---- sctp_dpdk_thread.c: dedicated-core progress ---- */
 

@@ -113,11 +113,19 @@ void uct_sctp_dpdk_config_list_entry(const char *list, unsigned index,
 }
 
 unsigned
-uct_sctp_dpdk_config_num_devs(const uct_sctp_dpdk_iface_config_t *config)
+uct_sctp_dpdk_config_num_ports(const uct_sctp_dpdk_iface_config_t *config)
 {
 	/* SELF_WIRE: one device made of a memif pair (sctp_dpdk_ctx.c) */
 	return config->self_wire ? 1 :
 				   uct_sctp_dpdk_config_list_count(config->devargs);
+}
+
+/* FAILOVER groups every port into the one device sdp0. */
+unsigned
+uct_sctp_dpdk_config_num_devs(const uct_sctp_dpdk_iface_config_t *config)
+{
+	return uct_sctp_dpdk_config_failover(config) ?
+		       1 : uct_sctp_dpdk_config_num_ports(config);
 }
 
 /* Every list has one entry or one per port, none empty, IP one per port;
@@ -125,7 +133,7 @@ uct_sctp_dpdk_config_num_devs(const uct_sctp_dpdk_iface_config_t *config)
 static ucs_status_t
 uct_sctp_dpdk_config_check_lists(const uct_sctp_dpdk_iface_config_t *config)
 {
-	unsigned ndevs = uct_sctp_dpdk_config_num_devs(config), n, k;
+	unsigned ndevs = uct_sctp_dpdk_config_num_ports(config), n, k;
 	char entry[UCT_SCTP_DPDK_CONFIG_TEXT_MAX];
 	const char *var, *list;
 	size_t i;
@@ -352,6 +360,9 @@ ucs_status_t uct_sctp_dpdk_config_build_dev(
 			  config->poll_lcore, CPU_SETSIZE - 1);
 		return UCS_ERR_INVALID_PARAM;
 	}
+	status = uct_sctp_dpdk_path_config_check(config);
+	if (status != UCS_OK)
+		return status;
 	if (config->idle_sleep_us == UCS_ULUNITS_INF) {
 		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "IDLE_SLEEP_US=inf "
 			  "is not a sleep: use auto or 0..100000");

@@ -109,13 +109,15 @@ static uint32_t uct_sctp_dpdk_incarnation_now(void)
  * per process.  usrsctp's counters are process-wide, as is the ctx. */
 static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 {
-	char dp_json[2048], us_json[512], st_json[1024], buf[4096], ip[16];
+	char dp_json[2048], us_json[512], st_json[1024], buf[5120], ip[16];
+	char paths[400];
 	struct dp_stats dp;
 
 	dp_port_stats(ctx->port, &dp);
 	dp_stats_json(&dp, dp_json, sizeof(dp_json));
 	sg_stack_stats_json(us_json, sizeof(us_json));
 	uct_sctp_dpdk_stream_stats_json(&ctx->smap, st_json, sizeof(st_json));
+	uct_sctp_dpdk_path_json(ctx, paths, sizeof(paths));
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"dev\": \""
@@ -124,13 +126,13 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 "}, %s}\n",
+		 PRIu64 "}, %s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
-		 st_json);
+		 st_json, paths);
 	fputs(buf, stderr);
 }
 
@@ -318,6 +320,7 @@ static void uct_sctp_dpdk_ctx_destroy_unused(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_stream_map_cleanup(&ctx->smap);
 	sg_ep_close(ctx->sg);
+	uct_sctp_dpdk_path_close(ctx);
 	dp_port_close(ctx->port);
 	ucs_free(ctx->config_text);
 	ucs_free(ctx);
@@ -331,11 +334,12 @@ uct_sctp_dpdk_devs_create(const uct_sctp_dpdk_iface_config_t *config)
 	static struct dp_config dp_cfgs[UCT_SCTP_DPDK_MAX_DEVS];
 	static struct sg_config sg_cfgs[UCT_SCTP_DPDK_MAX_DEVS];
 	unsigned ndevs = uct_sctp_dpdk_config_num_devs(config), k;
+	unsigned nports = uct_sctp_dpdk_config_num_ports(config);
 	uct_sctp_dpdk_ctx_t *ctx = NULL;
 	ucs_status_t status;
 
-	/* Every device's settings are judged before anything starts. */
-	for (k = 0; k < ndevs; k++) {
+	/* Every port's settings are judged before anything starts. */
+	for (k = 0; k < nports; k++) {
 		status = uct_sctp_dpdk_config_build_dev(config, k, &dp_cfgs[k],
 							&sg_cfgs[k], text,
 							sizeof(text));
@@ -351,6 +355,20 @@ uct_sctp_dpdk_devs_create(const uct_sctp_dpdk_iface_config_t *config)
 		if (status != UCS_OK)
 			goto err;
 		uct_sctp_dpdk_devs[k] = ctx;
+		ctx->nb_paths = 1;
+	}
+	/* FAILOVER: one device, the other ports its backup paths. */
+	if (ndevs == 1 && nports > 1) {
+		for (k = 1; k < nports; k++)
+			uct_sctp_dpdk_config_build_dev(config, k, &dp_cfgs[k],
+						       &sg_cfgs[k], text,
+						       sizeof(text));
+		status = uct_sctp_dpdk_path_open(uct_sctp_dpdk_devs[0], config,
+						 dp_cfgs, nports);
+		if (status != UCS_OK) {
+			k = 1;
+			goto err;
+		}
 	}
 	uct_sctp_dpdk_ndevs = ndevs;
 	status = uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_devs[0],
@@ -619,11 +637,19 @@ static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_peer_t *peer;
 
+	unsigned k;
+
 	ucs_list_for_each(peer, &ctx->peers, list) {
-		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE)
-			/* A link that is down (a memif peer that left)
-			 * delivers nothing. */
-			return dp_port_link_up(ctx->port, NULL);
+		if (peer->state == UCT_SCTP_DPDK_PEER_IDLE)
+			continue;
+		/* A link that is down (a memif peer that left) delivers
+		 * nothing; with failover any path may carry the end. */
+		if (dp_port_link_up(ctx->port, NULL))
+			return 1;
+		for (k = 1; k < ctx->nb_paths; k++)
+			if (dp_port_link_up(ctx->path_ports[k], NULL))
+				return 1;
+		return 0;
 	}
 	return 0;
 }
@@ -760,6 +786,7 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 			nanosleep(&settle, NULL);
 		}
 		dp_port_close(ctx->port);
+		uct_sctp_dpdk_path_close(ctx);
 free_ctx:
 		ucs_list_for_each_safe(peer, tmp, &ctx->peers, list) {
 			ucs_list_del(&peer->list);

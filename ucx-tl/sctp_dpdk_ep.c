@@ -455,6 +455,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 		if (status != UCS_OK)
 			return status;
 		self->fail_gen = self->peer->fail_gen;
+		uct_sctp_dpdk_path_peer(ctx, params->dev_addr);
 	}
 	ucs_list_add_tail(&iface->eps, &self->list);
 	ucs_debug("sctp_dpdk: ep %p iface %u -> iface %u%s stream %u", self,

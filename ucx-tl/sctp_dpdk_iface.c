@@ -183,6 +183,18 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, self_wire),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"FAILOVER", "n",
+	 "Failover beneath one association: y groups the ports of DEVARGS\n"
+	 "into ONE device sdp0 (port 0 the primary path, the others backups\n"
+	 "in order; every process the same number of ports): traffic moves to\n"
+	 "the next live path when the active one reports link down or nothing\n"
+	 "was heard on it for dead_ms, and back to the primary once it was\n"
+	 "alive for return_ms. n: one device per port (multi-rail). Tokens\n"
+	 "\"probe_ms=10 dead_ms=50 return_ms=1000\" mean y with those values\n"
+	 "(return_ms=0: stay on the backup); see sg_path_config_help().",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, failover),
+	 UCS_CONFIG_TYPE_STRING},
+
 	{"EXIT_TIMEOUT", "5s",
 	 "At process exit, wait at most this long for the peers to acknowledge\n"
 	 "every message sent (SCTP graceful shutdown after the queued data),\n"
@@ -217,7 +229,7 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	uct_base_iface_query(&iface->super, attr);
 
 	attr->iface_addr_len = sizeof(uct_sctp_dpdk_iface_addr_t);
-	attr->device_addr_len = sizeof(uct_sctp_dpdk_dev_addr_t);
+	attr->device_addr_len = uct_sctp_dpdk_path_dev_addr_len(iface->ctx);
 	attr->ep_addr_len = 0;
 	/*
 	 * AM_ZCOPY is not zero-copy: usrsctp copies the iov into its own
@@ -297,6 +309,7 @@ uct_sctp_dpdk_iface_get_device_address(uct_iface_h tl_iface,
 	dev->ip = iface->ctx != NULL ? iface->ctx->ip_be : 0;
 	dev->sctp_port = rte_cpu_to_be_16(
 		iface->ctx != NULL ? iface->ctx->sctp_port : 0);
+	uct_sctp_dpdk_path_pack(iface->ctx, addr); /* backup addresses */
 	return UCS_OK;
 }
 
