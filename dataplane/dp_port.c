@@ -501,6 +501,35 @@ err_free_port:
 	return rc;
 }
 
+/*
+ * DPDK 22.11's memif server tears a connection down from its interrupt
+ * thread when the client leaves, with no lock against dev_close on this
+ * thread: closing the server while its client is leaving frees twice (a
+ * SIGSEGV in eal-intr-thread at exit, seen in sdp-ping's server under
+ * load).  When the client is gone or going (link down within
+ * MEMIF_LEAVE_WAIT_MS), let that teardown finish first.  A client that
+ * stays connected costs the close that wait, once.
+ */
+#define MEMIF_LEAVE_WAIT_MS 200
+#define MEMIF_SETTLE_MS 50
+
+static void memif_server_settle(struct dp_port *port)
+{
+	struct timespec ts = {0, 1000 * 1000};
+	int i;
+
+	if (strncmp(port->cfg.devargs, "net_memif", 9) != 0 ||
+	    strstr(port->cfg.devargs, "role=client") != NULL)
+		return;
+	for (i = 0; i < MEMIF_LEAVE_WAIT_MS && dp_port_link_up(port, NULL);
+	     i++)
+		nanosleep(&ts, NULL);
+	if (dp_port_link_up(port, NULL))
+		return; /* the client stays: nothing tears down meanwhile */
+	ts.tv_nsec = MEMIF_SETTLE_MS * 1000 * 1000;
+	nanosleep(&ts, NULL);
+}
+
 static void port_close(struct dp_port *port)
 {
 	struct rte_mbuf *m;
@@ -508,6 +537,7 @@ static void port_close(struct dp_port *port)
 	if (port == NULL)
 		return;
 	dp_tx_drain(port, dp_tsc());
+	memif_server_settle(port);
 	/* Stop and close the device before freeing any pool it may hold
 	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
 	 * that sit in TX descriptors until the PMD frees them. */
