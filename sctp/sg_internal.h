@@ -265,7 +265,10 @@ struct sg_bigsend {
 struct sg_ep {
 	struct sg_config cfg;
 	struct socket *so;
-	struct sg_link link;
+	struct sg_link link;	 /* own link (unused by a lane) */
+	struct sg_link *lk;	 /* &link, or a lane's base's link */
+	struct sg_ep *base;	 /* lane: the endpoint owning the port */
+	unsigned int nb_lanes;	 /* base: lanes open on it */
 	struct sg_rxpool rx;
 	struct sg_msg_desc *rx_head, *rx_tail; /* message being read */
 	bool readable;		 /* upcall said data/notification ready */
