@@ -7,8 +7,9 @@ own on SCTP_PORT + k (its own association to the peer's lane k).
 
 Two processes joined by one memif pair (/run/sdp/<job>/m0.sock).  Cases:
 
-  config      LANES=0, LANES=9, LANES=2 with two ports in DEVARGS are
-              refused naming UCX_SCTP_DPDK_LANES (ucx_info -d, net_null)
+  config      ucx_info -d (net_null port) with LANES=2 shows "device num
+              paths: 2" for sdp0; LANES=0, LANES=9, LANES=2 with two
+              ports in DEVARGS are refused naming UCX_SCTP_DPDK_LANES
   ucp-1lane   ucx_perftest UCP tag_bw 4 MiB x 40 with LANES=1: ep config
               has ONE sctp_dpdk lane and the STATS line no "lanes" member;
               the 2-lane predicate below is evaluated on it and must be
@@ -155,6 +156,9 @@ def config_case():
             "UCX_SCTP_DPDK_IP": "10.77.1.1/24",
             "UCX_SCTP_DPDK_PREFIX": "sdp-%s-info" % JOB}
     runs = [
+        ({"UCX_SCTP_DPDK_LANES": "2"},
+         r"Transport: sctp_dpdk\s*\n#\s*Device: sdp0(.*\n)*?"
+         r"#\s*device num paths: 2\n"),
         ({"UCX_SCTP_DPDK_LANES": "0"}, r"UCX_SCTP_DPDK_LANES=0 is out of "
          r"range: give 1\.\.8"),
         ({"UCX_SCTP_DPDK_LANES": "9"}, r"UCX_SCTP_DPDK_LANES=9 is out of "
@@ -175,7 +179,8 @@ def config_case():
         report("config", ok, "LANES=%s%s -> %s" % (
             extra["UCX_SCTP_DPDK_LANES"],
             " (2 ports)" if ";" in env["UCX_SCTP_DPDK_DEVARGS"] else "",
-            "refused naming it" if ok else tail(out)))
+            ("ucx_info: device num paths: 2" if "num paths" in want else
+             "refused naming it") if ok else tail(out)))
 
 
 def perftest(lanes, extra):
