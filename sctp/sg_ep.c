@@ -496,8 +496,11 @@ static unsigned int sg_poll_lane(struct sg_ep *ep, uint64_t now_tsc)
 	ep->lk->now_tsc = now_tsc;
 	/* Timer-driven notifications (COMM_LOST) ran in the base's poll
 	 * and do not always raise the upcall: ask the socket. */
-	if (!ep->readable && (usrsctp_get_events(ep->so) & SCTP_EVENT_READ))
-		ep->readable = true;
+	if (ep->timer_gen_seen != ep->lk->timer_gen) {
+		ep->timer_gen_seen = ep->lk->timer_gen;
+		if (usrsctp_get_events(ep->so) & SCTP_EVENT_READ)
+			ep->readable = true;
+	}
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);
@@ -521,6 +524,7 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 		ep->readable = true;
 	n = sg_stack_timers(now_tsc);
 	ep->st.timer_runs += n;
+	ep->lk->timer_gen += n;
 	work += n;
 	/* Timer-driven notifications (COMM_LOST after retransmissions)
 	 * do not always raise the upcall: ask the socket. */

@@ -205,6 +205,7 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
 	rte_be32_t seg_bytes;	/* UCX_SCTP_DPDK_SEG_SIZE */
 	rte_be16_t streams;	/* UCX_SCTP_DPDK_STREAMS */
 	rte_be16_t mtu;		/* UCX_SCTP_DPDK_MTU */
+	uint8_t lanes;		/* UCX_SCTP_DPDK_LANES */
 } uct_sctp_dpdk_iface_addr_t;
 
 /* Parsed from the environment by UCX; released after iface_open returns. */

@@ -104,7 +104,7 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 				  const uct_sctp_dpdk_iface_addr_t *addr)
 {
-	static int warned_seg, warned_streams, warned_mtu;
+	static int warned_seg, warned_streams, warned_mtu, warned_lanes;
 	uint32_t seg = rte_be_to_cpu_32(addr->seg_bytes);
 	uint16_t streams = rte_be_to_cpu_16(addr->streams);
 	uint16_t mtu = rte_be_to_cpu_16(addr->mtu);
@@ -132,6 +132,15 @@ int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
 				  "MTU=%u, this process %u: set the same "
 				  "value on every process", ip, mtu, ctx->mtu);
+		return 0;
+	}
+	if (addr->lanes != ctx->nb_lanes) {
+		/* lane k reaches the peer's SCTP port + k: it must exist */
+		if (!warned_lanes++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "LANES=%u, this process %u: set the same "
+				  "value on every process", ip, addr->lanes,
+				  ctx->nb_lanes);
 		return 0;
 	}
 	return 1;

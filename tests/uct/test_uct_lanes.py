@@ -10,6 +10,8 @@ Two processes joined by one memif pair (/run/sdp/<job>/m0.sock).  Cases:
   config      ucx_info -d (net_null port) with LANES=2 shows "device num
               paths: 2" for sdp0; LANES=0, LANES=9, LANES=2 with two
               ports in DEVARGS are refused naming UCX_SCTP_DPDK_LANES
+  mismatch    server LANES=2, client LANES=1: the peer's iface address
+              carries its LANES, refused naming UCX_SCTP_DPDK_LANES
   ucp-1lane   ucx_perftest UCP tag_bw 4 MiB x 40 with LANES=1: ep config
               has ONE sctp_dpdk lane and the STATS line no "lanes" member;
               the 2-lane predicate below is evaluated on it and must be
@@ -183,13 +185,13 @@ def config_case():
              "refused naming it") if ok else tail(out)))
 
 
-def perftest(lanes, extra):
+def perftest(lanes, extra, server_lanes=None, timeout=CASE_TIMEOUT):
     cleanup()
     os.makedirs(RUN_DIR, mode=0o700)
-    deadline = time.time() + CASE_TIMEOUT
+    deadline = time.time() + timeout
     size, iters = 4 << 20, 40
     srv = start(["ucx_perftest", "-p", str(TCP_PORT)],
-                rank_env(0, lanes, extra))
+                rank_env(0, server_lanes or lanes, extra))
     time.sleep(0.5)
     cli = start(["ucx_perftest", "127.0.0.1", "-p", str(TCP_PORT), "-t",
                  "tag_bw", "-s", str(size), "-n", str(iters)],
@@ -202,7 +204,20 @@ def perftest(lanes, extra):
     final = [l for l in cout.splitlines() if l.startswith("Final:")]
     ran = crc == 0 and src == 0 and bool(final)
     mbs = final[0].split()[6] + " MB/s" if final else tail(cout + sout)
+    if server_lanes is not None:
+        return ran, cout + sout
     return ran, tag_lanes, stats(cout), stats(sout), mbs
+
+
+def mismatch_case():
+    """Server LANES=2, client LANES=1: refused naming the variable."""
+    ran, out = perftest(1, {}, server_lanes=2, timeout=90)
+    want = r"has UCX_SCTP_DPDK_LANES=[12], this process [12]: set the " \
+        r"same value on every process"
+    ok = not ran and re.search(want, out) is not None
+    report("mismatch", ok, "LANES 2 vs 1: %s" % (
+        "refused naming UCX_SCTP_DPDK_LANES" if ok else
+        ("perftest ran" if ran else tail(out))))
 
 
 def ucp_one_lane():
@@ -276,6 +291,7 @@ def main():
     try:
         if not only or "config" in only:
             config_case()
+            mismatch_case()
         if not only or "ucp" in only:
             ucp_one_lane()
             ucp_two_lanes("ucp-2lanes", {})
