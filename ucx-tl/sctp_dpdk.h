@@ -594,8 +594,9 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx, unsigned lane,
 ucs_status_t
 uct_sctp_dpdk_lanes_check(const uct_sctp_dpdk_iface_config_t *config);
 /* Open lanes 1..config->lanes-1 of @ctx (lane 0 is ctx->sg). */
-ucs_status_t uct_sctp_dpdk_lanes_open(uct_sctp_dpdk_ctx_t *ctx,
-				      const uct_sctp_dpdk_iface_config_t *config);
+ucs_status_t
+uct_sctp_dpdk_lanes_open(uct_sctp_dpdk_ctx_t *ctx,
+			 const uct_sctp_dpdk_iface_config_t *config);
 /* Close lanes 1.. (before ctx->sg). */
 void uct_sctp_dpdk_lanes_close(uct_sctp_dpdk_ctx_t *ctx);
 /* The lane of UCP's path @path_index. */

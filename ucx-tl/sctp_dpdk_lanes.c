@@ -39,7 +39,8 @@ uct_sctp_dpdk_lanes_check(const uct_sctp_dpdk_iface_config_t *config)
 			  "port, " UCT_SCTP_DPDK_ENV "DEVARGS lists %u: lanes "
 			  "take SCTP_PORT + k, which several ports use too; "
 			  "use LANES=1 with several ports (multi-rail)",
-			  config->lanes, uct_sctp_dpdk_config_num_ports(config));
+			  config->lanes,
+			  uct_sctp_dpdk_config_num_ports(config));
 		return UCS_ERR_INVALID_PARAM;
 	}
 	if (config->self_wire) {
@@ -60,8 +61,9 @@ uct_sctp_dpdk_lanes_check(const uct_sctp_dpdk_iface_config_t *config)
 	return UCS_OK;
 }
 
-ucs_status_t uct_sctp_dpdk_lanes_open(uct_sctp_dpdk_ctx_t *ctx,
-				      const uct_sctp_dpdk_iface_config_t *config)
+ucs_status_t
+uct_sctp_dpdk_lanes_open(uct_sctp_dpdk_ctx_t *ctx,
+			 const uct_sctp_dpdk_iface_config_t *config)
 {
 	struct sg_config cfg = ctx->sg_cfg;
 	unsigned k;
@@ -70,8 +72,8 @@ ucs_status_t uct_sctp_dpdk_lanes_open(uct_sctp_dpdk_ctx_t *ctx,
 	for (k = 1; k < config->lanes; k++) {
 		if ((unsigned)ctx->sctp_port + k > 65535) {
 			ucs_error("sctp_dpdk: lane %u would need SCTP port %u: "
-				  "lower " UCT_SCTP_DPDK_ENV "SCTP_PORT (%u) or "
-				  UCT_SCTP_DPDK_ENV "LANES (%u)", k,
+				  "lower " UCT_SCTP_DPDK_ENV "SCTP_PORT (%u) "
+				  "or " UCT_SCTP_DPDK_ENV "LANES (%u)", k,
 				  ctx->sctp_port + k, ctx->sctp_port,
 				  config->lanes);
 			goto err;
@@ -116,11 +118,31 @@ unsigned uct_sctp_dpdk_lane_of_path(const uct_sctp_dpdk_ctx_t *ctx,
 	return path_index % ctx->nb_lanes;
 }
 
+/* Append "name": [v0, v1, ...] and @sep to @buf at *@off_p. */
+static void uct_sctp_dpdk_lanes_array(char *buf, size_t len, size_t *off_p,
+				      const char *name, const uint64_t *vals,
+				      unsigned n, const char *sep)
+{
+	size_t off = *off_p;
+	unsigned k;
+
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "\"%s\": [",
+					name);
+	for (k = 0; k < n && off < len; k++)
+		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64,
+					k ? ", " : "", vals[k]);
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off, "]%s", sep);
+	*off_p = off;
+}
+
 void uct_sctp_dpdk_lanes_json(uct_sctp_dpdk_ctx_t *ctx, char *buf,
 			      size_t len)
 {
 	uint64_t tx[UCT_SCTP_DPDK_MAX_LANES] = { 0 };
-	unsigned up[UCT_SCTP_DPDK_MAX_LANES] = { 0 };
+	uint64_t up[UCT_SCTP_DPDK_MAX_LANES] = { 0 };
+	uint64_t ports[UCT_SCTP_DPDK_MAX_LANES];
 	uct_sctp_dpdk_peer_t *peer;
 	size_t off;
 	unsigned k;
@@ -135,26 +157,16 @@ void uct_sctp_dpdk_lanes_json(uct_sctp_dpdk_ctx_t *ctx, char *buf,
 		    peer->state != UCT_SCTP_DPDK_PEER_IDLE)
 			up[peer->lane]++;
 	}
-	off = (size_t)snprintf(buf, len, "\"lanes\": {\"n\": %u, "
-			       "\"sctp_ports\": [", ctx->nb_lanes);
-	for (k = 0; k < ctx->nb_lanes && off < len; k++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u",
-					k ? ", " : "", ctx->sctp_port + k);
-	if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, "], \"peers\": [");
-	for (k = 0; k < ctx->nb_lanes && off < len; k++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%u",
-					k ? ", " : "", up[k]);
-	if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, "], \"tx_msgs\": [");
-	for (k = 0; k < ctx->nb_lanes && off < len; k++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64,
-					k ? ", " : "", tx[k]);
-	if (off < len)
-		off += (size_t)snprintf(buf + off, len - off, "], \"rx_msgs\": [");
-	for (k = 0; k < ctx->nb_lanes && off < len; k++)
-		off += (size_t)snprintf(buf + off, len - off, "%s%" PRIu64,
-					k ? ", " : "", ctx->lane_rx_msgs[k]);
-	if (off < len)
-		snprintf(buf + off, len - off, "]}, ");
+	for (k = 0; k < ctx->nb_lanes; k++)
+		ports[k] = ctx->sctp_port + k;
+	off = (size_t)snprintf(buf, len, "\"lanes\": {\"n\": %u, ",
+			       ctx->nb_lanes);
+	uct_sctp_dpdk_lanes_array(buf, len, &off, "sctp_ports", ports,
+				  ctx->nb_lanes, ", ");
+	uct_sctp_dpdk_lanes_array(buf, len, &off, "peers", up,
+				  ctx->nb_lanes, ", ");
+	uct_sctp_dpdk_lanes_array(buf, len, &off, "tx_msgs", tx,
+				  ctx->nb_lanes, ", ");
+	uct_sctp_dpdk_lanes_array(buf, len, &off, "rx_msgs",
+				  ctx->lane_rx_msgs, ctx->nb_lanes, "}, ");
 }
