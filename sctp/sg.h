@@ -112,6 +112,19 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	       struct sg_ep **ep_p);
 
 /**
+ * Open a lane of @base: another socket of this process, bound to
+ * @cfg->port (not @base's), on @base's port and peer table.  Its
+ * associations are its own (own congestion window, own streams); packets
+ * for it arrive through @base's sg_poll (usrsctp demultiplexes them by
+ * SCTP port), so poll @base as well as the lane, under the same lock.
+ * Close every lane before @base.
+ * @return 0; -EINVAL bad arguments or configuration (a lane of a lane);
+ *         -EADDRINUSE @cfg->port is taken; -ENOMEM; -EIO.
+ */
+int sg_ep_open_lane(struct sg_ep *base, const struct sg_config *cfg,
+		    struct sg_ep **ep_p);
+
+/**
  * Abort every association, close the socket, free all descriptors (the
  * consumer must have released them) and the endpoint.  Accepts NULL.
  * The last endpoint of the process also shuts usrsctp down.

@@ -82,7 +82,7 @@ static int configure_socket(struct sg_ep *ep)
 					   SCTP_SHUTDOWN_EVENT };
 	int one = 1, zero = 0, nodelay = c->nodelay ? 1 : 0;
 	int sndbuf = (int)c->sndbuf_bytes, rcvbuf = (int)c->rcvbuf_bytes;
-	uint32_t mtu = dp_port_mtu(ep->link.port), pd_point;
+	uint32_t mtu = dp_port_mtu(ep->lk->port), pd_point;
 	size_t i;
 	int rc = 0;
 
@@ -155,58 +155,21 @@ static int configure_socket(struct sg_ep *ep)
 	return rc != 0 ? -EIO : 0;
 }
 
-int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
-	       struct sg_ep **ep_p)
+/* The socket of @ep: non-blocking, configured, bound to all AF_CONN
+ * addresses on cfg.port and listening.  ep->lk is set. */
+static int sg_ep_socket_open(struct sg_ep *ep)
 {
+	const struct sg_config *cfg = &ep->cfg;
 	struct sockaddr_conn sc;
-	struct sg_ep *ep;
 	int rc;
 
-	if (port == NULL || cfg == NULL || ep_p == NULL)
-		return -EINVAL;
-	rc = sg_config_check(cfg);
-	if (rc != 0)
-		return rc;
-	if (dp_port_mtu(port) < SG_L3_OVERHEAD + SG_SCTP_HDR + 512) {
-		SDP_LOG(ERR, SCTP, "port mtu %u too small for SCTP: use "
-			"mtu >= %u", dp_port_mtu(port),
-			SG_L3_OVERHEAD + SG_SCTP_HDR + 512);
-		return -EINVAL;
-	}
-	ep = calloc(1, sizeof(*ep));
-	if (ep == NULL)
-		return -ENOMEM;
-	ep->cfg = *cfg;
-	/* a DATA chunk's payload in one packet (spp_pathmtu less the
-	 * 16-byte chunk header), less 16 bytes of margin */
-	ep->big.head_cap = (size_t)dp_port_mtu(port) - SG_L3_OVERHEAD -
-			   SG_SCTP_HDR - 16 - 16;
-	ep->big.head = malloc(ep->big.head_cap);
-	if (ep->big.head == NULL) {
-		rc = -ENOMEM;
-		goto err_free_ep;
-	}
-	rc = sg_link_init(&ep->link, port, cfg->max_peers, &ep->st);
-	if (rc != 0)
-		goto err_free_ep;
-	rc = sg_map_init(&ep->assocs, 4 * cfg->max_peers);
-	if (rc != 0)
-		goto err_link;
-	rc = sg_evq_init(&ep->evq, cfg->event_queue);
-	if (rc != 0)
-		goto err_assocs;
-	rc = sg_rxpool_init(&ep->rx, cfg, ep);
-	if (rc != 0)
-		goto err_evq;
-	sg_stack_get();
-	ep->link.now_tsc = dp_tsc();
+	ep->lk->now_tsc = dp_tsc();
 	ep->so = usrsctp_socket(AF_CONN, SOCK_SEQPACKET, IPPROTO_SCTP, NULL,
 				NULL, 0, NULL);
 	if (ep->so == NULL) {
 		SDP_LOG(ERR, SCTP, "port %u: usrsctp_socket failed: %m",
 			cfg->port);
-		rc = -ENOMEM;
-		goto err_stack;
+		return -ENOMEM;
 	}
 	if (usrsctp_set_non_blocking(ep->so, 1) != 0 ||
 	    usrsctp_set_upcall(ep->so, upcall, ep) != 0) {
@@ -234,31 +197,141 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 		rc = -EIO;
 		goto err_close;
 	}
-	SDP_LOG(INFO, SCTP, "endpoint on SCTP port %u: %u streams, path mtu "
+	SDP_LOG(INFO, SCTP, "endpoint on SCTP port %u%s: %u streams, path mtu "
 		"%u, rto %u/%u/%u ms, path_max_rxt %u, %u rx descriptors of "
-		"%u bytes", cfg->port, cfg->streams,
-		dp_port_mtu(port) - SG_L3_OVERHEAD - SG_SCTP_HDR,
+		"%u bytes", cfg->port, ep->base != NULL ? " (lane)" : "",
+		cfg->streams,
+		dp_port_mtu(ep->lk->port) - SG_L3_OVERHEAD - SG_SCTP_HDR,
 		cfg->rto_min_ms, cfg->rto_initial_ms, cfg->rto_max_ms,
 		cfg->path_max_rxt, cfg->rx_descs, cfg->rx_buf_bytes);
-	*ep_p = ep;
 	return 0;
 
 err_close:
 	usrsctp_close(ep->so);
-err_stack:
-	sg_link_release(&ep->link);
-	sg_stack_put();
-	sg_rxpool_fini(&ep->rx);
+	ep->so = NULL;
+	return rc;
+}
+
+/* Everything of an endpoint but its link and socket. */
+static int sg_ep_alloc(const struct sg_config *cfg, struct dp_port *port,
+		       struct sg_ep **ep_p)
+{
+	struct sg_ep *ep;
+	int rc;
+
+	rc = sg_config_check(cfg);
+	if (rc != 0)
+		return rc;
+	if (dp_port_mtu(port) < SG_L3_OVERHEAD + SG_SCTP_HDR + 512) {
+		SDP_LOG(ERR, SCTP, "port mtu %u too small for SCTP: use "
+			"mtu >= %u", dp_port_mtu(port),
+			SG_L3_OVERHEAD + SG_SCTP_HDR + 512);
+		return -EINVAL;
+	}
+	ep = calloc(1, sizeof(*ep));
+	if (ep == NULL)
+		return -ENOMEM;
+	ep->cfg = *cfg;
+	/* a DATA chunk's payload in one packet (spp_pathmtu less the
+	 * 16-byte chunk header), less 16 bytes of margin */
+	ep->big.head_cap = (size_t)dp_port_mtu(port) - SG_L3_OVERHEAD -
+			   SG_SCTP_HDR - 16 - 16;
+	ep->big.head = malloc(ep->big.head_cap);
+	if (ep->big.head == NULL) {
+		rc = -ENOMEM;
+		goto err_free_ep;
+	}
+	rc = sg_map_init(&ep->assocs, 4 * cfg->max_peers);
+	if (rc != 0)
+		goto err_free_ep;
+	rc = sg_evq_init(&ep->evq, cfg->event_queue);
+	if (rc != 0)
+		goto err_assocs;
+	rc = sg_rxpool_init(&ep->rx, cfg, ep);
+	if (rc != 0)
+		goto err_evq;
+	*ep_p = ep;
+	return 0;
+
 err_evq:
 	sg_evq_fini(&ep->evq);
 err_assocs:
 	sg_map_free(&ep->assocs);
-err_link:
-	sg_link_fini(&ep->link);
 err_free_ep:
 	free(ep->big.head);
 	free(ep);
 	return rc;
+}
+
+static void sg_ep_free(struct sg_ep *ep)
+{
+	sg_rxpool_fini(&ep->rx);
+	sg_evq_fini(&ep->evq);
+	sg_map_free(&ep->assocs);
+	free(ep->big.bounce);
+	free(ep->big.head);
+	free(ep);
+}
+
+int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
+	       struct sg_ep **ep_p)
+{
+	struct sg_ep *ep;
+	int rc;
+
+	if (port == NULL || cfg == NULL || ep_p == NULL)
+		return -EINVAL;
+	rc = sg_ep_alloc(cfg, port, &ep);
+	if (rc != 0)
+		return rc;
+	ep->lk = &ep->link;
+	rc = sg_link_init(ep->lk, port, cfg->max_peers, &ep->st);
+	if (rc != 0)
+		goto err_free;
+	sg_stack_get();
+	rc = sg_ep_socket_open(ep);
+	if (rc != 0)
+		goto err_stack;
+	*ep_p = ep;
+	return 0;
+
+err_stack:
+	sg_link_release(ep->lk);
+	sg_stack_put();
+	sg_link_fini(ep->lk);
+err_free:
+	sg_ep_free(ep);
+	return rc;
+}
+
+int sg_ep_open_lane(struct sg_ep *base, const struct sg_config *cfg,
+		    struct sg_ep **ep_p)
+{
+	struct sg_ep *ep;
+	int rc;
+
+	if (base == NULL || base->base != NULL || cfg == NULL || ep_p == NULL)
+		return -EINVAL;
+	if (cfg->port == base->cfg.port) {
+		SDP_LOG(ERR, SCTP, "lane on SCTP port %u: the base endpoint "
+			"has it; give each lane its own port=", cfg->port);
+		return -EADDRINUSE;
+	}
+	rc = sg_ep_alloc(cfg, base->lk->port, &ep);
+	if (rc != 0)
+		return rc;
+	ep->base = base;
+	ep->lk = base->lk;
+	sg_stack_get();
+	rc = sg_ep_socket_open(ep);
+	if (rc != 0) {
+		sg_stack_put();
+		sg_ep_free(ep);
+		return rc;
+	}
+	base->nb_lanes++;
+	*ep_p = ep;
+	return 0;
 }
 
 void sg_ep_close(struct sg_ep *ep)
@@ -270,27 +343,34 @@ void sg_ep_close(struct sg_ep *ep)
 		SDP_LOG(WARN, SCTP, "sg_ep_close(NULL)");
 		return;
 	}
+	if (ep->base == NULL && ep->nb_lanes != 0)
+		SDP_LOG(ERR, SCTP, "sg_ep_close: %u lanes still open on SCTP "
+			"port %u: close them first", ep->nb_lanes,
+			ep->cfg.port);
 	now = dp_tsc();
-	ep->link.now_tsc = now;
+	ep->lk->now_tsc = now;
 	/* Linger 0: abort every association now (ABORT chunks go out
 	 * through conn_output while the link still exists). */
 	usrsctp_setsockopt(ep->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	usrsctp_set_upcall(ep->so, NULL, NULL);
 	usrsctp_close(ep->so);
-	for (unsigned int k = 0; k < ep->link.nb_ports; k++)
-		dp_port_flush(ep->link.ports[k], now);
-	free(ep->big.bounce);
-	free(ep->big.head);
+	for (unsigned int k = 0; k < ep->lk->nb_ports; k++)
+		dp_port_flush(ep->lk->ports[k], now);
 	sg_rxpool_put_chain(ep->rx_head);
+	if (ep->base != NULL) {
+		/* A lane: the link (peers, port) is the base's. */
+		ep->base->nb_lanes--;
+		sg_stack_put();
+		ep->rx_head = NULL;
+		sg_ep_free(ep);
+		return;
+	}
 	/* Addresses go before usrsctp does; peer memory after it, as its
 	 * last timers may still name a peer. */
-	sg_link_release(&ep->link);
+	sg_link_release(ep->lk);
 	sg_stack_put();
-	sg_link_fini(&ep->link);
-	sg_rxpool_fini(&ep->rx);
-	sg_evq_fini(&ep->evq);
-	sg_map_free(&ep->assocs);
-	free(ep);
+	sg_link_fini(ep->lk);
+	sg_ep_free(ep);
 }
 
 void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
@@ -351,17 +431,17 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	sctp_assoc_t id;
 	int rc = 0;
 
-	peer = sg_link_peer(&ep->link, peer_ip_be);
+	peer = sg_link_peer(ep->lk, peer_ip_be);
 	if (peer == NULL) {
 		SDP_LOG(ERR, SCTP, "connect: %u peers already known: raise "
-			"max_peers", ep->link.max_peers);
+			"max_peers", ep->lk->max_peers);
 		return -ENOSPC;
 	}
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;
 	sc.sconn_port = htons(peer_port);
 	sc.sconn_addr = peer;
-	ep->link.now_tsc = dp_tsc();
+	ep->lk->now_tsc = dp_tsc();
 	if (usrsctp_connect(ep->so, (struct sockaddr *)&sc, sizeof(sc)) != 0) {
 		if (errno != EALREADY && errno != EINPROGRESS) {
 			SDP_LOG(ERR, SCTP, "connect to port %u: usrsctp_connect "
@@ -394,7 +474,7 @@ int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc)
 		return -ENOTCONN;
 	si.snd_flags = SCTP_EOF;
 	si.snd_assoc_id = (sctp_assoc_t)assoc;
-	ep->link.now_tsc = dp_tsc();
+	ep->lk->now_tsc = dp_tsc();
 	/* usrsctp_sendv insists on a data pointer even for 0 bytes. */
 	if (usrsctp_sendv(ep->so, &si, 0, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0) < 0 && errno != EINPROGRESS) {
@@ -404,19 +484,47 @@ int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc)
 	return 0;
 }
 
+/* A lane's loop: the base endpoint's sg_poll polls the shared port and
+ * runs usrsctp (whose input demultiplexes to this socket by SCTP port and
+ * raises its upcall); the lane reads its socket, continues its large
+ * send and flushes what that queued on the port. */
+static unsigned int sg_poll_lane(struct sg_ep *ep, uint64_t now_tsc)
+{
+	unsigned int work = 0;
+	unsigned int k;
+
+	ep->lk->now_tsc = now_tsc;
+	/* Timer-driven notifications (COMM_LOST) ran in the base's poll
+	 * and do not always raise the upcall: ask the socket. */
+	if (ep->timer_gen_seen != ep->lk->timer_gen) {
+		ep->timer_gen_seen = ep->lk->timer_gen;
+		if (usrsctp_get_events(ep->so) & SCTP_EVENT_READ)
+			ep->readable = true;
+	}
+	if (ep->big.active)
+		work += sg_msg_send_more(ep);
+	work += sg_msg_read(ep);
+	for (k = 0; k < ep->lk->nb_ports; k++)
+		dp_port_flush(ep->lk->ports[k], now_tsc);
+	return work;
+}
+
 unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 {
 	unsigned int work, n;
 	unsigned int k;
 
 	work = 0;
-	for (k = 0; k < ep->link.nb_ports; k++)
-		work += dp_port_poll(ep->link.ports[k], now_tsc);
-	n = sg_link_input(&ep->link, now_tsc);
+	if (ep->base != NULL)
+		return sg_poll_lane(ep, now_tsc);
+	for (k = 0; k < ep->lk->nb_ports; k++)
+		work += dp_port_poll(ep->lk->ports[k], now_tsc);
+	n = sg_link_input(ep->lk, now_tsc);
 	if (n != 0)
 		ep->readable = true;
 	n = sg_stack_timers(now_tsc);
 	ep->st.timer_runs += n;
+	ep->lk->timer_gen += n;
 	work += n;
 	/* Timer-driven notifications (COMM_LOST after retransmissions)
 	 * do not always raise the upcall: ask the socket. */
@@ -425,10 +533,10 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);
-	if (ep->link.nb_ports > 1)
-		work += sg_link_paths_tick(&ep->link, now_tsc);
-	for (k = 0; k < ep->link.nb_ports; k++)
-		dp_port_flush(ep->link.ports[k], now_tsc);
+	if (ep->lk->nb_ports > 1)
+		work += sg_link_paths_tick(ep->lk, now_tsc);
+	for (k = 0; k < ep->lk->nb_ports; k++)
+		dp_port_flush(ep->lk->ports[k], now_tsc);
 	return work;
 }
 
@@ -437,7 +545,7 @@ void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats)
 	struct dp_stats ds;
 
 	*stats = ep->st;
-	dp_port_stats(ep->link.port, &ds);
+	dp_port_stats(ep->lk->port, &ds);
 	stats->crc_drops = ds.drops[DP_DROP_SCTP_CRC];
 }
 
@@ -471,29 +579,29 @@ int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
 	unsigned int k;
 
 	if (n < 1 || n >= SG_PATHS_MAX || cfg == NULL || !cfg->on ||
-	    ep->link.nb_ports != 1) {
+	    ep->lk->nb_ports != 1) {
 		SDP_LOG(ERR, SCTP, "port %u: %u backup paths: give 1..%u, "
 			"once, with failover on", ep->cfg.port, n,
 			SG_PATHS_MAX - 1);
 		return -EINVAL;
 	}
 	for (k = 0; k < n; k++) {
-		if (dp_port_mtu(ports[k]) != dp_port_mtu(ep->link.port)) {
+		if (dp_port_mtu(ports[k]) != dp_port_mtu(ep->lk->port)) {
 			SDP_LOG(ERR, SCTP, "port %u: path %u has MTU %u, path "
 				"0 %u: give every path the same mtu",
 				ep->cfg.port, k + 1, dp_port_mtu(ports[k]),
-				dp_port_mtu(ep->link.port));
+				dp_port_mtu(ep->lk->port));
 			return -EINVAL;
 		}
 	}
-	ep->link.replay = calloc(SG_REPLAY_MAX, sizeof(*ep->link.replay));
-	if (ep->link.replay == NULL)
+	ep->lk->replay = calloc(SG_REPLAY_MAX, sizeof(*ep->lk->replay));
+	if (ep->lk->replay == NULL)
 		return -ENOMEM;
 	for (k = 0; k < n; k++)
-		ep->link.ports[k + 1] = ports[k];
-	ep->link.nb_ports = n + 1;
-	ep->link.pcfg = *cfg;
-	ep->link.pst.nb_paths = n + 1;
+		ep->lk->ports[k + 1] = ports[k];
+	ep->lk->nb_ports = n + 1;
+	ep->lk->pcfg = *cfg;
+	ep->lk->pst.nb_paths = n + 1;
 	SDP_LOG(INFO, SCTP, "port %u: failover over %u paths: probe %u ms, "
 		"dead %u ms, return %u ms", ep->cfg.port, n + 1, cfg->probe_ms,
 		cfg->dead_ms, cfg->return_ms);
@@ -505,21 +613,21 @@ int sg_ep_peer_paths(struct sg_ep *ep, uint32_t peer_ip_be,
 {
 	struct sg_peer *peer;
 
-	if (ep->link.nb_ports < 2 || n >= ep->link.nb_ports)
+	if (ep->lk->nb_ports < 2 || n >= ep->lk->nb_ports)
 		return -EINVAL;
-	peer = sg_link_peer(&ep->link, peer_ip_be);
+	peer = sg_link_peer(ep->lk, peer_ip_be);
 	if (peer == NULL)
 		return -ENOSPC;
-	ep->link.now_tsc = dp_tsc();
-	return sg_link_peer_paths(&ep->link, peer, path_ips_be, n);
+	ep->lk->now_tsc = dp_tsc();
+	return sg_link_peer_paths(ep->lk, peer, path_ips_be, n);
 }
 
 void sg_ep_path_stats(const struct sg_ep *ep, struct sg_path_stats *st)
 {
-	*st = ep->link.pst;
+	*st = ep->lk->pst;
 }
 
 struct dp_port *sg_ep_port(const struct sg_ep *ep)
 {
-	return ep->link.port;
+	return ep->lk->port;
 }

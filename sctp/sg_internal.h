@@ -151,6 +151,7 @@ struct sg_link {
 	struct sg_stats *st;
 	uint64_t seq;		/* +1 per DATA packet in and packet out: orders
 				 * them for sg_assoc_quiet */
+	uint64_t timer_gen;	/* +1 per usrsctp timer run (for lanes) */
 	/* Failover (sg_path.c): ports[0] == port; nb_ports 1 without. */
 	struct dp_port *ports[SG_PATHS_MAX];
 	unsigned int nb_ports;
@@ -265,7 +266,11 @@ struct sg_bigsend {
 struct sg_ep {
 	struct sg_config cfg;
 	struct socket *so;
-	struct sg_link link;
+	struct sg_link link;	 /* own link (unused by a lane) */
+	struct sg_link *lk;	 /* &link, or a lane's base's link */
+	struct sg_ep *base;	 /* lane: the endpoint owning the port */
+	unsigned int nb_lanes;	 /* base: lanes open on it */
+	uint64_t timer_gen_seen; /* lane: link->timer_gen last checked */
 	struct sg_rxpool rx;
 	struct sg_msg_desc *rx_head, *rx_tail; /* message being read */
 	bool readable;		 /* upcall said data/notification ready */

@@ -255,7 +255,7 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	b->bounce = NULL;
 	if (iovcnt > 1 && iov[0].iov_len < b->head_cap)
 		gather_head(b, total);
-	ep->link.now_tsc = dp_tsc();
+	ep->lk->now_tsc = dp_tsc();
 	n = big_push(ep, avail);
 	if (n < 0) {
 		if (n == -ENOTCONN || n == -ENOENT || n == -ECONNRESET)
@@ -266,7 +266,7 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	}
 	ep->st.bytes_out += (uint64_t)n;
 	/* to the NIC now, not at the caller's next poll (issue 9.5) */
-	dp_port_send_flush(ep->link.port, ep->link.now_tsc);
+	dp_port_send_flush(ep->lk->port, ep->lk->now_tsc);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		return 0;
@@ -328,12 +328,12 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 		return false;
 	/* Frames still in the port's TX buffer or pacer leave only while
 	 * someone polls. */
-	if (dp_port_tx_pending(ep->link.port))
+	if (dp_port_tx_pending(ep->lk->port))
 		return false;
 	sg_assoc_unpack(v, &ai);
-	if (!sg_map_get(&ep->link.peer_map, ai.peer_ip_be, &idx))
+	if (!sg_map_get(&ep->lk->peer_map, ai.peer_ip_be, &idx))
 		return true;
-	p = &ep->link.peers[idx];
+	p = &ep->lk->peers[idx];
 	/* A packet of ours left after the peer's last DATA: usrsctp bundles
 	 * a pending delayed SACK into every packet it sends, so none is owed
 	 * (this keeps flushes, e.g. every MPI_Win_fence, from waiting out

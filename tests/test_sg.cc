@@ -965,6 +965,147 @@ TEST_F(SgTwoNodes, TwoEndpointsInOneProcessOverTwoPorts)
 namespace {
 
 /*
+ * Issue 10.3: a lane (sg_ep_open_lane) is a second SCTP endpoint on the
+ * same port, its own SCTP port and associations.  One process, a memif
+ * pair: port 0 has base 5000 + lane 5100, port 1 base 5001 + lane 5101.
+ * base0 -> 5001 and lane0 -> 5101 are two associations; messages sent on
+ * each arrive at the matching endpoint of port 1 only (usrsctp
+ * demultiplexes by SCTP port, polled through the base), in order; a lane
+ * on the base's SCTP port is refused.
+ */
+TEST_F(SgTwoNodes, LanesAreAssociationsOfTheirOwnOnOnePort)
+{
+	Child c = spawn([&](Node &n) {
+		char cfg[2][1024];
+		dp_config dcfg[2];
+		sg_config scfg[2], lcfg[2];
+		dp_port *port[2] = {nullptr, nullptr};
+		sg_ep *ep[2] = {nullptr, nullptr}, *lane[2] = {nullptr, nullptr};
+		sg_ep *dup = nullptr;
+		int rc_a = -1;
+
+		for (int e = 0; e < 2; e++) {
+			snprintf(cfg[e], sizeof(cfg[e]),
+				 "dev=net_memif%d,role=%s,id=0,socket=%s/"
+				 "memif0.sock,socket-abstract=no "
+				 "ip=10.77.1.%d/24 prefix=sdp-%s-lane mem=256 "
+				 "link_wait_ms=15000", e,
+				 e == 0 ? "server" : "client",
+				 g_sockdir.c_str(), e + 1, g_job.c_str());
+			CHILD_CHECK(dp_config_parse(cfg[e], &dcfg[e]) == 0);
+			CHILD_CHECK(sg_config_parse(e == 0 ? "port=5000" :
+							     "port=5001",
+						    &scfg[e]) == 0);
+			CHILD_CHECK(sg_config_parse(e == 0 ? "port=5100" :
+							     "port=5101",
+						    &lcfg[e]) == 0);
+		}
+		CHILD_CHECK(dp_eal_init(&dcfg[0]) == 0);
+		std::thread t([&] { rc_a = dp_port_open(&dcfg[0], &port[0]); });
+		usleep(200 * 1000);
+		int rc_b = dp_port_open(&dcfg[1], &port[1]);
+		t.join();
+		CHILD_CHECK(rc_a == 0 && rc_b == 0);
+		for (int e = 0; e < 2; e++) {
+			CHILD_CHECK(sg_ep_open(port[e], &scfg[e], &ep[e]) == 0);
+			CHILD_CHECK(sg_ep_open_lane(ep[e], &lcfg[e],
+						    &lane[e]) == 0);
+		}
+		CHILD_CHECK(sg_ep_open_lane(ep[0], &scfg[0], &dup) ==
+			    -EADDRINUSE);
+		CHILD_CHECK(sg_ep_open_lane(lane[0], &lcfg[1], &dup) ==
+			    -EINVAL);
+
+		sg_ep *all[4] = {ep[0], lane[0], ep[1], lane[1]};
+		std::vector<sg_event> evs[4];
+		auto poll_all = [&] {
+			sg_event ev;
+
+			for (int e = 0; e < 4; e++) {
+				sg_poll(all[e], dp_tsc());
+				while (sg_next_event(all[e], &ev) == 0)
+					evs[e].push_back(ev);
+			}
+		};
+		auto up = [&](int e, sg_assoc_t *a) {
+			for (double end = now_s() + 20; now_s() < end;) {
+				poll_all();
+				for (auto &ev : evs[e])
+					if (ev.type == SG_EV_UP) {
+						*a = ev.assoc;
+						return true;
+					}
+			}
+			return false;
+		};
+		sg_assoc_t a[4] = {0, 0, 0, 0};
+		CHILD_CHECK(sg_connect(ep[0], dcfg[1].ip_be, 5001, &a[0]) == 0);
+		CHILD_CHECK(sg_connect(lane[0], dcfg[1].ip_be, 5101,
+				       &a[1]) == 0);
+		for (int e = 0; e < 4; e++)
+			CHILD_CHECK(up(e, &a[e]));
+		/* one association per endpoint: each sees exactly one UP */
+		for (int e = 0; e < 4; e++)
+			CHILD_CHECK(evs[e].size() == 1);
+
+		constexpr uint32_t kMsgs = 300;
+		uint32_t sent[2] = {0, 0}, got[2] = {0, 0};
+		uint32_t next[2] = {0, 0};
+		for (double end = now_s() + 60;
+		     (got[0] < kMsgs || got[1] < kMsgs) && now_s() < end;) {
+			for (int l = 0; l < 2; l++) {
+				if (sent[l] >= kMsgs)
+					continue;
+				/* stream 1 + lane: tells the lanes apart */
+				auto b = make_msg((uint16_t)(1 + l), sent[l],
+						  100 + sent[l] * 37 % 3000,
+						  false);
+				iovec iov = {b.data(), b.size()};
+
+				if (sg_send(all[l], a[l], (uint16_t)(1 + l), 0,
+					    PPID_DATA, &iov, 1) == 0)
+					sent[l]++;
+			}
+			poll_all();
+			for (int l = 0; l < 2; l++) {
+				sg_msg_desc *m = nullptr;
+
+				while (sg_recv(all[2 + l], &m, 1) == 1) {
+					std::vector<uint8_t> out;
+					MsgHdr h;
+
+					for (sg_msg_desc *x = m; x != nullptr;
+					     x = x->next)
+						out.insert(out.end(), x->data,
+							   x->data + x->len);
+					CHILD_CHECK(check_msg(out, h));
+					CHILD_CHECK(m->assoc == a[2 + l]);
+					CHILD_CHECK(h.stream == 1 + l);
+					CHILD_CHECK(h.seq == next[l]++);
+					sg_msg_release(m);
+					got[l]++;
+				}
+			}
+		}
+		CHILD_CHECK(got[0] == kMsgs && got[1] == kMsgs);
+		n.report("LANES");
+		for (int e = 1; e >= 0; e--) {
+			sg_ep_close(lane[e]);
+			sg_ep_close(ep[e]);
+		}
+		n.report("DONE");
+	});
+	kids.push_back(&c);
+	EXPECT_TRUE(expect_line(c, "LANES", 90));
+	EXPECT_TRUE(expect_line(c, "DONE", 30));
+	EXPECT_EQ(0, reap(c, 30));
+}
+
+} // namespace
+
+namespace {
+
+/*
  * Issue 9.5: free receive descriptors are reused last in, first out.  With
  * the FIFO they replaced, a ping-pong wrote every message into the
  * descriptor released rx_descs messages earlier: cold cache lines, and a

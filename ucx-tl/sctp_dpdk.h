@@ -64,6 +64,7 @@ extern "C" {
 #define UCT_SCTP_DPDK_DEV_NAME "sdp0"
 #define UCT_SCTP_DPDK_DEV_PREFIX "sdp"
 #define UCT_SCTP_DPDK_MAX_DEVS 16
+#define UCT_SCTP_DPDK_MAX_LANES 8 /* UCX_SCTP_DPDK_LANES upper bound */
 #define UCT_SCTP_DPDK_LIST_SEP ';'
 /* SELF_WIRE (tests): ep create waits this long for the association. */
 #define UCT_SCTP_DPDK_SELF_WIRE_WAIT_MS 2000
@@ -204,6 +205,7 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
 	rte_be32_t seg_bytes;	/* UCX_SCTP_DPDK_SEG_SIZE */
 	rte_be16_t streams;	/* UCX_SCTP_DPDK_STREAMS */
 	rte_be16_t mtu;		/* UCX_SCTP_DPDK_MTU */
+	uint8_t lanes;		/* UCX_SCTP_DPDK_LANES */
 } uct_sctp_dpdk_iface_addr_t;
 
 /* Parsed from the environment by UCX; released after iface_open returns. */
@@ -231,6 +233,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * memif pair in this process */
 	char *stream_tag_mask;	/* STREAM_TAG_MASK (sctp_dpdk_stream.c) */
 	char *failover;		/* FAILOVER: n, y or sg_path tokens */
+	unsigned lanes;		/* LANES: associations per peer, one per
+				 * UCP path (sctp_dpdk_lanes.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -260,6 +264,9 @@ typedef struct uct_sctp_dpdk_peer {
 	 * uct_sctp_dpdk_peer_drained always asks sg_assoc_quiet). */
 	uint64_t tx_msgs;
 	uint64_t drained_msgs;
+	/* LANES: the lane's endpoint (ctx->lane_sg[lane]) */
+	struct sg_ep *sg;
+	unsigned lane;
 } uct_sctp_dpdk_peer_t;
 
 struct uct_sctp_dpdk_iface;
@@ -326,6 +333,13 @@ typedef struct uct_sctp_dpdk_ctx {
 	unsigned nb_paths;
 	struct dp_port *path_ports[SG_PATHS_MAX];
 	uint32_t path_ip_be[SG_PATHS_MAX];
+	/* Lanes (UCX_SCTP_DPDK_LANES, sctp_dpdk_lanes.c): lane k is its own
+	 * SCTP endpoint on the port, SCTP port sctp_port + k, lane_sg[0] ==
+	 * sg; UCP's path k of this device.  Counters under lock. */
+	unsigned nb_lanes;
+	struct sg_ep *lane_sg[UCT_SCTP_DPDK_MAX_LANES];
+	uint64_t lane_rx_msgs[UCT_SCTP_DPDK_MAX_LANES];
+	struct sg_ep *rx_sg;	      /* lane whose messages are read now */
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -559,7 +573,7 @@ void uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_ctx_t *ctx);
  * none (lock taken inside).  @return UCS_ERR_UNREACHABLE when sg refuses. */
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 					uint32_t ip_be, uint16_t sctp_port,
-					uint32_t incarnation,
+					unsigned lane, uint32_t incarnation,
 					uct_sctp_dpdk_peer_t **peer_p);
 /* Whether a peer's iface address carries the settings that must match
  * ours; logs the first mismatch per variable, naming it and both values.
@@ -570,8 +584,28 @@ int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_peer_t *peer);
 /* Apply an association event to its peer (caller holds ctx->lock). */
-void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
+void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx, unsigned lane,
 			      const struct sg_event *ev);
+
+/* ---- sctp_dpdk_lanes.c: several associations per peer (LANES) ---- */
+
+/* Refuse LANES outside 1..MAX_LANES or combined with several ports,
+ * FAILOVER or SELF_WIRE, naming the variables.  @return UCS_OK. */
+ucs_status_t
+uct_sctp_dpdk_lanes_check(const uct_sctp_dpdk_iface_config_t *config);
+/* Open lanes 1..config->lanes-1 of @ctx (lane 0 is ctx->sg). */
+ucs_status_t
+uct_sctp_dpdk_lanes_open(uct_sctp_dpdk_ctx_t *ctx,
+			 const uct_sctp_dpdk_iface_config_t *config);
+/* Close lanes 1.. (before ctx->sg). */
+void uct_sctp_dpdk_lanes_close(uct_sctp_dpdk_ctx_t *ctx);
+/* The lane of UCP's path @path_index. */
+unsigned uct_sctp_dpdk_lane_of_path(const uct_sctp_dpdk_ctx_t *ctx,
+				    unsigned path_index);
+/* JSON member "lanes": {...} with a trailing ", " ("" with one lane).
+ * Caller holds ctx->lock. */
+void uct_sctp_dpdk_lanes_json(uct_sctp_dpdk_ctx_t *ctx, char *buf,
+			      size_t len);
 
 /* ---- sctp_dpdk_rx.c: the shared poll loop ---- */
 

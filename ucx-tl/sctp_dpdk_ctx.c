@@ -109,8 +109,8 @@ static uint32_t uct_sctp_dpdk_incarnation_now(void)
  * per process.  usrsctp's counters are process-wide, as is the ctx. */
 static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 {
-	char dp_json[2048], us_json[512], st_json[1024], buf[5120], ip[16];
-	char paths[400];
+	char dp_json[2048], us_json[512], st_json[1024], buf[6144], ip[16];
+	char paths[400], lanes[600];
 	struct dp_stats dp;
 
 	dp_port_stats(ctx->port, &dp);
@@ -118,6 +118,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	sg_stack_stats_json(us_json, sizeof(us_json));
 	uct_sctp_dpdk_stream_stats_json(&ctx->smap, st_json, sizeof(st_json));
 	uct_sctp_dpdk_path_json(ctx, paths, sizeof(paths));
+	uct_sctp_dpdk_lanes_json(ctx, lanes, sizeof(lanes));
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
 	snprintf(buf, sizeof(buf), "sctp_dpdk stats: {\"dev\": \""
@@ -126,13 +127,13 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 "}, %s%s}\n",
+		 PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
-		 st_json, paths);
+		 lanes, st_json, paths);
 	fputs(buf, stderr);
 }
 
@@ -264,6 +265,8 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 		status = sdp_status_from_errno(rc);
 		goto err_port;
 	}
+	ctx->nb_lanes = 1;
+	ctx->lane_sg[0] = ctx->rx_sg = ctx->sg;
 	ctx->ip_be = dp_port_ip(ctx->port);
 	ctx->mask_be = htonl(~((1u << (32 - dp_cfg->prefix_len)) - 1));
 	ctx->sctp_port = sg_cfg->port;
@@ -276,6 +279,9 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 		status = sdp_status_from_errno(rc);
 		goto err_sg;
 	}
+	status = uct_sctp_dpdk_lanes_open(ctx, config);
+	if (status != UCS_OK)
+		goto err_smap;
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
@@ -304,6 +310,8 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	*ctx_p = ctx;
 	return UCS_OK;
 
+err_smap:
+	uct_sctp_dpdk_stream_map_cleanup(&ctx->smap);
 err_sg:
 	sg_ep_close(ctx->sg);
 err_port:
@@ -319,6 +327,7 @@ err_free:
 static void uct_sctp_dpdk_ctx_destroy_unused(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_stream_map_cleanup(&ctx->smap);
+	uct_sctp_dpdk_lanes_close(ctx);
 	sg_ep_close(ctx->sg);
 	uct_sctp_dpdk_path_close(ctx);
 	dp_port_close(ctx->port);
@@ -570,6 +579,8 @@ ucs_status_t uct_sctp_dpdk_ctx_get(const uct_sctp_dpdk_iface_config_t *config,
 		uct_sctp_dpdk_config_build_dev(config, dev, dp_cfg, &sg_cfg,
 					       text, sizeof(text));
 	ucs_free(dp_cfg);
+	if (status == UCS_OK)
+		status = uct_sctp_dpdk_lanes_check(config);
 	if (status != UCS_OK)
 		return status;
 	if (dev >= uct_sctp_dpdk_config_num_devs(config)) {
@@ -688,7 +699,7 @@ static void uct_sctp_dpdk_devs_drain(void)
 		ctx = uct_sctp_dpdk_devs[k];
 		ucs_list_for_each(peer, &ctx->peers, list) {
 			if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
-			    sg_disconnect(ctx->sg, peer->assoc) != 0)
+			    sg_disconnect(peer->sg, peer->assoc) != 0)
 				peer->state = UCT_SCTP_DPDK_PEER_IDLE;
 		}
 	}
@@ -704,7 +715,7 @@ static void uct_sctp_dpdk_devs_drain(void)
 			if (peer->state == UCT_SCTP_DPDK_PEER_IDLE)
 				continue;
 			bytes = 0;
-			sg_assoc_unacked(ctx->sg, peer->assoc, &bytes);
+			sg_assoc_unacked(peer->sg, peer->assoc, &bytes);
 			if (bytes == 0)
 				continue; /* only the SHUTDOWN handshake was
 					   * cut */
@@ -754,8 +765,10 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 	/* Every endpoint first, while every link still exists; then the
 	 * ports last first (SELF_WIRE: the memif client before its server,
 	 * which waits for it to leave). */
-	for (k = 0; k < uct_sctp_dpdk_ndevs; k++)
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
+		uct_sctp_dpdk_lanes_close(uct_sctp_dpdk_devs[k]);
 		sg_ep_close(uct_sctp_dpdk_devs[k]->sg);
+	}
 	for (k = uct_sctp_dpdk_ndevs; k-- > 0;) {
 		ctx = uct_sctp_dpdk_devs[k];
 		if (uct_sctp_dpdk_self_wire) {

@@ -167,7 +167,7 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 					   am_id, iov, iovcnt, sizeof(*hdr),
 					   &note);
 	ucs_recursive_spin_lock(ctx->lock);
-	rc = sg_send(ctx->sg, ep->peer->assoc, stream, 0, 0, iov, iovcnt);
+	rc = sg_send(ep->peer->sg, ep->peer->assoc, stream, 0, 0, iov, iovcnt);
 	if (ucs_likely(rc == 0)) {
 		ep->peer->tx_msgs++; /* outstanding until acknowledged */
 		uct_sctp_dpdk_stream_commit(&ctx->smap, &ep->smap, &note,
@@ -418,6 +418,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	const uct_sctp_dpdk_iface_addr_t *addr;
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	uint32_t hash;
+	unsigned lane;
 	ucs_status_t status;
 
 	UCS_CLASS_CALL_SUPER_INIT(uct_base_ep_t, &iface->super);
@@ -449,9 +450,14 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	    rte_be_to_cpu_16(dev->sctp_port) == ctx->sctp_port) {
 		self->flags |= UCT_SCTP_DPDK_EP_FLAG_LOCAL;
 	} else {
+		/* LANES: path k goes to the peer's lane k, SCTP port + k */
+		lane = (params->field_mask & UCT_EP_PARAM_FIELD_PATH_INDEX) ?
+			       uct_sctp_dpdk_lane_of_path(ctx,
+							  params->path_index) :
+			       0;
 		status = uct_sctp_dpdk_ctx_peer_get(
-			ctx, dev->ip, rte_be_to_cpu_16(dev->sctp_port),
-			self->dst_incarnation, &self->peer);
+			ctx, dev->ip, rte_be_to_cpu_16(dev->sctp_port) + lane,
+			lane, self->dst_incarnation, &self->peer);
 		if (status != UCS_OK)
 			return status;
 		self->fail_gen = self->peer->fail_gen;

@@ -57,7 +57,7 @@ int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
 	 * declared the association lost (MPICH test/mpi sendrecv3,
 	 * mpi_finalize_drain).  The transport SACKs immediately by default
 	 * (sack_delay_ms=0, sctp_dpdk_config.c), so this rarely waits. */
-	if (!sg_assoc_quiet(ctx->sg, peer->assoc, dp_tsc()))
+	if (!sg_assoc_quiet(peer->sg, peer->assoc, dp_tsc()))
 		return 0;
 	peer->drained_msgs = peer->tx_msgs;
 	return 1;

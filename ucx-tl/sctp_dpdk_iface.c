@@ -216,6 +216,17 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stream_tag_mask),
 	 UCS_CONFIG_TYPE_STRING},
 
+	{"LANES", "1",
+	 "Associations per peer process on one port, 1..8: the device reports\n"
+	 "this many paths (dev_num_paths), so UCP opens up to that many lanes\n"
+	 "to a peer (UCX_MAX_EAGER_RAILS, UCX_MAX_RNDV_RAILS), and lane k is an\n"
+	 "SCTP endpoint of its own on SCTP_PORT + k (its own association,\n"
+	 "congestion window and send buffer). Same value on every process;\n"
+	 "one port only (no DEVARGS list, FAILOVER or SELF_WIRE). 1: one\n"
+	 "association per peer.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, lanes),
+	 UCS_CONFIG_TYPE_UINT},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
@@ -227,6 +238,8 @@ static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
 	size_t max_payload = seg - sizeof(uct_sctp_dpdk_am_hdr_t);
 
 	uct_base_iface_query(&iface->super, attr);
+	/* LANES: one UCP path per lane (sctp_dpdk_lanes.c) */
+	attr->dev_num_paths = iface->ctx != NULL ? iface->ctx->nb_lanes : 1;
 
 	attr->iface_addr_len = sizeof(uct_sctp_dpdk_iface_addr_t);
 	attr->device_addr_len = uct_sctp_dpdk_path_dev_addr_len(iface->ctx);
@@ -329,6 +342,7 @@ static ucs_status_t uct_sctp_dpdk_iface_get_address(uct_iface_h tl_iface,
 		a->seg_bytes = rte_cpu_to_be_32(ctx->seg_bytes);
 		a->streams = rte_cpu_to_be_16(ctx->streams);
 		a->mtu = rte_cpu_to_be_16(ctx->mtu);
+		a->lanes = (uint8_t)ctx->nb_lanes;
 	}
 	return UCS_OK;
 }

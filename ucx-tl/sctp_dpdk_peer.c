@@ -39,14 +39,17 @@ uct_sctp_dpdk_peer_by_addr(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 	return NULL;
 }
 
+/* Association ids are per SCTP socket: a lane's ids may equal another
+ * lane's. */
 static uct_sctp_dpdk_peer_t *
-uct_sctp_dpdk_peer_by_assoc(uct_sctp_dpdk_ctx_t *ctx, sg_assoc_t assoc)
+uct_sctp_dpdk_peer_by_assoc(uct_sctp_dpdk_ctx_t *ctx, unsigned lane,
+			    sg_assoc_t assoc)
 {
 	uct_sctp_dpdk_peer_t *peer;
 
 	ucs_list_for_each(peer, &ctx->peers, list) {
 		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
-		    peer->assoc == assoc)
+		    peer->lane == lane && peer->assoc == assoc)
 			return peer;
 	}
 	return NULL;
@@ -54,7 +57,7 @@ uct_sctp_dpdk_peer_by_assoc(uct_sctp_dpdk_ctx_t *ctx, sg_assoc_t assoc)
 
 static uct_sctp_dpdk_peer_t *
 uct_sctp_dpdk_peer_new(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
-		       uint16_t sctp_port)
+		       uint16_t sctp_port, unsigned lane)
 {
 	uct_sctp_dpdk_peer_t *peer;
 
@@ -66,6 +69,8 @@ uct_sctp_dpdk_peer_new(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 	}
 	peer->ip_be = ip_be;
 	peer->sctp_port = sctp_port;
+	peer->lane = lane;
+	peer->sg = ctx->lane_sg[lane];
 	peer->state = UCT_SCTP_DPDK_PEER_IDLE;
 	peer->blocked_poll = UINT64_MAX;
 	ucs_list_add_tail(&ctx->peers, &peer->list);
@@ -83,10 +88,10 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 	/* An IDLE peer's old association ended after its data was
 	 * acknowledged (SHUTDOWN) or failed (fail_gen): nothing to flush. */
 	peer->drained_msgs = peer->tx_msgs;
-	rc = sg_connect(ctx->sg, peer->ip_be, peer->sctp_port, &assoc);
+	rc = sg_connect(peer->sg, peer->ip_be, peer->sctp_port, &assoc);
 	if (rc == 0 || rc == -EALREADY) {
 		peer->assoc = assoc;
-		peer->state = sg_assoc_up(ctx->sg, assoc) ?
+		peer->state = sg_assoc_up(peer->sg, assoc) ?
 				      UCT_SCTP_DPDK_PEER_UP :
 				      UCT_SCTP_DPDK_PEER_CONNECTING;
 		return;
@@ -99,7 +104,7 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 				  const uct_sctp_dpdk_iface_addr_t *addr)
 {
-	static int warned_seg, warned_streams, warned_mtu;
+	static int warned_seg, warned_streams, warned_mtu, warned_lanes;
 	uint32_t seg = rte_be_to_cpu_32(addr->seg_bytes);
 	uint16_t streams = rte_be_to_cpu_16(addr->streams);
 	uint16_t mtu = rte_be_to_cpu_16(addr->mtu);
@@ -127,6 +132,15 @@ int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
 				  "MTU=%u, this process %u: set the same "
 				  "value on every process", ip, mtu, ctx->mtu);
+		return 0;
+	}
+	if (addr->lanes != ctx->nb_lanes) {
+		/* lane k reaches the peer's SCTP port + k: it must exist */
+		if (!warned_lanes++)
+			ucs_error("sctp_dpdk: peer %s has " UCT_SCTP_DPDK_ENV
+				  "LANES=%u, this process %u: set the same "
+				  "value on every process", ip, addr->lanes,
+				  ctx->nb_lanes);
 		return 0;
 	}
 	return 1;
@@ -158,7 +172,7 @@ static void uct_sctp_dpdk_peer_wait_up(uct_sctp_dpdk_ctx_t *ctx,
 
 ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 					uint32_t ip_be, uint16_t sctp_port,
-					uint32_t incarnation,
+					unsigned lane, uint32_t incarnation,
 					uct_sctp_dpdk_peer_t **peer_p)
 {
 	uct_sctp_dpdk_peer_t *peer;
@@ -169,7 +183,7 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
 	ucs_recursive_spin_lock(ctx->lock);
 	peer = uct_sctp_dpdk_peer_by_addr(ctx, ip_be, sctp_port);
 	if (peer == NULL) {
-		peer = uct_sctp_dpdk_peer_new(ctx, ip_be, sctp_port);
+		peer = uct_sctp_dpdk_peer_new(ctx, ip_be, sctp_port, lane);
 		if (peer == NULL) {
 			status = UCS_ERR_NO_MEMORY;
 			goto out;
@@ -213,10 +227,11 @@ out:
 	return status;
 }
 
-void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
-				    const struct sg_event *ev)
+void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx, unsigned lane,
+			      const struct sg_event *ev)
 {
-	uct_sctp_dpdk_peer_t *peer = uct_sctp_dpdk_peer_by_assoc(ctx, ev->assoc);
+	uct_sctp_dpdk_peer_t *peer = uct_sctp_dpdk_peer_by_assoc(ctx, lane,
+								 ev->assoc);
 	char ip[16];
 
 	switch (ev->type) {
@@ -227,7 +242,7 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx,
 							  ev->peer_port);
 		if (peer == NULL && ev->peer_ip_be != 0)
 			peer = uct_sctp_dpdk_peer_new(ctx, ev->peer_ip_be,
-						      ev->peer_port);
+						      ev->peer_port, lane);
 		if (peer == NULL)
 			return;
 		peer->assoc = ev->assoc;

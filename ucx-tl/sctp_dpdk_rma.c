@@ -196,7 +196,7 @@ static void uct_sctp_dpdk_rma_refuse(uct_sctp_dpdk_ctx_t *ctx,
 		port = 0;
 		ucs_list_for_each(peer, &ctx->peers, list) {
 			if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
-			    peer->assoc == assoc) {
+			    peer->assoc == assoc && peer->sg == ctx->rx_sg) {
 				dp_ip_str(peer->ip_be, ip, sizeof(ip));
 				port = peer->sctp_port;
 				break;
@@ -216,6 +216,7 @@ typedef struct uct_sctp_dpdk_rma_reply {
 	ucs_queue_elem_t queue;	 /* in ctx->rma_replyq */
 	struct sg_msg_desc *deferred; /* non-NULL: a request to serve */
 	sg_assoc_t assoc;	 /* requester's association */
+	struct sg_ep *sg;	 /* ... on this lane's endpoint */
 	uint16_t stream;	 /* the request's stream */
 	uint16_t dst_iface_id;	 /* requester's iface */
 	uint16_t src_iface_id;	 /* the iface the request named */
@@ -344,7 +345,7 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 					    r->op_cookie, r->status);
 		iov[1].iov_base = (void *)(uintptr_t)(r->addr + r->offset);
 		iov[1].iov_len = n;
-		rc = sg_send(ctx->sg, r->assoc, r->stream, 0, 0, iov,
+		rc = sg_send(r->sg, r->assoc, r->stream, 0, 0, iov,
 			     n > 0 ? 2 : 1);
 		if (n > 0)
 			uct_sctp_dpdk_rma_access_end();
@@ -376,6 +377,7 @@ static int uct_sctp_dpdk_rma_reply(uct_sctp_dpdk_ctx_t *ctx,
 	if (r == NULL)
 		return 0;
 	r->assoc = msg->assoc;
+	r->sg = ctx->rx_sg;
 	r->stream = msg->stream;
 	r->dst_iface_id = rte_be_to_cpu_16(hdr->src_iface_id);
 	r->src_iface_id = rte_be_to_cpu_16(hdr->dst_iface_id);
@@ -487,7 +489,7 @@ static int uct_sctp_dpdk_rma_assoc_waits(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_rma_reply_t *r;
 
 	ucs_queue_for_each(r, &ctx->rma_replyq, queue) {
-		if (r->assoc == assoc)
+		if (r->assoc == assoc && r->sg == ctx->rx_sg)
 			return 1;
 	}
 	return 0;
@@ -522,6 +524,7 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 	}
 	r->deferred = msg;
 	r->assoc = msg->assoc;
+	r->sg = ctx->rx_sg;
 	r->stream = msg->stream;
 	ucs_queue_push(&ctx->rma_replyq, &r->queue);
 	return 1;
@@ -539,6 +542,7 @@ unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx)
 						  queue);
 		if (r->deferred != NULL) {
 			msg = r->deferred;
+			ctx->rx_sg = r->sg; /* the lane it came on */
 			ucs_queue_pull_non_empty(&ctx->rma_replyq);
 			ucs_mpool_put(r);
 			count++;
@@ -717,7 +721,8 @@ static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
 	iov[0].iov_base = hdrs;
 	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	ucs_recursive_spin_lock(ctx->lock);
-	rc = sg_send(ctx->sg, ep->peer->assoc, ep->stream, 0, 0, iov, iovcnt);
+	rc = sg_send(ep->peer->sg, ep->peer->assoc, ep->stream, 0, 0, iov,
+		     iovcnt);
 	if (ucs_unlikely(rc == -EAGAIN))
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(ctx->lock);

@@ -64,20 +64,25 @@ void uct_sctp_dpdk_ctx_rx_deliver(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_iface_rx_msg(iface, msg, am_id);
 }
 
-unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
+/* One lane's share of the poll loop: its endpoint's loop, events and
+ * messages.  Lane 0 (ctx->sg) polls the port and runs usrsctp, which
+ * hands every lane's packets to that lane's socket. */
+static unsigned uct_sctp_dpdk_lane_poll(uct_sctp_dpdk_ctx_t *ctx,
+					unsigned lane, uint64_t now_tsc)
 {
 	struct sg_msg_desc *msgs[UCT_SCTP_DPDK_RX_BURST];
 	const uct_sctp_dpdk_am_hdr_t *hdr;
 	struct sg_event ev;
 	unsigned work, n, i;
 
-	work = sg_poll(ctx->sg, dp_tsc());
-	ctx->poll_count++;
-	while (sg_next_event(ctx->sg, &ev) == 0) {
-		uct_sctp_dpdk_peer_event(ctx, &ev);
+	ctx->rx_sg = ctx->lane_sg[lane];
+	work = sg_poll(ctx->rx_sg, now_tsc);
+	while (sg_next_event(ctx->rx_sg, &ev) == 0) {
+		uct_sctp_dpdk_peer_event(ctx, lane, &ev);
 		work++;
 	}
-	n = sg_recv(ctx->sg, msgs, UCT_SCTP_DPDK_RX_BURST);
+	n = sg_recv(ctx->rx_sg, msgs, UCT_SCTP_DPDK_RX_BURST);
+	ctx->lane_rx_msgs[lane] += n;
 	for (i = 0; i < n; i++) {
 		struct sg_msg_desc *msg = msgs[i];
 
@@ -107,9 +112,21 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 	if (ucs_unlikely(ctx->rma_reply_mp_ready &&
 			 !ucs_queue_is_empty(&ctx->rma_replyq)))
 		work += uct_sctp_dpdk_rma_reply_progress(ctx);
+	return work + n;
+}
+
+unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uint64_t now_tsc = dp_tsc();
+	unsigned work = 0, lane;
+
+	ctx->poll_count++;
+	for (lane = 0; lane < ctx->nb_lanes; lane++)
+		work += uct_sctp_dpdk_lane_poll(ctx, lane, now_tsc);
+	ctx->rx_sg = ctx->sg;
 	if (dp_port_tx_pending(ctx->port))
 		work++;
-	return work + n;
+	return work;
 }
 
 void uct_sctp_dpdk_ctx_msg_release(uct_sctp_dpdk_ctx_t *ctx,
