@@ -50,8 +50,9 @@ TCP_PORT = 22000 + os.getpid() % 20000
 SCTP_PORT = 5000
 CASE_TIMEOUT = 300
 
-procs = []
-results = []
+from uct_procs import finish, kill_all, remove_dirs, report, tail  # noqa: E402
+from uct_procs import results  # noqa: E402
+from uct_procs import start as _start  # noqa: E402
 
 
 def rank_env(rank, lanes, extra=None):
@@ -74,47 +75,12 @@ def rank_env(rank, lanes, extra=None):
 
 
 def cleanup():
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-    procs.clear()
-    shutil.rmtree(RUN_DIR, ignore_errors=True)
-    for p in PREFIXES + ["sdp-%s-info" % JOB]:
-        shutil.rmtree("/var/run/dpdk/" + p, ignore_errors=True)
+    kill_all()
+    remove_dirs(RUN_DIR, PREFIXES + ["sdp-%s-info" % JOB])
 
 
 def start(argv, env):
-    full = dict(os.environ)
-    full.update(env)
-    p = subprocess.Popen(argv, env=full, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
-    procs.append(p)
-    return p
-
-
-def finish(p, deadline):
-    try:
-        out, _ = p.communicate(timeout=max(1, deadline - time.time()))
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, _ = p.communicate()
-        return None, out
-    return p.returncode, out
-
-
-def report(name, ok, detail):
-    results.append(ok)
-    print("%-12s %s  %s" % (name, "PASS" if ok else "FAIL", detail),
-          flush=True)
-
-
-def tail(out, n=8):
-    return " | ".join(out.strip().splitlines()[-n:])
+    return _start(argv, env, base=os.environ)
 
 
 def stats(out):

@@ -39,7 +39,10 @@ PREFIXES = ["sdp-%s-r0" % JOB, "sdp-%s-r1" % JOB]
 TCP_PORT = 20000 + os.getpid() % 20000
 CASE_TIMEOUT = 120
 
-procs = []
+from uct_procs import finish, kill_all  # noqa: E402
+from uct_procs import report as _report, tail as _tail  # noqa: E402
+from uct_procs import results, start  # noqa: E402
+from uct_procs import remove_dirs  # noqa: E402
 
 
 def env_for(rank, extra=None):
@@ -59,38 +62,7 @@ def env_for(rank, extra=None):
 
 
 def cleanup_dirs():
-    shutil.rmtree(RUN_DIR, ignore_errors=True)
-    for p in PREFIXES:
-        shutil.rmtree("/var/run/dpdk/" + p, ignore_errors=True)
-
-
-def kill_all():
-    for p in procs:
-        if p.poll() is None:
-            p.kill()
-            try:
-                p.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                pass
-    procs.clear()
-
-
-def start(argv, env):
-    p = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE,
-                         stderr=subprocess.STDOUT, text=True,
-                         start_new_session=True)
-    procs.append(p)
-    return p
-
-
-def finish(p, deadline):
-    try:
-        out, _ = p.communicate(timeout=max(1, deadline - time.time()))
-    except subprocess.TimeoutExpired:
-        p.kill()
-        out, _ = p.communicate()
-        return None, out
-    return p.returncode, out
+    remove_dirs(RUN_DIR, PREFIXES)
 
 
 def final_line(out):
@@ -127,17 +99,12 @@ def perftest(args, ucp=False, extra_env=None):
     return pair(server, client, env)
 
 
-results = []
-
-
 def report(name, ok, detail):
-    results.append(ok)
-    print("%-22s %s  %s" % (name, "PASS" if ok else "FAIL", detail),
-          flush=True)
+    _report(name, ok, detail, width=22)
 
 
 def tail(out, n=6):
-    return " | ".join(out.strip().splitlines()[-n:])
+    return _tail(out, n)
 
 
 def case_info():
