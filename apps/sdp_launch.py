@@ -245,3 +245,37 @@ def run_pair(tb, server_argv, client_argv, timeout, server_grace=30):
     crc, cout, cerr = finish(cli, timeout)
     src, sout, serr = finish(srv, server_grace)
     return (crc, cout, cerr), (src, sout, serr)
+
+
+def load_mpirun():
+    """apps/sdp-mpirun as a module: its rank environment and mpirun line
+    (benchmarks and tests build jobs the way the launcher does)."""
+    import importlib.machinery
+    import importlib.util
+    path = os.path.join(ROOT, "apps", "sdp-mpirun")
+    loader = importlib.machinery.SourceFileLoader("sdp_mpirun", path)
+    spec = importlib.util.spec_from_loader("sdp_mpirun", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def need_matplotlib(tool, script, option="--plot"):
+    """matplotlib may be installed only for the system interpreter
+    (python3-matplotlib) while python3 on PATH is another one (pyenv):
+    then re-run @script under /usr/bin/python3, before any testbed."""
+    try:
+        import matplotlib  # noqa: F401
+        return
+    except ImportError:
+        pass
+    syspy = "/usr/bin/python3"
+    if os.path.realpath(sys.executable) != os.path.realpath(syspy) and \
+            os.access(syspy, os.X_OK) and subprocess.run(
+                [syspy, "-c", "import matplotlib"], capture_output=True,
+                timeout=60).returncode == 0:
+        print(f"{tool}: matplotlib not importable from {sys.executable}; "
+              f"re-running under {syspy}", file=sys.stderr, flush=True)
+        os.execv(syspy, [syspy, os.path.abspath(script)] + sys.argv[1:])
+    sys.exit(f"{tool}: {option} needs matplotlib "
+             "(apt-get install python3-matplotlib)")

@@ -400,27 +400,6 @@ def plot(results, a, path):
     log(f"plot written to {path}")
 
 
-def need_matplotlib():
-    """matplotlib may only be installed for the system interpreter
-    (python3-matplotlib) while python3 on PATH is another one (pyenv):
-    then re-run this script under /usr/bin/python3, before any testbed."""
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    syspy = "/usr/bin/python3"
-    if os.path.realpath(sys.executable) != os.path.realpath(syspy) and \
-            os.access(syspy, os.X_OK) and subprocess.run(
-                [syspy, "-c", "import matplotlib"], capture_output=True,
-                timeout=60).returncode == 0:
-        log(f"matplotlib not importable from {sys.executable}; "
-            f"re-running under {syspy}")
-        os.execv(syspy, [syspy, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("ping_vs_testpmd: --plot needs matplotlib "
-             "(apt-get install python3-matplotlib)")
-
-
 def machine():
     cpu = ""
     try:
@@ -462,7 +441,7 @@ def main():
                     "print the table and plot from an earlier --json FILE")
     a = ap.parse_args()
     if a.plot:
-        need_matplotlib()
+        sdp_launch.need_matplotlib("ping_vs_testpmd", __file__, "--plot")
     if a.from_json:
         with open(a.from_json) as f:
             old = json.load(f)

@@ -34,8 +34,6 @@ Exit status: 0, 1 on a failed run, 77 (skip) without root or programs.
 """
 import argparse
 import ast
-import importlib.machinery
-import importlib.util
 import json
 import os
 import platform
@@ -58,16 +56,6 @@ RATE_RE = re.compile(r"^(\d+(?:\.\d+)?)(k|m|g)?bit$")
 
 def log(msg):
     print(f"seed001: {msg}", file=sys.stderr, flush=True)
-
-
-def load_mpirun():
-    """apps/sdp-mpirun as a module: its rank environment and mpirun line."""
-    path = os.path.join(APPS, "sdp-mpirun")
-    loader = importlib.machinery.SourceFileLoader("sdp_mpirun", path)
-    spec = importlib.util.spec_from_loader("sdp_mpirun", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def rate_bps(s):
@@ -236,23 +224,6 @@ def plot(out, path):
     log(f"plot written to {path}")
 
 
-def need_matplotlib():
-    """Re-run under /usr/bin/python3 when only it has matplotlib."""
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    syspy = "/usr/bin/python3"
-    if os.path.realpath(sys.executable) != os.path.realpath(syspy) and \
-            os.access(syspy, os.X_OK) and subprocess.run(
-                [syspy, "-c", "import matplotlib"], capture_output=True,
-                timeout=60).returncode == 0:
-        os.execv(syspy, [syspy, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("seed001: --plot needs matplotlib "
-             "(apt-get install python3-matplotlib)")
-
-
 def table(out):
     lines = []
     for c in out["configs"]:
@@ -312,7 +283,7 @@ def main():
     ap.add_argument("--plot")
     a = ap.parse_args()
     if a.plot:
-        need_matplotlib()
+        sdp_launch.need_matplotlib("seed001", __file__, "--plot")
     if os.geteuid() != 0:
         log("needs root (testbed namespaces): skipped")
         return 77
@@ -325,7 +296,7 @@ def main():
         log(f"{prog} or the sctp_dpdk transport is not built: skipped")
         return 77
     os.environ.setdefault("SDP_BUILD_DIR", build)
-    mr = load_mpirun()
+    mr = sdp_launch.load_mpirun()
     sdp_launch.install_signal_handlers()
     b = rate_bps(a.rate)
     want = a.modes.split(",")

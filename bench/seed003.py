@@ -36,8 +36,6 @@ on two rails and >= 2.6x on three (issue 10.5).
 Exit status: 0, 1 when a run failed, 77 (skip) without root or programs.
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
 import platform
@@ -71,16 +69,6 @@ GOAL_SPEEDUP = {2: 1.8, 3: 2.6}
 
 def log(msg):
     print(f"seed003: {msg}", file=sys.stderr, flush=True)
-
-
-def load_mpirun():
-    """apps/sdp-mpirun as a module: its rank environment and mpirun line."""
-    path = os.path.join(APPS, "sdp-mpirun")
-    loader = importlib.machinery.SourceFileLoader("sdp_mpirun", path)
-    spec = importlib.util.spec_from_loader("sdp_mpirun", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
 
 
 def rate_bps(s):
@@ -324,23 +312,6 @@ def plot(out, path):
     log(f"plot written to {path}")
 
 
-def need_matplotlib():
-    """Re-run under /usr/bin/python3 when only it has matplotlib."""
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    syspy = "/usr/bin/python3"
-    if os.path.realpath(sys.executable) != os.path.realpath(syspy) and \
-            os.access(syspy, os.X_OK) and subprocess.run(
-                [syspy, "-c", "import matplotlib"], capture_output=True,
-                timeout=60).returncode == 0:
-        os.execv(syspy, [syspy, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("seed003: --plot needs matplotlib "
-             "(apt-get install python3-matplotlib)")
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -373,7 +344,7 @@ def main():
     if a.quick:
         a.sizes_mb, a.reps = "20,40", 2
     if a.plot:
-        need_matplotlib()
+        sdp_launch.need_matplotlib("seed003", __file__, "--plot")
     rate_bps(a.rate)
     tls_list = a.tls.split(",")
     for t in tls_list:
@@ -396,7 +367,7 @@ def main():
         log(f"{prog} or the sctp_dpdk transport is not built: skipped")
         return 77
     os.environ.setdefault("SDP_BUILD_DIR", build)
-    mr = load_mpirun()
+    mr = sdp_launch.load_mpirun()
     sdp_launch.install_signal_handlers()
     out = {"machine": {"nproc": os.cpu_count(),
                        "kernel": platform.release(),

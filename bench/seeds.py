@@ -35,8 +35,6 @@ programs).
                  [--json out.json] [--plot-dir DIR]
 """
 import argparse
-import importlib.machinery
-import importlib.util
 import json
 import os
 import platform
@@ -84,15 +82,6 @@ def job_id():
     return f"sd{os.getpid() % 10000:04d}{_job_n % 100:02d}"
 
 
-def load_mpirun():
-    path = os.path.join(APPS, "sdp-mpirun")
-    loader = importlib.machinery.SourceFileLoader("sdp_mpirun", path)
-    spec = importlib.util.spec_from_loader("sdp_mpirun", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
 def med(xs):
     xs = [x for x in xs if x is not None]
     return statistics.median(xs) if xs else None
@@ -116,7 +105,7 @@ class Ctx:
                                     os.path.join(ROOT, "build"))
         self.bench_bin = os.environ.get("SDP_BENCH_BIN_DIR",
                                         os.path.join(self.build, "bench"))
-        self.mr = load_mpirun()
+        self.mr = sdp_launch.load_mpirun()
         self.failed = []
 
     def prog(self, name):
@@ -592,20 +581,6 @@ def plots(res, d):
         fig.savefig(os.path.join(d, "seeds_004.png"), dpi=100)
 
 
-def need_matplotlib():
-    try:
-        import matplotlib  # noqa: F401
-        return
-    except ImportError:
-        pass
-    syspy = "/usr/bin/python3"
-    if os.path.realpath(sys.executable) != os.path.realpath(syspy) and \
-            os.access(syspy, os.X_OK):
-        os.execv(syspy, [syspy, os.path.abspath(__file__)] + sys.argv[1:])
-    sys.exit("seeds: --plot-dir needs matplotlib "
-             "(apt-get install python3-matplotlib)")
-
-
 def rebuild(a):
     out = json.load(open(a.from_json))
     res = out["results"]
@@ -661,12 +636,12 @@ def main():
     a = ap.parse_args()
     if a.from_json:
         if a.plot_dir:
-            need_matplotlib()
+            sdp_launch.need_matplotlib("seeds", __file__, "--plot-dir")
         return rebuild(a)
     if a.reps is None:
         a.reps = 1 if a.quick else 3
     if a.plot_dir:
-        need_matplotlib()
+        sdp_launch.need_matplotlib("seeds", __file__, "--plot-dir")
     if os.geteuid() != 0:
         log("needs root (testbeds): skipped")
         return 77

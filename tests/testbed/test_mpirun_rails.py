@@ -7,8 +7,6 @@ rank.  --rails 1 must give exactly the single-path environment (the same
 keys and values as before rails existed); --rails N one port entry per
 rail, in rail order, with the multi-rail settings of UCX."""
 import argparse
-import importlib.machinery
-import importlib.util
 import os
 import sys
 import tempfile
@@ -20,16 +18,7 @@ sys.path.insert(0, APPS)
 import sdp_launch  # noqa: E402
 
 
-def load_mpirun():
-    path = os.path.join(APPS, "sdp-mpirun")
-    loader = importlib.machinery.SourceFileLoader("sdp_mpirun", path)
-    spec = importlib.util.spec_from_loader("sdp_mpirun", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
-
-
-MR = load_mpirun()
+MR = sdp_launch.load_mpirun()
 AFP = "blocksz=36864,framesz=9216,qdisc_bypass=1"
 
 
