@@ -50,7 +50,6 @@
 #include <unistd.h>
 
 #define UCT_SCTP_DPDK_MEMIF_WAIT_MS 3000 /* memif server: client leaves */
-#define UCT_SCTP_DPDK_MEMIF_SETTLE_MS 50 /* then its teardown ends */
 
 static pthread_mutex_t uct_sctp_dpdk_ctx_mutex = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t uct_sctp_dpdk_sg_open_mutex =
@@ -743,7 +742,6 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 {
 	uct_sctp_dpdk_peer_t *peer, *tmp;
 	struct timespec ts = {0, 100 * 1000};
-	struct timespec settle = {0, UCT_SCTP_DPDK_MEMIF_SETTLE_MS * 1000000};
 	uct_sctp_dpdk_ctx_t *ctx;
 	uint64_t deadline;
 	unsigned k;
@@ -794,9 +792,9 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 			while (dp_port_link_up(ctx->port, NULL) &&
 			       dp_tsc() < deadline)
 				nanosleep(&ts, NULL);
-			/* The link is marked down before the interrupt thread
-			 * has freed the connection: let it finish. */
-			nanosleep(&settle, NULL);
+			/* dp_port_close lets the interrupt thread finish
+			 * freeing the connection (the link is marked down
+			 * before it has). */
 		}
 		dp_port_close(ctx->port);
 		uct_sctp_dpdk_path_close(ctx);
