@@ -4,7 +4,8 @@
  *
  * One dataplane port per process (an MPI rank): a DPDK ethdev (PCI/VF,
  * memif, af_packet, af_xdp, virtio-user, ...) with one RX and one TX queue
- * owned by one polling thread.  The port speaks Ethernet + ARP + IPv4 and
+ * owned by one polling thread (queues=N on memif: N queue pairs, see
+ * "Several queue pairs" at the end).  The port speaks Ethernet + ARP + IPv4 and
  * hands IPv4 payloads of the protocols it carries (SCTP, SCTP over UDP per
  * RFC 6951, and the experimental protocol used by sdp-ping) to the layer
  * above through a zero-copy ring of mbuf references:
