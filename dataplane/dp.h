@@ -450,7 +450,10 @@ const char *dp_ip_str(uint32_t ip_be, char *buf, size_t len);
  * ARP stays on queue 0 (a frame to an unresolved neighbour sent on queue k
  * is handed to queue 0, which holds it and sends it there once resolved);
  * the neighbour table is shared under a spinlock.  Queues k > 0 are not
- * paced.
+ * paced.  Both ends must configure the same N: DPDK 22.11's memif maps
+ * only the queue count both ends have, and an RX queue beyond it reads
+ * ring 0 (the UCX transport refuses unequal LANES, but only once it sees
+ * the peer's address).
  */
 #define DP_MAX_QUEUES 8
 
