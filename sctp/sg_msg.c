@@ -265,8 +265,12 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EIO;
 	}
 	ep->st.bytes_out += (uint64_t)n;
-	/* to the NIC now, not at the caller's next poll (issue 9.5) */
-	dp_port_send_flush(ep->lk->port, ep->lk->now_tsc);
+	/* to the NIC now, not at the caller's next poll (issue 9.5); a
+	 * lane on a port with queues sends on its own queue */
+	if (ep->queue != 0)
+		dp_port_flush_queue(ep->lk->port, ep->queue, ep->lk->now_tsc);
+	else
+		dp_port_send_flush(ep->lk->port, ep->lk->now_tsc);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		return 0;
@@ -328,7 +332,9 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 		return false;
 	/* Frames still in the port's TX buffer or pacer leave only while
 	 * someone polls. */
-	if (dp_port_tx_pending(ep->lk->port))
+	if (dp_port_tx_pending(ep->lk->port) ||
+	    (ep->queue != 0 &&
+	     dp_port_tx_queued_queue(ep->lk->port, ep->queue) != 0))
 		return false;
 	sg_assoc_unpack(v, &ai);
 	if (!sg_map_get(&ep->lk->peer_map, ai.peer_ip_be, &idx))

@@ -438,6 +438,9 @@ ucs_status_t uct_sctp_dpdk_config_build_dev(
 			  UCT_SCTP_DPDK_ENV "RATE and " UCT_SCTP_DPDK_ENV "DP");
 		return UCS_ERR_INVALID_PARAM;
 	}
+	/* LANES: lane k on the port's queue pair k (sctp_dpdk_lanes.c) */
+	if (config->lanes > 1 && config->lanes <= DP_MAX_QUEUES)
+		dp_cfg->nb_queues = (uint16_t)config->lanes;
 	if (sg_config_parse(sg_text, sg_cfg) != 0) {
 		ucs_error("sctp_dpdk: the sctp settings contradict each other "
 			  "(see the message above): check " UCT_SCTP_DPDK_ENV
