@@ -62,7 +62,7 @@ typedef struct uct_sctp_dpdk_stream_ep {
  * GET of the sender's buffer asks for its replies on the RTS's stream
  * (uct_sctp_dpdk_stream_rts_note/_find).  A ring; the newest entry that
  * holds a GET's range wins. */
-#define UCT_SCTP_DPDK_STREAM_RTS 64
+#define UCT_SCTP_DPDK_STREAM_RTS 256
 
 typedef struct uct_sctp_dpdk_stream_rts {
 	const void *lane;	/* receiving endpoint (sg_ep), opaque */

@@ -415,7 +415,7 @@ static void test_rts(void)
 {
 	uct_sctp_dpdk_stream_map_t map, off;
 	int lane_a, lane_b; /* two endpoints (their addresses) */
-	char buf[1024];
+	char buf[1024], want[128];
 	unsigned i;
 	msg_t m;
 
@@ -494,9 +494,10 @@ static void test_rts(void)
 	/* replies counted per stream in the STATS line */
 	map.rep_msgs[5] = 34;
 	uct_sctp_dpdk_stream_stats_json(&map, buf, sizeof(buf));
-	CHECK(strstr(buf, "\"rndv\": {\"rts_noted\": 67, \"gets_mapped\": "
-			  "4, \"gets_unmapped\": 7, \"rep_msgs\": {\"5\": "
-			  "34}}") != NULL, "stats %s", buf);
+	snprintf(want, sizeof(want), "\"rndv\": {\"rts_noted\": %u, "
+		 "\"gets_mapped\": 4, \"gets_unmapped\": 7, \"rep_msgs\": "
+		 "{\"5\": 34}}", 3 + UCT_SCTP_DPDK_STREAM_RTS);
+	CHECK(strstr(buf, want) != NULL, "stats %s", buf);
 	uct_sctp_dpdk_stream_map_cleanup(&map);
 	uct_sctp_dpdk_stream_map_cleanup(&off);
 	printf("ok   rts\n");
