@@ -19,7 +19,8 @@ Variants (the transport's stream map, apps/sdp-mpirun --stream-map):
            MPI_ANY_TAG)
 UCX_SCTP_DPDK_STREAMS=11 everywhere (10 usable), so only the map differs.
 Tasks of 300 KB go by UCP rendezvous (RTS on the task's stream, the data
-by RMA GET on the ep's stream) unless --rndv-thresh raises UCP's threshold
+by RMA GET whose replies come on the RTS's stream with the map, on the
+ep's without) unless --rndv-thresh raises UCP's threshold
 (UCX_RNDV_THRESH), which sends them eager in 64 KB fragments that follow
 their first's stream.
 
@@ -101,6 +102,12 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
         "t3_timeouts": sum(u.get("t3_timeouts", 0) for u in us),
         "mapped_msgs": sum(s.get("streams", {}).get("mapped_msgs", 0)
                            for s in stats),
+        # rendezvous: the workers' GETs on an RTS's stream, and the
+        # streams of the manager's GET replies (the task data)
+        "gets_mapped": sum(s.get("streams", {}).get("rndv", {}).get(
+            "gets_mapped", 0) for s in stats),
+        "rep_streams_by_manager": max((len(s.get("streams", {}).get(
+            "rndv", {}).get("rep_msgs", {})) for s in stats), default=0),
         # the manager sends the tasks: the rank that mapped the most
         "streams_used_by_manager": len(max(
             stats, key=lambda s: s.get("streams", {}).get("mapped_msgs", 0),
@@ -238,7 +245,9 @@ def main():
                                 f"{mode}/{streams}: {r['seconds']:.2f} s "
                                 f"(rtx {r['retrans_chunks']}, t3 "
                                 f"{r['t3_timeouts']}, manager streams "
-                                f"{r['streams_used_by_manager']})")
+                                f"{r['streams_used_by_manager']}, GET "
+                                f"reply streams "
+                                f"{r['rep_streams_by_manager']})")
                     med = {k: statistics.median(v) for k, v in
                            times.items()}
                     gain = {}

@@ -171,7 +171,9 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_rma_hdr {
 	rte_be32_t op_slot;	/* initiator's op table slot, echoed back */
 	rte_be32_t op_cookie;	/* initiator's op cookie, echoed back */
 	rte_be32_t status;	/* replies: 0 or -ucs_status_t (refused) */
-	rte_be32_t reserved;	/* 0 */
+	rte_be16_t reply_stream; /* GET_REQ: stream of its replies; 0 = the
+				  * request's (sctp_dpdk_rma.c) */
+	rte_be16_t reserved;	/* 0 */
 } uct_sctp_dpdk_rma_hdr_t;
 
 #define UCT_SCTP_DPDK_RMA_HDRS_BYTES                                         \

@@ -14,12 +14,22 @@
  *                    completion means "written at the target" (an explicit
  *                    ack rather than SCTP's SACK: simpler, and stronger).
  *   get_bcopy/zcopy  one GET_REQ; the target answers with GET_REP messages
- *                    on the same stream; the reply data is copied (zcopy)
- *                    or unpacked (bcopy) into the caller's buffer from this
- *                    iface's RX queue, then the completion runs.
+ *                    on the same stream, or on the one the request names
+ *                    (reply_stream: with the stream map on, the stream a
+ *                    rendezvous RTS offering that buffer came on, so the
+ *                    bulk data of independent messages do not queue
+ *                    behind each other's losses); the reply data is
+ *                    copied (zcopy) or unpacked (bcopy) into the caller's
+ *                    buffer from this iface's RX queue, then the
+ *                    completion runs.  Each reply names its op and
+ *                    offset, so replies on any stream are placed right.
  *   flush            UCS_OK when the ep has no op outstanding and no put
  *                    unacknowledged; otherwise a FLUSH request (after all
- *                    earlier messages on the stream) whose ACK completes it.
+ *                    earlier messages on the stream) whose ACK completes
+ *                    it.  The ep's flush waits until no op is left (every
+ *                    GET's last reply in), so a FLUSH ACK that overtakes
+ *                    GET replies on another stream completes nothing
+ *                    early.
  *
  *   op record: table slot + cookie travel in the request and come back in
  *   every reply, so a stale or forged reply never reaches a freed op.
@@ -260,6 +270,7 @@ static void uct_sctp_dpdk_rma_hdrs_fill(uint8_t *buf, uint8_t kind,
 	rh->op_slot = rte_cpu_to_be_32(slot);
 	rh->op_cookie = rte_cpu_to_be_32(cookie);
 	rh->status = rte_cpu_to_be_32((uint32_t)-status);
+	rh->reply_stream = 0;
 	rh->reserved = 0;
 }
 
@@ -357,10 +368,33 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 				  "%s", r->assoc, strerror(-rc));
 			return 0;
 		}
+		if (r->kind == UCT_SCTP_DPDK_RMA_GET_REP &&
+		    r->stream < ctx->smap.streams)
+			ctx->smap.rep_msgs[r->stream]++;
 		r->offset += n;
 	} while (r->kind == UCT_SCTP_DPDK_RMA_GET_REP &&
 		 r->status == UCS_OK && r->offset < r->length);
 	return 0;
+}
+
+/* The stream of @msg's replies of @kind: a GET_REQ may name one (its
+ * rendezvous' RTS came on it, sctp_dpdk_stream.c); anything else, and a
+ * stream this association does not have, answers on the request's stream.
+ * Legal for any stream: the request itself came in order on the ep's
+ * stream and is served (its memory read) in that order; only the delivery
+ * of its data may overtake later replies; the initiator matches each
+ * reply to its op by slot and offset, and its flush waits for every op
+ * (uct_sctp_dpdk_rma_ep_flush). */
+static uint16_t uct_sctp_dpdk_rma_reply_stream(const uct_sctp_dpdk_ctx_t *ctx,
+					       const struct sg_msg_desc *msg,
+					       const uct_sctp_dpdk_rma_hdr_t *rh,
+					       uint8_t kind)
+{
+	uint16_t s = rte_be_to_cpu_16(rh->reply_stream);
+
+	if (kind == UCT_SCTP_DPDK_RMA_GET_REP && s != 0 && s < ctx->streams)
+		return s;
+	return msg->stream;
 }
 
 /* Answer @msg's request now; what does not fit into the send buffer waits
@@ -378,7 +412,7 @@ static int uct_sctp_dpdk_rma_reply(uct_sctp_dpdk_ctx_t *ctx,
 		return 0;
 	r->assoc = msg->assoc;
 	r->sg = ctx->rx_sg;
-	r->stream = msg->stream;
+	r->stream = uct_sctp_dpdk_rma_reply_stream(ctx, msg, rh, kind);
 	r->dst_iface_id = rte_be_to_cpu_16(hdr->src_iface_id);
 	r->src_iface_id = rte_be_to_cpu_16(hdr->dst_iface_id);
 	r->kind = kind;
@@ -573,6 +607,7 @@ typedef struct uct_sctp_dpdk_rma_op {
 	uct_completion_t *comp;		/* NULL: nobody waits (flush) */
 	uint8_t kind;			/* PUT (zcopy), GET_REQ or FLUSH */
 	uint8_t on_txq;
+	uint16_t reply_stream;		/* GET: for its replies; 0 = ep's */
 	uint32_t slot, cookie;		/* echoed by the target */
 	uint64_t key, remote_addr, length;
 	uint64_t tx_offset;		/* PUT: bytes sent; else 1 = sent */
@@ -648,6 +683,7 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	op->comp = comp;
 	op->kind = kind;
 	op->on_txq = 0;
+	op->reply_stream = 0;
 	op->tx_offset = 0;
 	op->rx_bytes = 0;
 	op->unpack_cb = NULL;
@@ -783,6 +819,9 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 					    iface->id, op->key,
 					    op->remote_addr, op->length, 0,
 					    op->slot, op->cookie, UCS_OK);
+		((uct_sctp_dpdk_rma_hdr_t *)(hdrs +
+			sizeof(uct_sctp_dpdk_am_hdr_t)))->reply_stream =
+			rte_cpu_to_be_16(op->reply_stream);
 		rc = uct_sctp_dpdk_rma_send(iface, ep, hdrs, iov, 1);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);
@@ -982,6 +1021,26 @@ static UCS_F_ALWAYS_INLINE uint64_t uct_sctp_dpdk_rma_key(uct_rkey_t rkey)
 	return rte_be_to_cpu_64(((const uct_sctp_dpdk_rkey_t *)rkey)->key);
 }
 
+/* A GET of [@addr, @addr + @len) at @ep's peer: the stream of the
+ * rendezvous RTS that offered that buffer, if one came (stream map on),
+ * so the data follow their message's stream instead of queueing on the
+ * ep's behind other messages' losses; 0 = the ep's stream. */
+static uint16_t uct_sctp_dpdk_rma_get_stream(uct_sctp_dpdk_iface_t *iface,
+					     const uct_sctp_dpdk_ep_t *ep,
+					     uint64_t addr, uint64_t len)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	uint16_t stream;
+
+	if (ucs_likely(ctx->smap.mask == 0))
+		return 0;
+	ucs_recursive_spin_lock(ctx->lock);
+	stream = uct_sctp_dpdk_stream_rts_find(&ctx->smap, ep->peer->sg,
+					       ep->peer->assoc, addr, len);
+	ucs_recursive_spin_unlock(ctx->lock);
+	return stream;
+}
+
 /* put_short/bcopy: one message made of @hdrs + @iov[1..); no op record. */
 static ucs_status_t uct_sctp_dpdk_rma_put_now(uct_sctp_dpdk_iface_t *iface,
 					      uct_sctp_dpdk_ep_t *ep,
@@ -1137,6 +1196,9 @@ static ucs_status_t uct_sctp_dpdk_rma_zcopy(uct_ep_h tl_ep, uint8_t kind,
 		uct_sctp_dpdk_rma_op_put(iface, op);
 		return UCS_OK;
 	}
+	if (kind == UCT_SCTP_DPDK_RMA_GET_REQ)
+		op->reply_stream = uct_sctp_dpdk_rma_get_stream(
+			iface, ep, remote_addr, op->length);
 	return uct_sctp_dpdk_rma_op_start(iface, op);
 }
 
@@ -1202,6 +1264,8 @@ ucs_status_t uct_sctp_dpdk_ep_get_bcopy(uct_ep_h tl_ep,
 	op->length = length;
 	op->unpack_cb = unpack_cb;
 	op->unpack_arg = arg;
+	op->reply_stream = uct_sctp_dpdk_rma_get_stream(iface, ep, remote_addr,
+							length);
 	status = uct_sctp_dpdk_rma_op_start(iface, op);
 	if (!UCS_STATUS_IS_ERR(status))
 		UCT_TL_EP_STAT_OP(&ep->super, GET, BCOPY, length);

@@ -61,6 +61,13 @@ void uct_sctp_dpdk_ctx_rx_deliver(uct_sctp_dpdk_ctx_t *ctx,
 	/* A descriptor written in front of the data overlays the header
 	 * when rx_headroom < 8: read it first. */
 	am_id = hdr->am_id | (hdr->flags & UCT_SCTP_DPDK_RX_RMA);
+	/* Stream map: a tag RTS names the buffer our GET will read; its
+	 * replies are asked for on the stream the RTS came on. */
+	if (ucs_unlikely(ctx->smap.mask != 0) &&
+	    am_id == UCT_SCTP_DPDK_UCP_RNDV_RTS)
+		uct_sctp_dpdk_stream_rts_note(&ctx->smap, ctx->rx_sg,
+					      msg->assoc, msg->stream, am_id,
+					      hdr + 1, msg->len - sizeof(*hdr));
 	uct_sctp_dpdk_iface_rx_msg(iface, msg, am_id);
 }
 

@@ -49,6 +49,17 @@
  * Fence orders the ep's stream only: UCP 1.13.1 fences to order RMA and
  * atomics (ucp_worker_fence -> iface fence, rndv put -> ep fence before
  * ATP), and those keep the ep's stream.
+ *
+ * Rendezvous data (rts_note/rts_find): UCP's tag rendezvous moves its
+ * data by a GET the receiver issues from the RTS's buffer address (at
+ * once from the RTS handler when a receive matched, later from
+ * ucp_tag_recv when the RTS was unexpected; in pieces at address +
+ * offset).  The receive path notes each tag RTS (lane, association,
+ * buffer, size, stream) in a ring; a GET of a range inside a noted buffer
+ * of the same association asks for its replies on that stream.  Only the
+ * replies move: the GET request keeps the ep's stream, so the target reads
+ * the memory in the ep's order as before, and a wrong or missing match
+ * only costs the choice of stream (sctp_dpdk_rma.c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -102,6 +113,12 @@ _Static_assert(offsetof(ucp_rndv_rts_hdr_t, opcode) ==
 		       UCT_SCTP_DPDK_UCP_RTS_OPCODE_OFFSET,
 	       "rts opcode");
 _Static_assert(UCP_RNDV_RTS_TAG_OK == 0, "tag rts opcode");
+_Static_assert(offsetof(ucp_rndv_rts_hdr_t, address) ==
+		       UCT_SCTP_DPDK_UCP_RTS_ADDRESS_OFFSET,
+	       "rts address");
+_Static_assert(offsetof(ucp_rndv_rts_hdr_t, size) ==
+		       UCT_SCTP_DPDK_UCP_RTS_SIZE_OFFSET,
+	       "rts size");
 #endif
 
 static const struct {
@@ -150,8 +167,13 @@ int uct_sctp_dpdk_stream_map_init(uct_sctp_dpdk_stream_map_t *map,
 	if (streams < 2 || streams > 65535)
 		return -EINVAL;
 	map->tx_msgs = calloc(streams, sizeof(*map->tx_msgs));
-	if (map->tx_msgs == NULL)
+	map->rep_msgs = calloc(streams, sizeof(*map->rep_msgs));
+	if (map->tx_msgs == NULL || map->rep_msgs == NULL) {
+		free(map->tx_msgs);
+		free(map->rep_msgs);
+		map->tx_msgs = map->rep_msgs = NULL;
 		return -ENOMEM;
+	}
 	map->mask = mask;
 	map->streams = (uint16_t)streams;
 	/* At most 32 runs in 64 bits. */
@@ -176,7 +198,8 @@ void uct_sctp_dpdk_stream_map_cleanup(uct_sctp_dpdk_stream_map_t *map)
 	if (map == NULL)
 		return;
 	free(map->tx_msgs);
-	map->tx_msgs = NULL;
+	free(map->rep_msgs);
+	map->tx_msgs = map->rep_msgs = NULL;
 }
 
 uint16_t uct_sctp_dpdk_stream_of_tag(const uct_sctp_dpdk_stream_map_t *map,
@@ -359,31 +382,120 @@ void uct_sctp_dpdk_stream_commit(uct_sctp_dpdk_stream_map_t *map,
 	}
 }
 
-void uct_sctp_dpdk_stream_stats_json(const uct_sctp_dpdk_stream_map_t *map,
-				     char *buf, size_t len)
+void uct_sctp_dpdk_stream_rts_note(uct_sctp_dpdk_stream_map_t *map,
+				   const void *lane, uint32_t assoc,
+				   uint16_t stream, uint8_t am_id,
+				   const void *ucp, size_t len)
+{
+	const uint8_t *h = ucp;
+	uct_sctp_dpdk_stream_rts_t *e;
+	uint64_t addr, size;
+
+	if (map->mask == 0 || am_id != UCT_SCTP_DPDK_UCP_RNDV_RTS ||
+	    len <= UCT_SCTP_DPDK_UCP_RTS_OPCODE_OFFSET ||
+	    h[UCT_SCTP_DPDK_UCP_RTS_OPCODE_OFFSET] != 0 || stream == 0)
+		return;
+	addr = uct_sctp_dpdk_stream_u64(h + UCT_SCTP_DPDK_UCP_RTS_ADDRESS_OFFSET);
+	size = uct_sctp_dpdk_stream_u64(h + UCT_SCTP_DPDK_UCP_RTS_SIZE_OFFSET);
+	if (addr == 0 || size == 0 || addr + size < addr)
+		return; /* no rkey (the data come by AM), or nonsense */
+	e = &map->rts[map->rts_next++ % UCT_SCTP_DPDK_STREAM_RTS];
+	e->lane = lane;
+	e->assoc = assoc;
+	e->stream = stream;
+	e->addr = addr;
+	e->end = addr + size;
+	map->rts_noted++;
+}
+
+uint16_t uct_sctp_dpdk_stream_rts_find(uct_sctp_dpdk_stream_map_t *map,
+				       const void *lane, uint32_t assoc,
+				       uint64_t addr, uint64_t len)
+{
+	uct_sctp_dpdk_stream_rts_t *e;
+	uint16_t stream;
+	unsigned i;
+
+	if (map->mask == 0)
+		return 0;
+	/* Newest first: a buffer sent again is noted again. */
+	for (i = 1; i <= UCT_SCTP_DPDK_STREAM_RTS; i++) {
+		e = &map->rts[(map->rts_next - i) % UCT_SCTP_DPDK_STREAM_RTS];
+		if (e->stream == 0 || e->lane != lane || e->assoc != assoc ||
+		    addr < e->addr || addr >= e->end || len > e->end - addr)
+			continue;
+		stream = e->stream;
+		if (len == e->end - addr)
+			e->stream = 0; /* the buffer's last GET */
+		map->gets_mapped++;
+		return stream;
+	}
+	map->gets_unmapped++;
+	return 0;
+}
+
+/* `"name": {"<stream>": n, ...}` of the non-zero entries of @v. */
+static int uct_sctp_dpdk_stream_json_counts(char *buf, size_t len,
+					    const char *name,
+					    const uint64_t *v,
+					    unsigned streams)
 {
 	size_t off;
 	unsigned s;
 	int n, first = 1;
 
-	n = snprintf(buf, len, "\"streams\": {\"mask\": \"0x%" PRIx64 "\", "
-		     "\"mapped_msgs\": %" PRIu64 ", \"frag_misses\": %" PRIu64
-		     ", \"tx_msgs\": {", map->mask, map->mapped_msgs,
-		     map->frag_misses);
+	n = snprintf(buf, len, "\"%s\": {", name);
 	if (n < 0 || (size_t)n >= len)
-		goto out;
+		return -1;
 	off = (size_t)n;
-	for (s = 0; map->tx_msgs != NULL && s < map->streams; s++) {
-		if (map->tx_msgs[s] == 0)
+	for (s = 0; v != NULL && s < streams; s++) {
+		if (v[s] == 0)
 			continue;
 		n = snprintf(buf + off, len - off, "%s\"%u\": %" PRIu64,
-			     first ? "" : ", ", s, map->tx_msgs[s]);
+			     first ? "" : ", ", s, v[s]);
 		if (n < 0 || (size_t)n >= len - off)
-			goto out;
+			return -1;
 		off += (size_t)n;
 		first = 0;
 	}
-	snprintf(buf + off, len - off, "}}");
+	n = snprintf(buf + off, len - off, "}");
+	if (n < 0 || (size_t)n >= len - off)
+		return -1;
+	return (int)(off + (size_t)n);
+}
+
+void uct_sctp_dpdk_stream_stats_json(const uct_sctp_dpdk_stream_map_t *map,
+				     char *buf, size_t len)
+{
+	size_t off;
+	int n;
+
+	n = snprintf(buf, len, "\"streams\": {\"mask\": \"0x%" PRIx64 "\", "
+		     "\"mapped_msgs\": %" PRIu64 ", \"frag_misses\": %" PRIu64
+		     ", ", map->mask, map->mapped_msgs, map->frag_misses);
+	if (n < 0 || (size_t)n >= len)
+		goto out;
+	off = (size_t)n;
+	n = uct_sctp_dpdk_stream_json_counts(buf + off, len - off, "tx_msgs",
+					     map->tx_msgs, map->streams);
+	if (n < 0)
+		goto out;
+	off += (size_t)n;
+	n = snprintf(buf + off, len - off, ", \"rndv\": {\"rts_noted\": %"
+		     PRIu64 ", \"gets_mapped\": %" PRIu64 ", "
+		     "\"gets_unmapped\": %" PRIu64 ", ", map->rts_noted,
+		     map->gets_mapped, map->gets_unmapped);
+	if (n < 0 || (size_t)n >= len - off)
+		goto out;
+	off += (size_t)n;
+	n = uct_sctp_dpdk_stream_json_counts(buf + off, len - off, "rep_msgs",
+					     map->rep_msgs, map->streams);
+	if (n < 0)
+		goto out;
+	off += (size_t)n;
+	n = snprintf(buf + off, len - off, "}}");
+	if (n < 0 || (size_t)n >= len - off)
+		goto out;
 	return;
 out:
 	snprintf(buf, len, "\"streams\": {\"truncated\": true}");

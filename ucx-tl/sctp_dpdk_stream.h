@@ -33,6 +33,8 @@ enum {
 #define UCT_SCTP_DPDK_UCP_MIDDLE_HDR_BYTES 16	  /* msg_id, offset */
 #define UCT_SCTP_DPDK_UCP_FIRST_MSG_ID_OFFSET 16
 #define UCT_SCTP_DPDK_UCP_FIRST_TOTAL_OFFSET 8
+#define UCT_SCTP_DPDK_UCP_RTS_ADDRESS_OFFSET 24	  /* sender's buffer */
+#define UCT_SCTP_DPDK_UCP_RTS_SIZE_OFFSET 32	  /* its bytes */
 #define UCT_SCTP_DPDK_UCP_RTS_OPCODE_OFFSET 40	  /* 0 = tag, 1 = UCP AM */
 #define UCT_SCTP_DPDK_UCP_PEEK_BYTES 41		  /* bytes the map reads */
 
@@ -56,8 +58,22 @@ typedef struct uct_sctp_dpdk_stream_ep {
 	unsigned next_victim;	/* round-robin when every entry is busy */
 } uct_sctp_dpdk_stream_ep_t;
 
+/* Rendezvous on the RTS's stream: the tag RTS recently received, so a
+ * GET of the sender's buffer asks for its replies on the RTS's stream
+ * (uct_sctp_dpdk_stream_rts_note/_find).  A ring; the newest entry that
+ * holds a GET's range wins. */
+#define UCT_SCTP_DPDK_STREAM_RTS 256
+
+typedef struct uct_sctp_dpdk_stream_rts {
+	const void *lane;	/* receiving endpoint (sg_ep), opaque */
+	uint32_t assoc;		/* sender's association on it */
+	uint16_t stream;	/* the RTS came on; 0 = entry free */
+	uint64_t addr;		/* sender's buffer */
+	uint64_t end;		/* addr + size */
+} uct_sctp_dpdk_stream_rts_t;
+
 /* Validated mapping (process-wide, read-only after init) and its
- * counters (written under the context lock, beside sg_send). */
+ * counters and RTS ring (under the context lock, beside sg_send). */
 typedef struct uct_sctp_dpdk_stream_map {
 	uint64_t mask;		/* UCP tag bits that pick the stream; 0 = off */
 	unsigned nfields;	/* contiguous runs of set bits in mask */
@@ -67,6 +83,12 @@ typedef struct uct_sctp_dpdk_stream_map {
 	uint64_t *tx_msgs;	/* [streams]: AMs sent per stream (not RMA) */
 	uint64_t mapped_msgs;	/* tag AMs sent on their key's stream */
 	uint64_t frag_misses;	/* middles whose first was not tracked */
+	uct_sctp_dpdk_stream_rts_t rts[UCT_SCTP_DPDK_STREAM_RTS];
+	unsigned rts_next;	/* next ring entry to write */
+	uint64_t rts_noted;	/* tag RTS received and noted */
+	uint64_t gets_mapped;	/* GETs whose replies go on an RTS's stream */
+	uint64_t gets_unmapped;	/* GETs that found no RTS: the ep's stream */
+	uint64_t *rep_msgs;	/* [streams]: GET reply messages sent */
 } uct_sctp_dpdk_stream_map_t;
 
 /* What a pick learnt, applied by commit once the message was accepted
@@ -131,8 +153,30 @@ void uct_sctp_dpdk_stream_commit(uct_sctp_dpdk_stream_map_t *map,
 				 const uct_sctp_dpdk_stream_note_t *note,
 				 uint16_t stream);
 
+/**
+ * A message received on @stream of association @assoc of endpoint @lane:
+ * if it is UCP's tag RTS (@am_id, @ucp = its UCP header, @len bytes) and
+ * the map is on, note the sender's buffer and @stream.
+ */
+void uct_sctp_dpdk_stream_rts_note(uct_sctp_dpdk_stream_map_t *map,
+				   const void *lane, uint32_t assoc,
+				   uint16_t stream, uint8_t am_id,
+				   const void *ucp, size_t len);
+
+/**
+ * The stream of the newest noted RTS from (@lane, @assoc) whose buffer
+ * holds [@addr, @addr + @len), or 0 (none; the map off).  A GET that
+ * reaches the end of the buffer frees the entry.  Counts gets_mapped or
+ * gets_unmapped (map on).
+ */
+uint16_t uct_sctp_dpdk_stream_rts_find(uct_sctp_dpdk_stream_map_t *map,
+				       const void *lane, uint32_t assoc,
+				       uint64_t addr, uint64_t len);
+
 /** `"streams": {"mask": "0x..", "mapped_msgs": n, "frag_misses": n,
- * "tx_msgs": {"<stream>": n, ...}}` (non-zero streams) into @buf. */
+ * "tx_msgs": {"<stream>": n, ...}, "rndv": {"rts_noted": n,
+ * "gets_mapped": n, "gets_unmapped": n, "rep_msgs": {"<stream>": n}}}`
+ * (non-zero streams) into @buf. */
 void uct_sctp_dpdk_stream_stats_json(const uct_sctp_dpdk_stream_map_t *map,
 				     char *buf, size_t len);
 

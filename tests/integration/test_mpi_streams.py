@@ -9,7 +9,10 @@
    first's stream (UCX_RNDV_THRESH=inf: 300 KB eager), with `off` none
    mapped.  This is
    what the map is for: a loss on one communicator's stream no longer
-   delays the others.
+   delays the others.  With the default rendezvous threshold the 300 KB
+   messages go by rendezvous GET: the sender's GET replies (the bulk data)
+   must come on the streams of their RTS, >= 10 of them (comm), and on one
+   stream (off); the receiver's GETs all found their RTS.
 2. Legal: under 2% loss on the bridge, 3 ranks, in every mode (off, comm,
    tag), tests/mpi/mpi_check.c (ping-pong, collectives, ANY_SOURCE/ANY_TAG,
    non-overtaking, many outstanding) and mpi_streams (per-communicator
@@ -91,6 +94,38 @@ def test_spread(impl):
         check(s["streams"]["mask"] == "0x0", f"mask {s['streams']['mask']}")
 
 
+def rndv(s):
+    return s["streams"].get("rndv", {})
+
+
+def test_rndv_spread(impl):
+    """Rendezvous data on the RTS's stream (comm) or the ep's (off)."""
+    for mode in ("comm", "off"):
+        stats = mpirun(impl, 2, "mpi_streams", ["--any-tag", "--rounds",
+                                                "12"], mode, "memif")
+        # rank 1 sends, so it serves rank 0's GETs: the replies are its
+        sender = max(stats, key=lambda s: sum(
+            rndv(s).get("rep_msgs", {}).values()))
+        getter = min(stats, key=lambda s: sum(
+            rndv(s).get("rep_msgs", {}).values()))
+        rep = rndv(sender).get("rep_msgs", {})
+        g = rndv(getter)
+        print(f"    {mode}: GET replies per stream {rep}; the receiver's "
+              f"RTS noted {g.get('rts_noted')}, GETs on an RTS's stream "
+              f"{g.get('gets_mapped')}, not {g.get('gets_unmapped')}")
+        # 12 rounds x 10 communicators, a third of them 300 KB
+        check(sum(rep.values()) >= 40, f"{mode}: only {rep} GET replies")
+        if mode == "comm":
+            check(len(rep) >= 10, f"300 KB on 10 communicators: GET "
+                  f"replies on {len(rep)} streams {rep}")
+            check(g.get("gets_mapped", 0) >= 40 and
+                  g.get("gets_unmapped", 1) == 0,
+                  f"the receiver's GETs: {g}")
+        else:
+            check(len(rep) == 1, f"off: GET replies on {rep}")
+            check(g.get("gets_mapped", 1) == 0, f"off mapped GETs: {g}")
+
+
 def test_bad_mask(impl):
     """A STREAM_TAG_MASK that is neither a number nor a known name fails
     the iface open with the variable, the value and the fix named."""
@@ -112,7 +147,9 @@ def test_legal_under_loss(impl, mode):
     stats = mpirun(impl, 3, "mpi_streams", args, mode, "bridge",
                    netem="loss 2%")
     rtx = sum(s["usrsctp"]["retrans_chunks"] for s in stats)
-    print(f"    {mode}: {summary(stats)}; retransmitted chunks {rtx}")
+    print(f"    {mode}: {summary(stats)}; retransmitted chunks {rtx}; "
+          f"GETs on an RTS's stream "
+          f"{sum(rndv(s).get('gets_mapped', 0) for s in stats)}")
     # the loss was there: SCTP repaired some
     check(rtx > 0, "no retransmission under 2% loss")
     mapped = sum(s["streams"]["mapped_msgs"] for s in stats)
@@ -120,6 +157,9 @@ def test_legal_under_loss(impl, mode):
         check(mapped == 0, f"off mapped {mapped}")
     else:
         check(mapped > 0, f"{mode}: nothing mapped")
+        # mpi_streams' 300 KB go by rendezvous on their RTS's stream
+        gets = sum(rndv(s).get("gets_mapped", 0) for s in stats)
+        check(gets > 0, f"{mode}: no GET on an RTS's stream")
 
 
 if __name__ == "__main__":
@@ -130,6 +170,9 @@ if __name__ == "__main__":
         run(f"{impl}: 10 communicators spread over >= 10 streams (comm), "
             "none mapped (off), memif",
             lambda: test_spread(impl))
+        run(f"{impl}: 300 KB rendezvous data on their RTS's streams "
+            "(comm), on one (off), memif",
+            lambda: test_rndv_spread(impl))
         run(f"{impl}: STREAM_TAG_MASK=comm (no such name) is refused, "
             "named", lambda: test_bad_mask(impl))
         for mode in modes:

@@ -5,7 +5,9 @@
  * rndv/rndv.h, which the map checks with static asserts when built):
  * which AMs move, that equal masked tags always share a stream, that the
  * MPI layouts spread consecutive communicators (and tags) over distinct
- * streams, that middle fragments follow their first, and the counters.
+ * streams, that middle fragments follow their first, and the counters;
+ * and the rendezvous notes: a GET of a buffer a tag RTS offered asks for
+ * its replies on the RTS's stream (rts_note/rts_find).
  * Pure logic: no port, no UCX worker.  Prints "ok"/"FAIL" per check and
  * exits non-zero on any failure.
  */
@@ -400,6 +402,107 @@ static void test_stats(void)
 	printf("ok   stats\n");
 }
 
+/* A tag RTS as received: UCP header at 0, buffer @addr of @size bytes. */
+static void rts_at(msg_t *m, uint64_t tag, uint64_t addr, uint64_t size,
+		   uint8_t opcode)
+{
+	rts(m, tag, opcode);
+	put64(m->buf + HDR + 24, addr);
+	put64(m->buf + HDR + 32, size);
+}
+
+static void test_rts(void)
+{
+	uct_sctp_dpdk_stream_map_t map, off;
+	int lane_a, lane_b; /* two endpoints (their addresses) */
+	char buf[1024], want[128];
+	unsigned i;
+	msg_t m;
+
+	CHECK(uct_sctp_dpdk_stream_map_init(&map, 0xffff, 11) == 0, "init");
+	CHECK(uct_sctp_dpdk_stream_map_init(&off, 0, 11) == 0, "init");
+	/* 300 KB at 0x10000 from assoc 3 on stream 5 */
+	rts_at(&m, 4, 0x10000, 300000, 0);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 5, 9, m.buf + HDR,
+				      m.hlen);
+	uct_sctp_dpdk_stream_rts_note(&off, &lane_a, 3, 5, 9, m.buf + HDR,
+				      m.hlen);
+	CHECK(map.rts_noted == 1 && off.rts_noted == 0, "noted %lu / %lu",
+	      (unsigned long)map.rts_noted, (unsigned long)off.rts_noted);
+	CHECK(uct_sctp_dpdk_stream_rts_find(&off, &lane_a, 3, 0x10000,
+					    300000) == 0, "map off: ep's");
+	/* other association, other lane, outside, too long: not this RTS */
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 4, 0x10000, 10) ==
+		      0, "other assoc");
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_b, 3, 0x10000, 10) ==
+		      0, "other lane");
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3, 0xffff, 10) ==
+		      0, "before");
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3, 0x10000,
+					    300001) == 0, "too long");
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3,
+					    0x10000 + 300000, 1) == 0,
+	      "after");
+	CHECK(map.gets_unmapped == 5, "unmapped %lu",
+	      (unsigned long)map.gets_unmapped);
+	/* UCP's GET in pieces (remote_address + offset): each on stream 5;
+	 * the piece reaching the end frees the entry */
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3, 0x10000,
+					    100000) == 5, "first piece");
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3,
+					    0x10000 + 100000, 200000) == 5,
+	      "last piece");
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3, 0x10000,
+					    100000) == 0, "freed");
+	CHECK(map.gets_mapped == 2, "mapped %lu",
+	      (unsigned long)map.gets_mapped);
+	/* not noted: a UCP AM's RTS (opcode 1), an eager message, stream 0,
+	 * no buffer (address 0: the data come by AM) */
+	rts_at(&m, 4, 0x20000, 100, 1);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 5, 9, m.buf + HDR,
+				      m.hlen);
+	rts_at(&m, 4, 0x20000, 100, 0);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 5, 2, m.buf + HDR,
+				      m.hlen);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 0, 9, m.buf + HDR,
+				      m.hlen);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 5, 9, m.buf + HDR,
+				      40);
+	rts_at(&m, 4, 0, 100, 0);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 5, 9, m.buf + HDR,
+				      m.hlen);
+	CHECK(map.rts_noted == 1, "noted %lu", (unsigned long)map.rts_noted);
+	/* the same buffer offered again on another stream: the newest wins;
+	 * the ring keeps the last UCT_SCTP_DPDK_STREAM_RTS */
+	rts_at(&m, 4, 0x30000, 4096, 0);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 2, 9, m.buf + HDR,
+				      m.hlen);
+	uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 8, 9, m.buf + HDR,
+				      m.hlen);
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3, 0x30000, 16) ==
+		      8, "newest");
+	for (i = 0; i < UCT_SCTP_DPDK_STREAM_RTS; i++) {
+		rts_at(&m, 4, 0x100000 + 0x1000 * i, 4096, 0);
+		uct_sctp_dpdk_stream_rts_note(&map, &lane_a, 3, 1 + i % 10, 9,
+					      m.buf + HDR, m.hlen);
+	}
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3, 0x30000, 16) ==
+		      0, "overwritten");
+	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3,
+					    0x100000 + 0x1000 * 13, 4096) ==
+		      4, "ring entry 13");
+	/* replies counted per stream in the STATS line */
+	map.rep_msgs[5] = 34;
+	uct_sctp_dpdk_stream_stats_json(&map, buf, sizeof(buf));
+	snprintf(want, sizeof(want), "\"rndv\": {\"rts_noted\": %u, "
+		 "\"gets_mapped\": 4, \"gets_unmapped\": 7, \"rep_msgs\": "
+		 "{\"5\": 34}}", 3 + UCT_SCTP_DPDK_STREAM_RTS);
+	CHECK(strstr(buf, want) != NULL, "stats %s", buf);
+	uct_sctp_dpdk_stream_map_cleanup(&map);
+	uct_sctp_dpdk_stream_map_cleanup(&off);
+	printf("ok   rts\n");
+}
+
 int main(void)
 {
 	test_parse();
@@ -409,6 +512,7 @@ int main(void)
 	test_which();
 	test_fragments();
 	test_stats();
+	test_rts();
 	printf("%s\n", failures ? "FAILED" : "all passed");
 	return failures != 0;
 }

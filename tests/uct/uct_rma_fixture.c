@@ -142,6 +142,15 @@ void fx_rma_peer_main(int fd)
 		case 'Q':
 			CHECK_OK(uct_md_mem_dereg(e.md, a_memh), "dereg A");
 			break;
+		case 'S': {
+			/* GET reply messages sent on stream @offset */
+			uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+
+			reply = cmd.offset < ctx->smap.streams ?
+					ctx->smap.rep_msgs[cmd.offset] :
+					UINT64_MAX;
+			break;
+		}
 		}
 		if (write(fd, &reply, sizeof(reply)) != sizeof(reply))
 			exit(1);
