@@ -313,7 +313,9 @@ void sg_stats_print(const struct sg_stats *stats, FILE *f);
 /**
  * usrsctp's process-wide counters that matter for loss analysis, as JSON
  * object members (no braces): data_chunks_out/in, retrans_chunks,
- * fast_retrans_chunks, t3_timeouts, dup_chunks_in, sacks_out/in.
+ * fast_retrans_chunks, t3_timeouts, dup_chunks_in, sacks_out/in,
+ * t3_window_probes (T3 expiries that were zero-window probes, also in
+ * t3_timeouts).
  * Formats like snprintf into @buf of @len bytes; valid before and after
  * any endpoint exists (all zero before).
  * @return the length the whole text needs.
