@@ -293,10 +293,11 @@ struct sg_stats {
 	uint64_t tx_drops;		  /* conn_output packets refused (size,
 					   * off-link, no mbuf) */
 	uint64_t tx_nobufs;		  /* conn_output packets the dataplane
-					   * dropped under back-pressure (TX
+					   * refused under back-pressure (TX
 					   * buffer, pacer queue or ARP hold
 					   * full, -ENOBUFS): counted there
-					   * too, SCTP retransmits */
+					   * too; usrsctp keeps their chunks
+					   * unsent and sends them later */
 	uint64_t rx_not_sctp;		  /* non-SCTP packets discarded */
 	uint64_t rx_no_peer;		  /* packets dropped: max_peers */
 	uint64_t events_dropped;	  /* event queue overflow */

@@ -74,6 +74,40 @@ def lossless_paced(dp_keys):
           f"with nothing lost")
 
 
+def test_dest_paced_pacer_full():
+    """Without the send-buffer bound, cwnd outgrows the pacer's queue for
+    the destination (16 frames): the pacer refuses frames (-ENOBUFS), and
+    sg_conn_output hands that back to usrsctp, whose chunks then stay
+    unsent instead of being lost at our own pacer (issue 11.3: before,
+    each refusal was a loss: tail drops of a burst, resends, T3)."""
+    sg = SG.replace("sndbuf=64K ", "")
+    r = tool("sdp-perf", "--fabric", "memif", "--test", "bw", "--size",
+             SIZE, "--total", str(TOTAL), "--sg", sg, "--dp",
+             "dest_rate=" + RATE + " link=10G", timeout=900)
+    s = r["server"]
+    u = r["usrsctp"]
+    check(r["verified"] and r["peer"]["bytes_ok"] == TOTAL,
+          f"verified {r['verified']} bytes {r['peer']['bytes_ok']} of "
+          f"{TOTAL}")
+    refused = r["dp"]["pace_dest_drops"]
+    check(refused > 0 and r["sg"]["tx_nobufs"] >= refused,
+          f"the pacer refused {refused} frames (sg tx_nobufs "
+          f"{r['sg']['tx_nobufs']}): its queue never filled, the test "
+          f"checks nothing")
+    other = {"client": r["dp"]["drops"], "server": drops(s["dp"])}
+    check(not other["client"] and not other["server"],
+          f"frames were dropped elsewhere: {other}")
+    print(f"    sndbuf 4M: {r['gbps'] * 1000:.2f} Mbit/s goodput, "
+          f"{refused} frames refused by the pacer, {u['t3_timeouts']} T3, "
+          f"{u['retrans_chunks']} retransmitted chunks, server dup chunks "
+          f"{s['usrsctp']['dup_chunks_in']}")
+    check(u["retrans_chunks"] == 0 and u["t3_timeouts"] == 0 and
+          s["usrsctp"]["dup_chunks_in"] == 0,
+          f"{u['retrans_chunks']} chunks resent, {u['t3_timeouts']} T3, "
+          f"{s['usrsctp']['dup_chunks_in']} duplicates: the pacer's "
+          f"refusals were losses (sg_conn_output must return ENOBUFS)")
+
+
 def test_dest_paced_deep_queue():
     lossless_paced("dest_rate=" + RATE + " link=10G")
 
@@ -88,4 +122,6 @@ if __name__ == "__main__":
         "no resend", test_dest_paced_deep_queue)
     run("total pacing at 5 Mbit/s, ~100 ms queued: no T3, no resend",
         test_total_paced_deep_queue)
+    run("per-destination pacing, cwnd beyond the pacer's queue: refused "
+        "frames stay unsent, no resend", test_dest_paced_pacer_full)
     harness.done()
