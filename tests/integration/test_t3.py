@@ -14,7 +14,10 @@ and the expiry resent every chunk outstanding longer than SRTT + 4 RTTVAR
 (not floored at RTO.min) and cut cwnd to one MTU.  Any flow whose flight
 never drains for an RTO took a T3 timeout per RTO: seed 001's paced
 all-to-all (about one per association per iteration), seed 003's rails
-behind tbf, the farm.  scripts/usrsctp-patches/0001 restarts the timer.
+behind tbf (79-171 per run, nothing lost).  scripts/usrsctp-patches/0001
+restarts the timer.  The third case checks the other half of issue 11.3:
+a frame the pacer refuses when its queue is full must stay unsent in
+usrsctp (sg_conn_output returns ENOBUFS), not be lost at our own pacer.
 
 RTO.min is 500 ms here, not the default 100: with the fix a T3 needs
 half a second in which no SACK moves the cumulative ack (they come one per
