@@ -22,8 +22,9 @@
 # so the fetched tree stays Debian's; the stamp names their checksum, so a
 # changed patch rebuilds.  0001: the fast SACK path restarts the T3-rtx
 # timer when the cumulative ack moves (RFC 9260 6.3.2 R3), as the slow path
-# does; without it every flight longer than one RTO took a T3 timeout and
-# spurious retransmissions with no loss (docs/BENCHMARKS.md, seed 001).
+# does; without it every flight longer than one RTO took a T3 timeout with
+# no loss (resending the chunks older than SRTT + 4 RTTVAR, if any, and
+# cutting cwnd to one MTU): docs/BENCHMARKS.md, seed 001.
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if
