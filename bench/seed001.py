@@ -93,8 +93,10 @@ def run_one_env(mr, a, n, mode_ns, prog_args, job):
     opts = mr.options(
         mpi="openmpi", tls="sctp_dpdk", mtu=1500, rate=None,
         pace_coll=mode_ns is not None, maxrate=str(int(rate_bps(a.rate))),
-        idle_sleep_us=a.idle_sleep_us, env=env, program=prog_args)
-    res = {"ok": False}
+        idle_sleep_us=a.idle_sleep_us, env=env, program=prog_args,
+        stream_map="comm", rails=1)  # sdp-mpirun's defaults
+    # the machine is shared: every run records its 1-minute load average
+    res = {"ok": False, "load1_start": os.getloadavg()[0]}
     # The ranks' MTU and the veths' must agree (the testbed's default is
     # 9000 now; af_packet cannot receive 9000-byte frames into 1500-byte
     # mbufs): the seed's 1500 on both.
@@ -126,6 +128,7 @@ def run_one_env(mr, a, n, mode_ns, prog_args, job):
                 continue
             for m in IMPAIR_RE.finditer(text):
                 drops[int(m.group(1))] = ast.literal_eval(m.group(2))
+    res["load1_end"] = os.getloadavg()[0]
     j = sdp_launch.last_json(out)
     stats = []
     for m in STATS_RE.finditer(err):
@@ -168,7 +171,8 @@ def summarise(runs):
             "iter_p99_s": med([r["result"]["p99_s"] for r in ok]),
             "retrans": m("retrans"), "fast_retrans": m("fast_retrans"),
             "t3_timeouts": m("t3_timeouts"), "fwd_drops": m("fwd_drops"),
-            "pace_drops": med([r.get("pace_drops", 0) for r in ok])}
+            "pace_drops": med([r.get("pace_drops", 0) for r in ok]),
+            "load1": med([r.get("load1_end", 0) for r in ok])}
 
 
 def plot(out, path):
@@ -234,7 +238,7 @@ def table(out):
         lines.append(f"{'mode':8} {'rate':>10} {'total s':>8} "
                      f"{'vs unp.':>7} {'p50 ms':>7} {'p99 ms':>7} "
                      f"{'retx':>6} {'fastrx':>6} {'T3':>5} {'drops':>6} "
-                     f"{'pacer':>6} {'ok':>4}")
+                     f"{'pacer':>6} {'ok':>4} {'load':>5}")
         base = (c["summary"].get("unpaced") or {}).get("total_s")
         for m in c["modes"]:
             s = c["summary"].get(m)
@@ -251,9 +255,39 @@ def table(out):
                 f"{s['iter_p50_s'] * 1e3:7.0f} {s['iter_p99_s'] * 1e3:7.0f} "
                 f"{s['retrans']:6.0f} {s['fast_retrans']:6.0f} "
                 f"{s['t3_timeouts']:5.0f} {s['fwd_drops']:6.0f} "
-                f"{s['pace_drops']:6.0f} {s['runs_ok']}/{s['runs']}")
+                f"{s['pace_drops']:6.0f} {s['runs_ok']}/{s['runs']:<2} "
+                f"{s['load1']:5.1f}")
         lines.append("")
     return "\n".join(lines)
+
+
+def merge(a):
+    """Join the runs of several --json files config by config."""
+    parts = [json.load(open(f)) for f in a.merge]
+    out = parts[0]
+    out["merged_from"] = [{"file": f, "command": p["command"],
+                           "machine": p["machine"]}
+                          for f, p in zip(a.merge, parts)]
+    for p in parts[1:]:
+        for c, d in zip(out["configs"], p["configs"]):
+            for k in ("np", "rate", "delay", "limit", "bytes", "iters",
+                      "modes"):
+                if c[k] != d[k]:
+                    sys.exit(f"seed001: --merge: {k} differs "
+                             f"({c[k]} vs {d[k]})")
+            for m in c["modes"]:
+                c["runs"][m] += d["runs"][m]
+    for c in out["configs"]:
+        for m in c["modes"]:
+            c["summary"][m] = summarise(c["runs"][m])
+    print(table(out))
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump(out, f, indent=1)
+        log(f"results written to {a.json}")
+    if a.plot:
+        plot(out, a.plot)
+    return 0
 
 
 def main():
@@ -281,9 +315,15 @@ def main():
                     help="per run, seconds")
     ap.add_argument("--json")
     ap.add_argument("--plot")
+    ap.add_argument("--merge", nargs="+", metavar="JSON",
+                    help="run nothing: join the runs of these --json files "
+                    "(same settings, e.g. one --reps 1 file per round of a "
+                    "loop interleaving two builds) and report their medians")
     a = ap.parse_args()
     if a.plot:
         sdp_launch.need_matplotlib("seed001", __file__, "--plot")
+    if a.merge:
+        return merge(a)
     if os.geteuid() != 0:
         log("needs root (testbed namespaces): skipped")
         return 77
@@ -302,7 +342,8 @@ def main():
     want = a.modes.split(",")
     out = {"machine": {"nproc": os.cpu_count(),
                        "kernel": platform.release(),
-                       "date": time.strftime("%Y-%m-%d %H:%M:%S %Z")},
+                       "date": time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+                       "load1_start": os.getloadavg()[0]},
            "command": " ".join(
                [os.path.relpath(os.path.abspath(sys.argv[0]), ROOT)] +
                sys.argv[1:]), "configs": []}
@@ -327,13 +368,15 @@ def main():
                 if r["ok"]:
                     log(f"N={n} {m} rep {rep + 1}: "
                         f"{r['result']['total_s']:.2f} s, retx {r['retrans']}"
-                        f", T3 {r['t3_timeouts']}, drops {r['fwd_drops']}")
+                        f", T3 {r['t3_timeouts']}, drops {r['fwd_drops']}"
+                        f", load {r['load1_end']:.1f}")
                 else:
                     failed = True
                     log(f"N={n} {m} rep {rep + 1}: FAILED: {r['error']}")
         for m, _ in ms:
             c["summary"][m] = summarise(c["runs"][m])
         out["configs"].append(c)
+    out["machine"]["load1_end"] = os.getloadavg()[0]
     print(table(out))
     if a.json:
         with open(a.json, "w") as f:

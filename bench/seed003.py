@@ -132,7 +132,8 @@ def run_one(mr, a, prog, tls, rails, job):
     opts = mr.options(
         mpi=a.mpi, tls=tls, mtu=a.mtu, rate=None, pace_coll=False,
         maxrate="1G", idle_sleep_us=a.idle_sleep_us, env=env,
-        program=prog_args, rails=rails)
+        program=prog_args, rails=rails,
+        stream_map="comm")  # sdp-mpirun's default
     res = {"ok": False, "tls": tls, "rails": rails}
     limit = f" limit {a.limit}" if a.limit else ""
     shape = {r: f"rate {a.rate}{limit}" for r in range(rails)}

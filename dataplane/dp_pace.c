@@ -66,9 +66,11 @@ struct dp_pacer {
 
 /*
  * A paced queue holds at most pace_queue_us of full-size frames: beyond
- * that the pacer is the bottleneck, and like a real one it drops, so
- * SCTP's congestion control sees loss and backs off instead of piling up
- * a queueing delay it cannot see (which outlasts the minimum RTO).
+ * that the pacer refuses the frame (-ENOBUFS, counted as pace_drops) and
+ * SCTP keeps the packet's chunks unsent (sg_conn_output hands ENOBUFS
+ * back to usrsctp), so the queueing stays in usrsctp's send queue, where
+ * no RTT clock runs, instead of piling up a delay here that outlasts the
+ * minimum RTO.
  */
 static void set_limit(struct dp_port *port, struct dp_pacer *p)
 {

@@ -17,6 +17,15 @@
 #      link hides its symbols: an application's own usrsctp is unaffected);
 #   4. make install into DEST/prefix; a stamp makes later runs a no-op.
 #
+# Patches: every scripts/usrsctp-patches/*.patch, in name order, is
+# applied (patch -p1) to a copy of the fetched tree (DEST/libusrsctp-*-sdp),
+# so the fetched tree stays Debian's; the stamp names their checksum, so a
+# changed patch rebuilds.  0001: the fast SACK path restarts the T3-rtx
+# timer when the cumulative ack moves (RFC 9260 6.3.2 R3), as the slow path
+# does; without it every flight longer than one RTO took a T3 timeout with
+# no loss (resending the chunks older than SRTT + 4 RTTVAR, if any, and
+# cutting cwnd to one MTU): docs/BENCHMARKS.md, seed 001.
+#
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if
 # the library in use is the unoptimised one.
@@ -31,10 +40,20 @@ UPSTREAM=${USRSCTP_VERSION%-*}
 USRSCTP_CFLAGS="-O2 -g -Wno-address-of-packed-member"
 
 debsrc_dest .deps/usrsctp "$@"
-TREE=$DEST/libusrsctp-$UPSTREAM
+SRC_TREE=$DEST/libusrsctp-$UPSTREAM
+TREE=$DEST/libusrsctp-$UPSTREAM-sdp
 PREFIX=$DEST/prefix
 STAMP=$DEST/.sdp-usrsctp.stamp
-STAMP_TEXT="libusrsctp=$USRSCTP_VERSION cflags=$USRSCTP_CFLAGS debug=no static=yes pic=yes prefix=$PREFIX"
+PATCH_DIR=$(cd "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)/usrsctp-patches
+PATCHES=()
+for p in "$PATCH_DIR"/*.patch; do
+  [[ -f $p ]] && PATCHES+=("$p")
+done
+PATCH_SUM=none
+if ((${#PATCHES[@]} > 0)); then
+  PATCH_SUM=$(cat "${PATCHES[@]}" | sha256sum | cut -c1-16)
+fi
+STAMP_TEXT="libusrsctp=$USRSCTP_VERSION cflags=$USRSCTP_CFLAGS debug=no static=yes pic=yes patches=$PATCH_SUM prefix=$PREFIX"
 
 if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$PREFIX/lib/libusrsctp.a" "$PREFIX/include/usrsctp.h"; then
   echo "$PREFIX"
@@ -42,7 +61,16 @@ if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$PREFIX/lib/libusrsctp.a" "$PREFIX/in
 fi
 
 debsrc_require libusrsctp "$USRSCTP_VERSION"
-debsrc_fetch libusrsctp "$USRSCTP_VERSION" "$TREE"
+debsrc_fetch libusrsctp "$USRSCTP_VERSION" "$SRC_TREE"
+
+command -v patch >/dev/null || die "patch not found: apt-get install patch"
+rm -rf "$TREE"
+cp -a "$SRC_TREE" "$TREE" || die "cannot copy $SRC_TREE to $TREE (disk space?)"
+for p in "${PATCHES[@]}"; do
+  log "patch $(basename -- "$p")"
+  patch -d "$TREE" -p1 --forward --quiet <"$p" >&2 ||
+    die "$p does not apply to $SRC_TREE (usrsctp $USRSCTP_VERSION): update the patch for this version"
+done
 
 for tool in autoreconf libtoolize make gcc; do
   command -v "$tool" >/dev/null ||

@@ -296,10 +296,11 @@ struct sg_stats {
 	uint64_t tx_drops;		  /* conn_output packets refused (size,
 					   * off-link, no mbuf) */
 	uint64_t tx_nobufs;		  /* conn_output packets the dataplane
-					   * dropped under back-pressure (TX
+					   * refused under back-pressure (TX
 					   * buffer, pacer queue or ARP hold
 					   * full, -ENOBUFS): counted there
-					   * too, SCTP retransmits */
+					   * too; usrsctp keeps their chunks
+					   * unsent and sends them later */
 	uint64_t rx_not_sctp;		  /* non-SCTP packets discarded */
 	uint64_t rx_no_peer;		  /* packets dropped: max_peers */
 	uint64_t events_dropped;	  /* event queue overflow */
@@ -319,7 +320,9 @@ void sg_stats_print(const struct sg_stats *stats, FILE *f);
 /**
  * usrsctp's process-wide counters that matter for loss analysis, as JSON
  * object members (no braces): data_chunks_out/in, retrans_chunks,
- * fast_retrans_chunks, t3_timeouts, dup_chunks_in, sacks_out/in.
+ * fast_retrans_chunks, t3_timeouts, dup_chunks_in, sacks_out/in,
+ * t3_window_probes (T3 expiries that were zero-window probes, also in
+ * t3_timeouts).
  * Formats like snprintf into @buf of @len bytes; valid before and after
  * any endpoint exists (all zero before).
  * @return the length the whole text needs.

@@ -583,13 +583,21 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	else
 		rc = dp_port_send(link->ports[k], peer->path_ip_be[k],
 				  DP_IPPROTO_SCTP, m, link->now_tsc);
+	if (unlikely(rc == -ENOBUFS)) {
+		/* Back-pressure (pacer queue, TX buffer or ARP hold full;
+		 * counted by the dataplane too): ENOBUFS tells usrsctp the
+		 * packet was not sent, so its chunks stay unsent (no RTT
+		 * clock, not in flight) and go out on its next output: the
+		 * next SACK, or the T3 timer it armed before this attempt.
+		 * Reporting success instead turned a full pacer queue into
+		 * losses of our own making (tail drops of a burst: a T3 and
+		 * a cwnd cut), issue 11.3. */
+		link->st->tx_nobufs++;
+		return ENOBUFS;
+	}
 	if (unlikely(rc != 0)) {
-		/* Counted by the dataplane too; SCTP retransmits. */
-		if (rc == -ENOBUFS)
-			link->st->tx_nobufs++;
-		else
-			link->st->tx_drops++;
-		return 0;
+		link->st->tx_drops++; /* counted by the dataplane too */
+		return 0;	       /* SCTP retransmits */
 	}
 	link->st->pkts_out++;
 	peer->tx_seq = ++link->seq;

@@ -105,9 +105,10 @@ int sg_stack_stats_json(char *buf, size_t len)
 			"\"data_chunks_in\": %u, \"retrans_chunks\": %u, "
 			"\"fast_retrans_chunks\": %u, \"t3_timeouts\": %u, "
 			"\"dup_chunks_in\": %u, \"sacks_out\": %u, "
-			"\"sacks_in\": %u",
+			"\"sacks_in\": %u, \"t3_window_probes\": %u",
 			us.sctps_senddata, us.sctps_recvdata,
 			us.sctps_sendretransdata, us.sctps_sendfastretrans,
 			us.sctps_timodata, us.sctps_recvdupdata,
-			us.sctps_sendsacks, us.sctps_recvsacks);
+			us.sctps_sendsacks, us.sctps_recvsacks,
+			us.sctps_timowindowprobe);
 }
