@@ -1327,3 +1327,91 @@ TEST_F(SgTwoNodes, FirstPacketLeavesEarlyOnlyWhenIdle)
 }
 
 } /* namespace */
+
+namespace {
+
+/*
+ * SG max_burst reaches usrsctp (SCTP_MAX_BURST): usrsctp starts a path's
+ * congestion window at min(sctp_initial_cwnd = 3, max_burst) MTUs and
+ * cuts it to flight + max_burst MTUs at every output.  So the first
+ * message of a fresh association, ten packets long at MTU 1500, leaves
+ * sg_send with 4 packets on the wire by default (usrsctp sends while the
+ * flight is below the window, so one packet beyond 3 MTUs) and with 2
+ * under max_burst=1 (4 if the key were parsed but not applied).  The
+ * receiver still gets the whole message.
+ */
+class SgFirstFlight : public SgTwoNodes {
+      protected:
+	void first_flight(const char *sg_extra, uint64_t *pkts);
+};
+
+void SgFirstFlight::first_flight(const char *sg_extra, uint64_t *pkts)
+{
+	const uint32_t len = 14000;
+
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", sg_extra);
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 30));
+		CHILD_CHECK(b.size() == len);
+		for (uint32_t i = 0; i < len; i++)
+			CHILD_CHECK(b[i] == (uint8_t)(i * 13 + 5));
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", sg_extra);
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::vector<uint8_t> m(len);
+		for (uint32_t i = 0; i < len; i++)
+			m[i] = (uint8_t)(i * 13 + 5);
+		iovec iov = { m.data(), m.size() };
+		sg_stats before, after;
+
+		sg_ep_stats(n.ep, &before);
+		CHILD_CHECK(sg_send(n.ep, a, 0, 0, PPID_BULK, &iov, 1) == 0);
+		sg_ep_stats(n.ep, &after);
+		char line[64];
+		snprintf(line, sizeof(line), "PKTS %" PRIu64,
+			 after.pkts_out - before.pkts_out);
+		n.report(line);
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+	std::string l;
+	EXPECT_TRUE(expect_line(cli, "PKTS", 60, &l));
+	*pkts = strtoull(l.c_str() + 5, nullptr, 10);
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+TEST_F(SgFirstFlight, MaxBurstLimitsTheFirstFlight)
+{
+	uint64_t pkts = 0;
+
+	first_flight("max_burst=1", &pkts);
+	EXPECT_EQ(2u, pkts);
+}
+
+TEST_F(SgFirstFlight, DefaultFirstFlightIsFourPackets)
+{
+	uint64_t pkts = 0;
+
+	first_flight("", &pkts);
+	EXPECT_EQ(4u, pkts);
+}
+
+} /* namespace */
