@@ -90,7 +90,7 @@ def run_one_env(mr, a, n, mode_ns, prog_args, job):
     if mode_ns is not None:
         env.append(f"SDP_PACE_COLL_NSENDERS={mode_ns}")
     env += a.env
-    opts = argparse.Namespace(
+    opts = mr.options(
         mpi="openmpi", tls="sctp_dpdk", mtu=1500, rate=None,
         pace_coll=mode_ns is not None, maxrate=str(int(rate_bps(a.rate))),
         idle_sleep_us=a.idle_sleep_us, env=env, program=prog_args)

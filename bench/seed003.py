@@ -129,7 +129,7 @@ def run_one(mr, a, prog, tls, rails, job):
         env.insert(0, "UCX_SCTP_DPDK_STATS=y")
     prog_args = [prog, "--sizes-mb", a.sizes_mb, "--reps", str(a.reps),
                  "--warmup", str(a.warmup)]
-    opts = argparse.Namespace(
+    opts = mr.options(
         mpi=a.mpi, tls=tls, mtu=a.mtu, rate=None, pace_coll=False,
         maxrate="1G", idle_sleep_us=a.idle_sleep_us, env=env,
         program=prog_args, rails=rails)

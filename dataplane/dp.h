@@ -4,7 +4,8 @@
  *
  * One dataplane port per process (an MPI rank): a DPDK ethdev (PCI/VF,
  * memif, af_packet, af_xdp, virtio-user, ...) with one RX and one TX queue
- * owned by one polling thread.  The port speaks Ethernet + ARP + IPv4 and
+ * owned by one polling thread (queues=N on memif: N queue pairs, see
+ * "Several queue pairs" at the end).  The port speaks Ethernet + ARP + IPv4 and
  * hands IPv4 payloads of the protocols it carries (SCTP, SCTP over UDP per
  * RFC 6951, and the experimental protocol used by sdp-ping) to the layer
  * above through a zero-copy ring of mbuf references:
@@ -136,6 +137,8 @@ struct dp_config {
 				 * default 256 */
 	/* drop= hook: SCTP DATA packets dropped on receive / on send */
 	struct dp_drop_spec drop_rx, drop_tx;
+	/* queues=N: queue pairs of the port (dp_port_*_queue); default 1 */
+	uint16_t nb_queues;
 };
 
 /**
@@ -429,6 +432,59 @@ uint64_t dp_tsc(void);
 int dp_parse_ip(const char *text, uint32_t *ip_be_p);
 /** Network-order address -> dotted quad in @buf (>= 16 bytes). */
 const char *dp_ip_str(uint32_t ip_be, char *buf, size_t len);
+
+/*
+ * Several queue pairs on one port (queues=N, issue 10.3: one lane per
+ * core).  Queue 0 is the port as above (every dp_port_* call without
+ * _queue, ARP, the pacer, the drop= hook); queue k > 0 has its own RX
+ * burst, rx ring, TX buffer and counters, so each queue may be polled by
+ * its own thread: dp_port_poll_queue/dp_port_recv_queue of queue k run on
+ * one thread at a time (queue k's), dp_port_send_queue/flush_queue of
+ * queue k > 0 from any thread (a spinlock per queue), calls naming
+ * different queues at once.
+ * Only a port whose queue k reaches the peer's queue k can carry them:
+ * memif (the client's TX ring k is the server's RX ring k, when both ends
+ * configure the same queue count).  af_packet spreads frames over queues
+ * by kernel fanout and a NIC would need RSS or flow rules by SCTP port
+ * (not done): queues > 1 is refused there, naming queues= and the fix.
+ * ARP stays on queue 0 (a frame to an unresolved neighbour sent on queue k
+ * is handed to queue 0, which holds it and sends it there once resolved);
+ * the neighbour table is shared under a spinlock.  Queues k > 0 are not
+ * paced.  Both ends must configure the same N: DPDK 22.11's memif maps
+ * only the queue count both ends have, and an RX queue beyond it reads
+ * ring 0 (the UCX transport refuses unequal LANES, but only once it sees
+ * the peer's address).
+ */
+#define DP_MAX_QUEUES 8
+
+/** Queue pairs of the port (queues=). */
+unsigned int dp_port_nb_queues(const struct dp_port *port);
+
+/** dp_port_poll for queue @q (q = 0 is dp_port_poll). */
+unsigned int dp_port_poll_queue(struct dp_port *port, uint16_t q,
+				uint64_t now_tsc);
+
+/** dp_port_recv for queue @q. */
+unsigned int dp_port_recv_queue(struct dp_port *port, uint16_t q,
+				struct rte_mbuf **pkts, unsigned int n);
+
+/** dp_port_send on queue @q's TX queue; same returns. */
+int dp_port_send_queue(struct dp_port *port, uint16_t q, uint32_t dst_ip_be,
+		       uint8_t proto, struct rte_mbuf *m, uint64_t now_tsc);
+
+/** dp_port_flush for queue @q. */
+void dp_port_flush_queue(struct dp_port *port, uint16_t q, uint64_t now_tsc);
+
+/** Frames waiting in queue @q's TX buffer (and pacer, q = 0). */
+unsigned int dp_port_tx_queued_queue(const struct dp_port *port, uint16_t q);
+
+/**
+ * Counters of queue @q alone: frames received and sent on it, delivered,
+ * CRCs and drops counted by its thread (ARP and the pacer count on queue
+ * 0).  dp_port_stats() sums every queue.
+ */
+void dp_port_queue_stats(const struct dp_port *port, uint16_t q,
+			 struct dp_stats *stats);
 
 #ifdef __cplusplus
 }

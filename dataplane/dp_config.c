@@ -32,6 +32,8 @@ static const char help_text[] =
 	"  lcore=N            CPU to run on (default: first allowed CPU)\n"
 	"  eal=ARGS           extra EAL arguments, comma-separated\n"
 	"  rxd=N, txd=N       descriptors, 64..16384 (default 1024)\n"
+	"  queues=N           queue pairs, 1..8 (default 1); queue k reaches "
+	"the peer's queue k: memif only (dp_port_*_queue)\n"
 	"  mbufs=N            pool size, 0 = computed (default 0)\n"
 	"  rx_ring=N          zero-copy RX ring entries, power of 2, "
 	"64..65536 (default 4096)\n"
@@ -109,6 +111,7 @@ void dp_config_defaults(struct dp_config *cfg)
 	cfg->link_wait_ms = 5000;
 	cfg->pace_queue_us = 10000;
 	cfg->pace_dests = 256;
+	cfg->nb_queues = 1;
 }
 
 int dp_parse_ip(const char *text, uint32_t *ip_be_p)
@@ -308,6 +311,7 @@ static int apply(void *arg, const char *key, const char *val)
 	RANGE("link_wait_ms", 0, 600000, link_wait_ms)
 	RANGE("pace_queue_us", 100, 10000000, pace_queue_us)
 	RANGE("pace_dests", 1, 65536, pace_dests)
+	RANGE("queues", 1, DP_MAX_QUEUES, nb_queues)
 #undef RANGE
 	if (strcmp(key, "dev") == 0) {
 		rc = copy_str(key, val, cfg->devargs, sizeof(cfg->devargs));

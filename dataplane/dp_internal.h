@@ -10,6 +10,7 @@
 
 #include <rte_ether.h>
 #include <rte_ring.h>
+#include <rte_spinlock.h>
 
 #include "dp.h"
 #include "pace.h"
@@ -162,6 +163,24 @@ struct dp_drop_state {
 	uint32_t next;	/* next list entry to match */
 };
 
+/* Queue k > 0 of a port with queues=N (dp_queue.c): its own RX burst,
+ * rx ring, TX buffer and counters.  Polled by one thread at a time; its
+ * TX buffer takes frames from any thread (tx_lock). */
+struct dp_queue {
+	uint16_t id;
+	uint16_t nb_tx;			/* frames in tx_buf */
+	/* tx_buf's: usrsctp sends a lane's packets (SACKs from its timers,
+	 * retransmissions) from whichever thread runs it */
+	rte_spinlock_t tx_lock;
+	uint64_t tx_deadline_tsc;	/* drain tx_buf by then */
+	struct rte_mbuf *tx_buf[DP_BURST];
+	struct rte_ring *rx_ring;	/* SPSC: poll -> recv */
+	struct dp_stats st;
+} __rte_cache_aligned;
+
+/* Frames to unresolved neighbours that queues k > 0 hand to queue 0. */
+#define DP_HANDOFF_RING 1024
+
 struct dp_port {
 	/* hot: used on every poll */
 	uint16_t port_id;
@@ -211,7 +230,28 @@ struct dp_port {
 
 	/* drop= hook: DATA packets seen per direction (dp_drop.c) */
 	struct dp_drop_state drop_rx_st, drop_tx_st;
+
+	/* queues=N (dp_queue.c): xq[k - 1] is queue k; with N > 1 the ARP
+	 * table is shared under arp_lock, and frames of queues k > 0 to an
+	 * unresolved neighbour wait on handoff (MP/SC) for queue 0 */
+	uint16_t nb_queues;
+	bool arp_shared;
+	rte_spinlock_t arp_lock;
+	struct dp_queue *xq;
+	struct rte_ring *handoff;
 };
+
+static inline void dp_arp_lock(struct dp_port *port)
+{
+	if (port->arp_shared)
+		rte_spinlock_lock(&port->arp_lock);
+}
+
+static inline void dp_arp_unlock(struct dp_port *port)
+{
+	if (port->arp_shared)
+		rte_spinlock_unlock(&port->arp_lock);
+}
 
 /* dp_drop.c: the drop= hook */
 /* Parse the value of a drop= token into @rx or @tx; logs the fix. */
@@ -260,6 +300,31 @@ void dp_arp_port_tick(struct dp_port *port, uint64_t now_tsc);
 void dp_arp_port_request(struct dp_port *port, uint32_t ip_be,
 			 uint64_t now_tsc);
 void dp_arp_port_release(struct dp_port *port);
+/* dp_rx.c: classify one received frame of queue @q (stats @st, ring
+ * @ring); queue 0 also handles ARP and the drop= hook. */
+void dp_rx_one(struct dp_port *port, struct dp_stats *st,
+	       struct rte_ring *ring, bool q0, struct rte_mbuf *m,
+	       uint64_t now_tsc);
+/* dp_tx.c: frame @m for @dst_ip_be (CRC, headers, destination MAC when
+ * known).  @return 0 framed, *arp_rc_p the ARP lookup's result; 1 the
+ * drop= hook took it (return 0 to the caller); < 0 error, freed. */
+int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
+		uint32_t dst_ip_be, uint8_t proto, struct rte_mbuf *m,
+		uint64_t now_tsc, int *arp_rc_p);
+/* dp_tx.c: hold a framed @m until @dst_ip_be resolves (queue 0, arp_lock
+ * held); @arp_rc is dp_arp_lookup's.  @return 0 or -ENOBUFS. */
+int dp_tx_hold(struct dp_port *port, struct rte_mbuf *m, uint32_t dst_ip_be,
+	       int arp_rc, uint64_t now_tsc);
+/* dp_queue.c: queue setup/teardown within dp_port_open/close */
+int dp_queues_check(const struct dp_port *port, const struct dp_config *cfg,
+		    const char *driver, uint16_t max_rxq, uint16_t max_txq);
+int dp_queues_create(struct dp_port *port, int socket);
+int dp_queues_setup(struct dp_port *port, uint16_t nb_rxd, uint16_t nb_txd,
+		    int socket);
+void dp_queues_free(struct dp_port *port);
+/* Send what queues k > 0 handed over (queue 0's poll). */
+void dp_queues_handoff(struct dp_port *port, uint64_t now_tsc);
+
 /* dp_netns.c: enter the port's namespace around control operations */
 int dp_netns_enter(const char *name, int *saved_fd_p);
 void dp_netns_leave(int saved_fd);

@@ -369,11 +369,21 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	rc = choose_mtu(port, cfg, &info, &conf);
 	if (rc != 0)
 		goto err_free_port;
-	rc = rte_eth_dev_configure(pid, 1, 1, &conf);
+	rc = dp_queues_check(port, cfg, info.driver_name, info.max_rx_queues,
+			     info.max_tx_queues);
+	if (rc != 0)
+		goto err_free_port;
+	rc = dp_queues_create(port, socket);
+	if (rc != 0) {
+		rc = -ENOMEM;
+		goto err_free_queues;
+	}
+	rc = rte_eth_dev_configure(pid, port->nb_queues, port->nb_queues,
+				   &conf);
 	if (rc != 0) {
 		SDP_LOG(ERR, DP, "port %u: configure failed: %s", pid,
 			rte_strerror(-rc));
-		goto err_free_port;
+		goto err_free_queues;
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(pid, &nb_rxd, &nb_txd);
 	if (rc != 0)
@@ -381,9 +391,12 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 
 	nb_mbufs = cfg->nb_mbufs;
 	if (nb_mbufs == 0)
-		nb_mbufs = pow2_ge(nb_rxd + nb_txd + cfg->rx_ring +
+		nb_mbufs = pow2_ge(port->nb_queues *
+					   (nb_rxd + nb_txd + cfg->rx_ring +
+					    2u * DP_BURST) +
+				   (port->nb_queues > 1 ? DP_HANDOFF_RING : 0) +
 				   cfg->tx_hold + DP_ARP_HOLD +
-				   8 * DP_BURST) - 1;
+				   6 * DP_BURST) - 1;
 	snprintf(name, sizeof(name), "dp_pool_%u", pid);
 	port->pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256, 0,
 					     mbuf_data_room(cfg->mtu), socket);
@@ -413,6 +426,9 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 			"failed: %s", pid, nb_rxd, nb_txd, rte_strerror(-rc));
 		goto err_free_all;
 	}
+	rc = dp_queues_setup(port, nb_rxd, nb_txd, socket);
+	if (rc != 0)
+		goto err_free_all;
 	rc = start_port(pid, &info, cfg->link_wait_ms);
 	if (rc != 0) {
 		SDP_LOG(ERR, DP, "port %u: start failed: %s", pid,
@@ -471,10 +487,10 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 
 		SDP_LOG(INFO, DP, "port %u (%s): %s/%u mac "
 			RTE_ETHER_ADDR_PRT_FMT " mtu %u rxd %u txd %u mbufs "
-			"%u%s", pid, info.driver_name,
+			"%u queues %u%s", pid, info.driver_name,
 			dp_ip_str(cfg->ip_be, ip, sizeof(ip)), cfg->prefix_len,
 			RTE_ETHER_ADDR_BYTES(&port->fctx.mac), cfg->mtu,
-			nb_rxd, nb_txd, nb_mbufs,
+			nb_rxd, nb_txd, nb_mbufs, port->nb_queues,
 			cfg->udp_encap ? " sctp-over-udp" : "");
 	}
 	*port_p = port;
@@ -488,6 +504,7 @@ err_free_all:
 	 * pool) go. */
 	rte_eth_dev_close(pid);
 	dp_tx_release(port);
+	dp_queues_free(port);
 	rte_ring_free(port->rx_ring);
 	rte_mempool_free(port->pool);
 	port_unplug(port);
@@ -495,6 +512,8 @@ err_free_all:
 	return rc;
 err_close:
 	rte_eth_dev_close(pid);
+err_free_queues:
+	dp_queues_free(port);
 err_free_port:
 	port_unplug(port);
 	rte_free(port);
@@ -533,10 +552,13 @@ static void memif_server_settle(struct dp_port *port)
 static void port_close(struct dp_port *port)
 {
 	struct rte_mbuf *m;
+	uint16_t i;
 
 	if (port == NULL)
 		return;
 	dp_tx_drain(port, dp_tsc());
+	for (i = 1; i < port->nb_queues; i++)
+		dp_port_flush_queue(port, i, dp_tsc());
 	memif_server_settle(port);
 	/* Stop and close the device before freeing any pool it may hold
 	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
@@ -545,6 +567,7 @@ static void port_close(struct dp_port *port)
 	rte_eth_dev_close(port->port_id);
 	dp_tx_release(port);
 	dp_arp_port_release(port);
+	dp_queues_free(port);
 	while (rte_ring_sc_dequeue(port->rx_ring, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
 	rte_ring_free(port->rx_ring);
@@ -642,8 +665,24 @@ uint16_t dp_port_id(const struct dp_port *port)
 
 void dp_port_stats(const struct dp_port *port, struct dp_stats *stats)
 {
+	uint16_t k;
+	unsigned int d;
+
 	*stats = port->st;
 	dp_pace_stats(port, stats);
+	for (k = 1; k < port->nb_queues; k++) {
+		const struct dp_stats *q = &port->xq[k - 1].st;
+
+		stats->rx_pkts += q->rx_pkts;
+		stats->rx_bytes += q->rx_bytes;
+		stats->tx_pkts += q->tx_pkts;
+		stats->tx_bytes += q->tx_bytes;
+		stats->delivered += q->delivered;
+		stats->crc_sw += q->crc_sw;
+		stats->crc_hw += q->crc_hw;
+		for (d = 0; d < DP_DROP_MAX; d++)
+			stats->drops[d] += q->drops[d];
+	}
 }
 
 static const char *const drop_names[DP_DROP_MAX] = {

@@ -32,22 +32,22 @@ static inline void set_meta(struct rte_mbuf *m, const struct dp_parsed *p)
 						     : RTE_PTYPE_L4_NONFRAG;
 }
 
-static bool crc_ok(struct dp_port *port, struct rte_mbuf *m,
-		   const struct dp_parsed *p)
+static bool crc_ok(struct dp_port *port, struct dp_stats *st,
+		   struct rte_mbuf *m, const struct dp_parsed *p)
 {
 	uint64_t fl = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 
 	if (port->crc_rx_offload && !p->udp_encap) {
 		if (fl == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
-			port->st.crc_hw++;
+			st->crc_hw++;
 			return true;
 		}
 		if (fl == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
-			port->st.crc_hw++;
+			st->crc_hw++;
 			return false;
 		}
 	}
-	port->st.crc_sw++;
+	st->crc_sw++;
 	return dp_sctp_crc_ok(port->crc == DP_CRC_OFFLOAD ? DP_CRC_ISAL
 							  : port->crc,
 			      rte_pktmbuf_mtod_offset(m, const uint8_t *,
@@ -55,37 +55,48 @@ static bool crc_ok(struct dp_port *port, struct rte_mbuf *m,
 			      p->l4_len);
 }
 
-static void rx_one(struct dp_port *port, struct rte_mbuf *m,
-		   uint64_t now_tsc)
+void dp_rx_one(struct dp_port *port, struct dp_stats *st,
+	       struct rte_ring *ring, bool q0, struct rte_mbuf *m,
+	       uint64_t now_tsc)
 {
+	struct dp_frame_ctx fctx;
 	struct dp_parsed p;
 	enum dp_verdict v;
 	uint32_t pkt_len = rte_pktmbuf_pkt_len(m);
 
-	port->st.rx_bytes += pkt_len;
+	st->rx_bytes += pkt_len;
 	if (unlikely(m->nb_segs != 1)) {
 		/* Pools are sized for one frame per mbuf; a chained frame
 		 * means a PMD split it (e.g. memif bsize below the MTU). */
-		port->st.drops[DP_DROP_IP_LEN]++;
+		st->drops[DP_DROP_IP_LEN]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	port->fctx.ip_cksum_checked =
+	fctx = port->fctx; /* per call: queues' threads share the port */
+	fctx.ip_cksum_checked =
 		port->ip_cksum_rx_offload &&
 		(m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK) ==
 			RTE_MBUF_F_RX_IP_CKSUM_GOOD;
-	v = dp_frame_classify(&port->fctx, rte_pktmbuf_mtod(m, uint8_t *),
+	v = dp_frame_classify(&fctx, rte_pktmbuf_mtod(m, uint8_t *),
 			      pkt_len, &p);
 	if (v == DP_V_ARP) {
+		if (unlikely(!q0)) {
+			/* ARP is queue 0's (a memif peer sends it there) */
+			st->drops[DP_DROP_ARP]++;
+			rte_pktmbuf_free(m);
+			return;
+		}
+		dp_arp_lock(port);
 		dp_arp_port_input(port, m, now_tsc);
+		dp_arp_unlock(port);
 		return;
 	}
 	if (v == DP_V_DELIVER && p.proto == DP_IPPROTO_SCTP &&
-	    !crc_ok(port, m, &p)) {
+	    !crc_ok(port, st, m, &p)) {
 		v = DP_V_DROP;
 		p.drop = DP_DROP_SCTP_CRC;
 	}
-	if (unlikely(dp_drop_active(&port->cfg.drop_rx)) &&
+	if (unlikely(q0 && dp_drop_active(&port->cfg.drop_rx)) &&
 	    v == DP_V_DELIVER && p.proto == DP_IPPROTO_SCTP &&
 	    dp_sctp_has_data(rte_pktmbuf_mtod_offset(m, const uint8_t *,
 						     p.l4_off),
@@ -95,7 +106,7 @@ static void rx_one(struct dp_port *port, struct rte_mbuf *m,
 		p.drop = DP_DROP_HOOK;
 	}
 	if (v == DP_V_DROP) {
-		port->st.drops[p.drop]++;
+		st->drops[p.drop]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -109,12 +120,12 @@ static void rx_one(struct dp_port *port, struct rte_mbuf *m,
 	rte_pktmbuf_trim(m, (uint16_t)(pkt_len - p.l4_off - p.l4_len));
 	rte_pktmbuf_adj(m, p.l4_off);
 	set_meta(m, &p);
-	if (unlikely(rte_ring_sp_enqueue(port->rx_ring, m) != 0)) {
-		port->st.drops[DP_DROP_RX_RING_FULL]++;
+	if (unlikely(rte_ring_sp_enqueue(ring, m) != 0)) {
+		st->drops[DP_DROP_RX_RING_FULL]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
-	port->st.delivered++;
+	st->delivered++;
 }
 
 unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
@@ -122,6 +133,8 @@ unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
 	struct rte_mbuf *pkts[DP_BURST];
 	uint16_t i, n;
 
+	if (unlikely(port->handoff != NULL))
+		dp_queues_handoff(port, now_tsc);
 	dp_tx_drain(port, now_tsc);
 	n = rte_eth_rx_burst(port->port_id, port->queue_id, pkts, DP_BURST);
 	port->st.rx_pkts += n;
@@ -130,10 +143,13 @@ unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
 	for (i = 0; i < n; i++) {
 		if (i + 2 < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void *));
-		rx_one(port, pkts[i], now_tsc);
+		dp_rx_one(port, &port->st, port->rx_ring, true, pkts[i],
+			  now_tsc);
 	}
 	if (unlikely((int64_t)(now_tsc - port->arp_next_tick_tsc) >= 0)) {
+		dp_arp_lock(port);
 		dp_arp_port_tick(port, now_tsc);
+		dp_arp_unlock(port);
 		port->arp_next_tick_tsc = now_tsc + port->arp.retry_tsc / 4 + 1;
 	}
 	return n;

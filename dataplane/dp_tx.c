@@ -151,14 +151,16 @@ void dp_tx_release(struct dp_port *port)
 	dp_pace_release(port);
 }
 
-int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
-		 struct rte_mbuf *m, uint64_t now_tsc)
+int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
+		uint32_t dst_ip_be, uint8_t proto, struct rte_mbuf *m,
+		uint64_t now_tsc, int *arp_rc_p)
 {
 	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
 	bool udp = port->udp_encap && proto == DP_IPPROTO_SCTP;
 	uint16_t hlen = dp_frame_hdr_len(udp);
 	uint32_t ip_payload = l4_len + (udp ? 8 : 0);
 	struct rte_ether_addr dst_mac;
+	uint16_t ip_id;
 	uint8_t *hdr;
 	int rc;
 
@@ -171,24 +173,24 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 		rte_pktmbuf_free(m);
 		return -EHOSTUNREACH;
 	}
-	if (unlikely(dp_drop_active(&port->cfg.drop_tx)) &&
+	if (unlikely(q0 && dp_drop_active(&port->cfg.drop_tx)) &&
 	    proto == DP_IPPROTO_SCTP &&
 	    dp_sctp_has_data(rte_pktmbuf_mtod(m, const uint8_t *), l4_len) &&
 	    dp_drop_decide(&port->drop_tx_st, &port->cfg.drop_tx)) {
 		/* lost on the wire: the sender sees a successful send */
-		port->st.drops[DP_DROP_HOOK]++;
+		st->drops[DP_DROP_HOOK]++;
 		rte_pktmbuf_free(m);
-		return 0;
+		return 1;
 	}
 	if (proto == DP_IPPROTO_SCTP) {
 		if (port->crc == DP_CRC_OFFLOAD) {
 			m->ol_flags |= RTE_MBUF_F_TX_SCTP_CKSUM |
 				       RTE_MBUF_F_TX_IPV4;
-			port->st.crc_hw++;
+			st->crc_hw++;
 		} else {
 			dp_sctp_crc_fill(port->crc,
 					 rte_pktmbuf_mtod(m, void *), l4_len);
-			port->st.crc_sw++;
+			st->crc_sw++;
 		}
 	}
 	hdr = (uint8_t *)rte_pktmbuf_prepend(m, hlen);
@@ -200,19 +202,30 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 	m->l3_len = 20;
 	if (port->ip_cksum_tx_offload)
 		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM;
+	dp_arp_lock(port);
 	rc = dp_arp_lookup(&port->arp, dst_ip_be, now_tsc, &dst_mac);
+	dp_arp_unlock(port);
 	if (rc != 0) /* filled in when the neighbour answers */
 		memset(&dst_mac, 0, sizeof(dst_mac));
+	/* IPv4 ids of several queues' threads may repeat: nothing is
+	 * fragmented (DF traffic, fragments are dropped on receive) */
+	ip_id = port->arp_shared
+			? __atomic_fetch_add(&port->ip_id, 1, __ATOMIC_RELAXED)
+			: port->ip_id++;
 	dp_frame_build(hdr, &port->fctx.mac, &dst_mac, port->fctx.ip_be,
 		       dst_ip_be, proto, udp ? port->cfg.udp_port : 0,
-		       (uint16_t)l4_len, port->ip_id++,
-		       port->ip_cksum_tx_offload);
+		       (uint16_t)l4_len, ip_id, port->ip_cksum_tx_offload);
 	SDP_TRACE(PORT_SEND, l4_len);
-	if (likely(rc == 0))
-		return dp_tx_enqueue(port, m, now_tsc);
-	if (rc == -ENOENT)
+	*arp_rc_p = rc;
+	return 0;
+}
+
+int dp_tx_hold(struct dp_port *port, struct rte_mbuf *m, uint32_t dst_ip_be,
+	       int arp_rc, uint64_t now_tsc)
+{
+	if (arp_rc == -ENOENT)
 		dp_arp_port_request(port, dst_ip_be, now_tsc);
-	if (port->nb_hold == DP_ARP_HOLD || rc == -ENOSPC) {
+	if (port->nb_hold == DP_ARP_HOLD || arp_rc == -ENOSPC) {
 		port->st.drops[DP_DROP_HOLD_FULL]++;
 		rte_pktmbuf_free(m);
 		return -ENOBUFS;
@@ -221,4 +234,21 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 	port->hold[port->nb_hold].ip_be = dst_ip_be;
 	port->nb_hold++;
 	return 0;
+}
+
+int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
+		 struct rte_mbuf *m, uint64_t now_tsc)
+{
+	int rc, arp_rc;
+
+	rc = dp_tx_frame(port, &port->st, true, dst_ip_be, proto, m, now_tsc,
+			 &arp_rc);
+	if (rc != 0)
+		return rc > 0 ? 0 : rc;
+	if (likely(arp_rc == 0))
+		return dp_tx_enqueue(port, m, now_tsc);
+	dp_arp_lock(port);
+	rc = dp_tx_hold(port, m, dst_ip_be, arp_rc, now_tsc);
+	dp_arp_unlock(port);
+	return rc;
 }

@@ -121,6 +121,9 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
  * associations are its own (own congestion window, own streams); packets
  * for it arrive through @base's sg_poll (usrsctp demultiplexes them by
  * SCTP port), so poll @base as well as the lane, under the same lock.
+ * On a port with several queues (dp queues=N) the lane on @base's port
+ * + q (q < N) sends on queue q and its sg_poll polls queue q (where the
+ * peer's lane q sends); the calls still need the one lock.
  * Close every lane before @base.
  * @return 0; -EINVAL bad arguments or configuration (a lane of a lane);
  *         -EADDRINUSE @cfg->port is taken; -ENOMEM; -EIO.
@@ -306,6 +309,9 @@ struct sg_stats {
 	uint64_t events_dropped;	  /* event queue overflow */
 	uint64_t timer_runs;		  /* usrsctp_handle_timers calls */
 	uint64_t crc_drops;		  /* dataplane CRC32c drops */
+	uint64_t rx_data_wrong_queue;	  /* lanes on a port with queues:
+					   * DATA packets for lane j that
+					   * arrived on another queue than j */
 	uint64_t tx_first_pkt_early;	  /* messages of several packets to an
 					   * idle association whose first
 					   * packet left before usrsctp took

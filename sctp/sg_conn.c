@@ -47,6 +47,7 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 	link->max_peers = max_peers;
 	link->ports[0] = port;
 	link->nb_ports = 1;
+	link->nb_queues = 1;
 	link->ms_div = dp_tsc_hz() / 1000 != 0 ? dp_tsc_hz() / 1000 : 1;
 	link->pst.nb_paths = 1;
 	link->pst.last_switch_to_tx_ms = -1;
@@ -338,79 +339,102 @@ bad:
 	link->st->rx_not_sctp++;
 }
 
+/* One received packet of path @k (for queues, path 0, queue @q). */
+static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
+			      uint16_t q, struct rte_mbuf *m, uint64_t now_tsc,
+			      uint64_t now_ms)
+{
+	struct dp_pkt_info info;
+	struct sg_peer *peer;
+	uint64_t idx;
+
+	/* Length and CRC32c were checked by dp_port_poll. */
+	dp_pkt_info(m, &info);
+	if (unlikely(info.proto != DP_IPPROTO_SCTP)) {
+		if (info.proto == DP_IPPROTO_EXP && link->nb_ports > 1)
+			sg_link_probe_in(link, k, info.src_ip_be,
+					 rte_pktmbuf_mtod(m, const uint8_t *),
+					 rte_pktmbuf_data_len(m), now_ms);
+		else
+			link->st->rx_not_sctp++;
+		dp_pkt_free(m);
+		return;
+	}
+	if (k == 0) {
+		peer = sg_link_peer(link, info.src_ip_be);
+	} else {
+		/* A backup path carries only peers whose path addresses
+		 * are known. */
+		peer = sg_map_get(&link->peer_map, info.src_ip_be, &idx) ?
+			       &link->peers[idx] : NULL;
+	}
+	if (unlikely(peer == NULL)) {
+		link->st->rx_no_peer++;
+		dp_pkt_free(m);
+		return;
+	}
+	link->st->pkts_in++;
+	link->pst.pkts_in[k]++;
+	peer->last_rx_tsc = now_tsc;
+	if (link->nb_ports > 1) {
+		sg_paths_heard(&peer->paths, k, now_ms);
+		if (unlikely(peer->paths.await_rx && k == peer->paths.active))
+			sg_link_first_rx(link, peer, now_ms);
+		sg_pkt_note_sack(peer, rte_pktmbuf_mtod(m, const uint8_t *),
+				 rte_pktmbuf_data_len(m));
+	}
+	if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
+			    rte_pktmbuf_data_len(m))) {
+		peer->last_rx_data_tsc = now_tsc;
+		peer->rx_data_seq = ++link->seq;
+		if (link->nb_queues > 1) {
+			/* the destination port names the lane */
+			const uint8_t *h = rte_pktmbuf_mtod(m, const uint8_t *);
+			uint16_t dq = (uint16_t)(((unsigned int)h[2] << 8 |
+						  h[3]) - link->queue_port0);
+
+			if (dq < link->nb_queues && dq != q)
+				link->st->rx_data_wrong_queue++;
+		}
+	}
+	/* usrsctp copies the packet into its own mbuf chain */
+	link->st->rx_copies++;
+	link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
+	usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
+			  rte_pktmbuf_data_len(m), 0);
+	SDP_TRACE(CONNINPUT, rte_pktmbuf_data_len(m));
+	dp_pkt_free(m);
+}
+
 unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 {
 	struct rte_mbuf *pkts[SG_BURST];
 	uint64_t now_ms = now_tsc / link->ms_div;
-	struct dp_pkt_info info;
-	struct sg_peer *peer;
 	unsigned int i, n, k, total = 0;
-	uint64_t idx;
 
 	link->now_tsc = now_tsc;
 	for (k = 0; k < link->nb_ports; k++) {
 		n = dp_port_recv(link->ports[k], pkts, SG_BURST);
 		total += n;
-		for (i = 0; i < n; i++) {
-			struct rte_mbuf *m = pkts[i];
-
-			/* Length and CRC32c were checked by dp_port_poll. */
-			dp_pkt_info(m, &info);
-			if (unlikely(info.proto != DP_IPPROTO_SCTP)) {
-				if (info.proto == DP_IPPROTO_EXP &&
-				    link->nb_ports > 1)
-					sg_link_probe_in(
-						link, k, info.src_ip_be,
-						rte_pktmbuf_mtod(m,
-							const uint8_t *),
-						rte_pktmbuf_data_len(m),
-						now_ms);
-				else
-					link->st->rx_not_sctp++;
-				dp_pkt_free(m);
-				continue;
-			}
-			if (k == 0) {
-				peer = sg_link_peer(link, info.src_ip_be);
-			} else {
-				/* A backup path carries only peers whose
-				 * path addresses are known. */
-				peer = sg_map_get(&link->peer_map,
-						  info.src_ip_be, &idx) ?
-					       &link->peers[idx] : NULL;
-			}
-			if (unlikely(peer == NULL)) {
-				link->st->rx_no_peer++;
-				dp_pkt_free(m);
-				continue;
-			}
-			link->st->pkts_in++;
-			link->pst.pkts_in[k]++;
-			peer->last_rx_tsc = now_tsc;
-			if (link->nb_ports > 1) {
-				sg_paths_heard(&peer->paths, k, now_ms);
-				if (unlikely(peer->paths.await_rx &&
-					     k == peer->paths.active))
-					sg_link_first_rx(link, peer, now_ms);
-				sg_pkt_note_sack(peer,
-					rte_pktmbuf_mtod(m, const uint8_t *),
-					rte_pktmbuf_data_len(m));
-			}
-			if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
-					    rte_pktmbuf_data_len(m))) {
-				peer->last_rx_data_tsc = now_tsc;
-				peer->rx_data_seq = ++link->seq;
-			}
-			/* usrsctp copies the packet into its own mbuf chain */
-			link->st->rx_copies++;
-			link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
-			usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
-					  rte_pktmbuf_data_len(m), 0);
-			SDP_TRACE(CONNINPUT, rte_pktmbuf_data_len(m));
-			dp_pkt_free(m);
-		}
+		for (i = 0; i < n; i++)
+			sg_link_input_pkt(link, k, 0, pkts[i], now_tsc,
+					  now_ms);
 	}
 	return total;
+}
+
+unsigned int sg_link_input_queue(struct sg_link *link, uint16_t q,
+				 uint64_t now_tsc)
+{
+	struct rte_mbuf *pkts[SG_BURST];
+	uint64_t now_ms = now_tsc / link->ms_div;
+	unsigned int i, n;
+
+	link->now_tsc = now_tsc;
+	n = dp_port_recv_queue(link->port, q, pkts, SG_BURST);
+	for (i = 0; i < n; i++)
+		sg_link_input_pkt(link, 0, q, pkts[i], now_tsc, now_ms);
+	return n;
 }
 
 static void sg_link_probe_out(struct sg_link *link, struct sg_peer *peer,
@@ -506,6 +530,18 @@ unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc)
 	return work;
 }
 
+/* Queues (lanes): the lane on SCTP port queue_port0 + q sends on queue
+ * q, so the peer's lane q receives on its queue q.  @pkt starts with the
+ * SCTP common header: its source port names the lane. */
+static uint16_t sg_link_queue_of(const struct sg_link *link, const void *pkt)
+{
+	const uint8_t *b = pkt;
+	uint16_t q = (uint16_t)(((unsigned int)b[0] << 8 | b[1]) -
+				link->queue_port0);
+
+	return q < link->nb_queues ? q : 0;
+}
+
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		   uint8_t set_df)
 {
@@ -540,8 +576,13 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	if (link->replay != NULL && sg_pkt_last_tsn(buf, len, &tsn))
 		sg_link_replay_keep(link, peer, k, m, tsn,
 				    link->now_tsc / link->ms_div);
-	rc = dp_port_send(link->ports[k], peer->path_ip_be[k], DP_IPPROTO_SCTP,
-			  m, link->now_tsc);
+	if (link->nb_queues > 1 && k == 0)
+		rc = dp_port_send_queue(link->port, sg_link_queue_of(link, buf),
+					peer->path_ip_be[0], DP_IPPROTO_SCTP, m,
+					link->now_tsc);
+	else
+		rc = dp_port_send(link->ports[k], peer->path_ip_be[k],
+				  DP_IPPROTO_SCTP, m, link->now_tsc);
 	if (unlikely(rc != 0)) {
 		/* Counted by the dataplane too; SCTP retransmits. */
 		if (rc == -ENOBUFS)

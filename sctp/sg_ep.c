@@ -296,6 +296,9 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	rc = sg_link_init(ep->lk, port, cfg->max_peers, &ep->st);
 	if (rc != 0)
 		goto err_free;
+	/* a port with several queues: lane q (port + q) sends on queue q */
+	ep->lk->queue_port0 = cfg->port;
+	ep->lk->nb_queues = (uint16_t)dp_port_nb_queues(port);
 	sg_stack_get();
 	rc = sg_ep_socket_open(ep);
 	if (rc != 0)
@@ -330,6 +333,8 @@ int sg_ep_open_lane(struct sg_ep *base, const struct sg_config *cfg,
 		return rc;
 	ep->base = base;
 	ep->lk = base->lk;
+	if ((uint16_t)(cfg->port - ep->lk->queue_port0) < ep->lk->nb_queues)
+		ep->queue = (uint16_t)(cfg->port - ep->lk->queue_port0);
 	sg_stack_get();
 	rc = sg_ep_socket_open(ep);
 	if (rc != 0) {
@@ -364,6 +369,8 @@ void sg_ep_close(struct sg_ep *ep)
 	usrsctp_close(ep->so);
 	for (unsigned int k = 0; k < ep->lk->nb_ports; k++)
 		dp_port_flush(ep->lk->ports[k], now);
+	if (ep->queue != 0)
+		dp_port_flush_queue(ep->lk->port, ep->queue, now);
 	sg_rxpool_put_chain(ep->rx_head);
 	if (ep->base != NULL) {
 		/* A lane: the link (peers, port) is the base's. */
@@ -509,9 +516,19 @@ static unsigned int sg_poll_lane(struct sg_ep *ep, uint64_t now_tsc)
 		if (usrsctp_get_events(ep->so) & SCTP_EVENT_READ)
 			ep->readable = true;
 	}
+	if (ep->queue != 0) {
+		/* its own queue: the peer's lane sends to us on it */
+		work += dp_port_poll_queue(ep->lk->port, ep->queue, now_tsc);
+		if (sg_link_input_queue(ep->lk, ep->queue, now_tsc) != 0)
+			ep->readable = true;
+	}
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);
+	if (ep->queue != 0) {
+		dp_port_flush_queue(ep->lk->port, ep->queue, now_tsc);
+		return work;
+	}
 	for (k = 0; k < ep->lk->nb_ports; k++)
 		dp_port_flush(ep->lk->ports[k], now_tsc);
 	return work;
@@ -578,6 +595,7 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(events_dropped);
 	P(timer_runs);
 	P(crc_drops);
+	P(rx_data_wrong_queue);
 	P(tx_first_pkt_early);
 #undef P
 }
@@ -602,6 +620,12 @@ int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
 				dp_port_mtu(ep->lk->port));
 			return -EINVAL;
 		}
+	}
+	if (ep->lk->nb_queues > 1) {
+		SDP_LOG(ERR, SCTP, "port %u: failover paths on a port with %u "
+			"queues: give the port queues=1", ep->cfg.port,
+			ep->lk->nb_queues);
+		return -EINVAL;
 	}
 	ep->lk->replay = calloc(SG_REPLAY_MAX, sizeof(*ep->lk->replay));
 	if (ep->lk->replay == NULL)

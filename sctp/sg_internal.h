@@ -161,6 +161,11 @@ struct sg_link {
 	struct sg_path_stats pst;
 	struct sg_replay *replay; /* SG_REPLAY_MAX slots, with paths only */
 	uint32_t replay_next;	/* slot written next */
+	/* Queues (dp_port_nb_queues > 1, no failover paths): the lane on
+	 * SCTP port queue_port0 + q sends on the port's queue q and polls
+	 * it; nb_queues 1 = everything on queue 0. */
+	uint16_t queue_port0;
+	uint16_t nb_queues;
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
@@ -175,6 +180,10 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be);
 /* Poll the port and feed received SCTP packets to usrsctp.
  * @return packets fed. */
 unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc);
+/* Feed what queue @q of the link's port received to usrsctp (a lane's
+ * own queue). @return packets fed. */
+unsigned int sg_link_input_queue(struct sg_link *link, uint16_t q,
+				 uint64_t now_tsc);
 /* Age every peer's paths, switch, probe (once per ms). @return work. */
 unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc);
 /* Record that @peer is reachable at @ips[k] over path k+1. @return 0,
@@ -271,6 +280,8 @@ struct sg_ep {
 	struct sg_ep *base;	 /* lane: the endpoint owning the port */
 	unsigned int nb_lanes;	 /* base: lanes open on it */
 	uint64_t timer_gen_seen; /* lane: link->timer_gen last checked */
+	uint16_t queue;		 /* port queue this endpoint polls (lanes
+				  * on a port with queues; else 0) */
 	struct sg_rxpool rx;
 	struct sg_msg_desc *rx_head, *rx_tail; /* message being read */
 	bool readable;		 /* upcall said data/notification ready */

@@ -98,6 +98,16 @@ static size_t iov_left(const struct sg_bigsend *b)
 	return left - b->off;
 }
 
+/* What usrsctp has output goes to the NIC now; a lane on a port with
+ * queues sends on its own queue. */
+static void flush_tx(struct sg_ep *ep)
+{
+	if (ep->queue != 0)
+		dp_port_flush_queue(ep->lk->port, ep->queue, ep->lk->now_tsc);
+	else
+		dp_port_send_flush(ep->lk->port, ep->lk->now_tsc);
+}
+
 /*
  * Push as much of the big send as @budget allows.  @first_max < SIZE_MAX:
  * the first push takes at most that many bytes (one packet's worth) and
@@ -139,8 +149,7 @@ static ssize_t big_push(struct sg_ep *ep, size_t budget, size_t first_max)
 		if (first_max != SIZE_MAX) {
 			first_max = SIZE_MAX;
 			if (!last) {
-				dp_port_send_flush(ep->lk->port,
-						   ep->lk->now_tsc);
+				flush_tx(ep);
 				ep->st.tx_first_pkt_early++;
 			}
 		}
@@ -292,7 +301,7 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	}
 	ep->st.bytes_out += (uint64_t)n;
 	/* to the NIC now, not at the caller's next poll (issue 9.5) */
-	dp_port_send_flush(ep->lk->port, ep->lk->now_tsc);
+	flush_tx(ep);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		return 0;
@@ -354,7 +363,9 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 		return false;
 	/* Frames still in the port's TX buffer or pacer leave only while
 	 * someone polls. */
-	if (dp_port_tx_pending(ep->lk->port))
+	if (dp_port_tx_pending(ep->lk->port) ||
+	    (ep->queue != 0 &&
+	     dp_port_tx_queued_queue(ep->lk->port, ep->queue) != 0))
 		return false;
 	sg_assoc_unpack(v, &ai);
 	if (!sg_map_get(&ep->lk->peer_map, ai.peer_ip_be, &idx))

@@ -340,6 +340,16 @@ typedef struct uct_sctp_dpdk_ctx {
 	struct sg_ep *lane_sg[UCT_SCTP_DPDK_MAX_LANES];
 	uint64_t lane_rx_msgs[UCT_SCTP_DPDK_MAX_LANES];
 	struct sg_ep *rx_sg;	      /* lane whose messages are read now */
+	/* PROGRESS=thread with lanes (sctp_dpdk_thread.c): lane k > 0 is
+	 * polled by a thread of its own (its port queue k), lane 0 by the
+	 * poll thread; lane_threads counts the running ones.  Polls under
+	 * lock, per lane. */
+	unsigned lane_threads;
+	pthread_t lane_thread[UCT_SCTP_DPDK_MAX_LANES];
+	uint64_t lane_thread_polls[UCT_SCTP_DPDK_MAX_LANES];
+	/* trylocks a lane's thread lost (ctx->lock was held): contention */
+	uint64_t lane_lock_misses[UCT_SCTP_DPDK_MAX_LANES];
+	int lane_cpu[UCT_SCTP_DPDK_MAX_LANES]; /* -1: not pinned */
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -612,6 +622,9 @@ void uct_sctp_dpdk_lanes_json(uct_sctp_dpdk_ctx_t *ctx, char *buf,
 /* One round of the shared poll loop: sg_poll, events, sg_recv -> iface
  * RX queues.  Caller holds ctx->lock.  @return work done. */
 unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx);
+/* Lane @lane's share of uct_sctp_dpdk_ctx_poll (a lane thread's loop;
+ * ctx->lock held). */
+unsigned uct_sctp_dpdk_ctx_poll_lane(uct_sctp_dpdk_ctx_t *ctx, unsigned lane);
 /* Hand a received message that is not an RMA request to the iface its
  * header names (dropped if closed or stale).  Caller holds ctx->lock. */
 void uct_sctp_dpdk_ctx_rx_deliver(uct_sctp_dpdk_ctx_t *ctx,

@@ -36,17 +36,31 @@
  * (MPICH blocks without progress right after closing its eps), and a
  * delayed one made every flush after received data wait it out.
  *
- * rto_min_ms stays at the sctp layer's 100.  MPI's request/response
- * messages end in a packet with nothing behind it to trigger a fast
- * retransmit, so losing it costs a whole RTO (>= rto_min; usrsctp 0.9.5
- * has no tail loss probe).  rto_min_ms=20 was measured (seed 000's loss
- * ping-pong, bench/seeds.py, docs/BENCHMARKS.md "The seeds in one
- * table"): on the shared 2-core testbed the round trip through the
- * impairment forwarder varies by tens of ms, 20 ms gave 2-5x the T3
- * timeouts (spurious ones even at 0% loss) and lower 30 KiB throughput
- * in every lossy run.  On a dedicated low-jitter fabric set it in SG.
+ * rto_min_ms: MPI's request/response messages end in a packet with
+ * nothing behind it to trigger a fast retransmit, so losing it costs a
+ * whole RTO (>= rto_min; usrsctp 0.9.5 has no tail loss probe).  Where
+ * every polling thread has a CPU of its own (IDLE_SLEEP_US resolves to 0,
+ * busy polling), a peer acknowledges within a round trip and rto_min_ms=20
+ * (path_max_rxt=7, so a dead path is still declared after about as long)
+ * won seed 000's loss ping-pong on a quiet machine by 1.6-3.5x at 1-2%
+ * loss and cost nothing measurable at 0% (bench/seeds.py, docs/
+ * BENCHMARKS.md "Seed 000 on a quiet machine").  Where ranks share CPUs
+ * (back-off), a descheduled peer cannot acknowledge for tens of ms: 20 ms
+ * gave 2-5x the T3 timeouts there (spurious ones even at 0% loss), so the
+ * sctp layer's 100 ms stays.
  */
 #define UCT_SCTP_DPDK_SG_DEFAULTS "sack_delay_ms=0"
+#define UCT_SCTP_DPDK_SG_DEFAULTS_BUSY "rto_min_ms=20 path_max_rxt=7"
+
+/* The transport's SCTP defaults for this configuration. */
+static const char *
+uct_sctp_dpdk_sg_defaults(const uct_sctp_dpdk_iface_config_t *config)
+{
+	return uct_sctp_dpdk_config_idle_sleep_us(config) == 0 ?
+		       UCT_SCTP_DPDK_SG_DEFAULTS " "
+		       UCT_SCTP_DPDK_SG_DEFAULTS_BUSY :
+		       UCT_SCTP_DPDK_SG_DEFAULTS;
+}
 
 typedef struct {
 	const char *var;   /* name after UCX_SCTP_DPDK_ */
@@ -246,11 +260,11 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 	sg[5].var = "SG";
 	snprintf(sg[5].text, sizeof(sg[5].text), "rx_headroom=%u",
 		 UCT_SCTP_DPDK_SG_HEADROOM_BYTES);
-	/* The transport's SCTP defaults (UCT_SCTP_DPDK_SG_DEFAULTS); SG may
+	/* The transport's SCTP defaults (uct_sctp_dpdk_sg_defaults); SG may
 	 * say otherwise: it comes after. */
 	sg[6].var = "SG";
 	snprintf(sg[6].text, sizeof(sg[6].text), "%s",
-		 UCT_SCTP_DPDK_SG_DEFAULTS);
+		 uct_sctp_dpdk_sg_defaults(config));
 	sg[7].var = "SG";
 	snprintf(sg[7].text, sizeof(sg[7].text), "%s", config->sg_extra);
 }
@@ -338,7 +352,8 @@ ucs_status_t uct_sctp_dpdk_config_build_dev(
 	char dp_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
 	char sg_text[UCT_SCTP_DPDK_CONFIG_TEXT_MAX] = "";
 	struct sg_config sg_scratch;
-	char one[sizeof(sg[0].text) + sizeof(UCT_SCTP_DPDK_SG_DEFAULTS) + 16];
+	char one[sizeof(sg[0].text) + sizeof(UCT_SCTP_DPDK_SG_DEFAULTS) +
+		 sizeof(UCT_SCTP_DPDK_SG_DEFAULTS_BUSY) + 16];
 	ucs_status_t status = UCS_OK;
 	int i;
 
@@ -402,7 +417,7 @@ ucs_status_t uct_sctp_dpdk_config_build_dev(
 		 * are judged here (against the sctp layer's defaults alone, a
 		 * valid SG rto_min_ms=10 tripped its sack_delay_ms=20). */
 		snprintf(one, sizeof(one), "max_msg=1 %s %s",
-			 UCT_SCTP_DPDK_SG_DEFAULTS, sg[i].text);
+			 uct_sctp_dpdk_sg_defaults(config), sg[i].text);
 		if (sg_config_parse(one, &sg_scratch) != 0) {
 			ucs_error("sctp_dpdk: invalid " UCT_SCTP_DPDK_ENV
 				  "%s%s ('%s'; see the sctp message above)",
@@ -423,6 +438,9 @@ ucs_status_t uct_sctp_dpdk_config_build_dev(
 			  UCT_SCTP_DPDK_ENV "RATE and " UCT_SCTP_DPDK_ENV "DP");
 		return UCS_ERR_INVALID_PARAM;
 	}
+	/* LANES: lane k on the port's queue pair k (sctp_dpdk_lanes.c) */
+	if (config->lanes > 1 && config->lanes <= DP_MAX_QUEUES)
+		dp_cfg->nb_queues = (uint16_t)config->lanes;
 	if (sg_config_parse(sg_text, sg_cfg) != 0) {
 		ucs_error("sctp_dpdk: the sctp settings contradict each other "
 			  "(see the message above): check " UCT_SCTP_DPDK_ENV

@@ -109,7 +109,7 @@ static uint32_t uct_sctp_dpdk_incarnation_now(void)
 static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 {
 	char dp_json[2048], us_json[512], st_json[1024], buf[6144], ip[16];
-	char paths[400], lanes[600];
+	char paths[400], lanes[1200];
 	struct dp_stats dp;
 
 	dp_port_stats(ctx->port, &dp);

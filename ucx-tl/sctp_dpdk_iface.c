@@ -221,9 +221,11 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 "this many paths (dev_num_paths), so UCP opens up to that many lanes\n"
 	 "to a peer (UCX_MAX_EAGER_RAILS, UCX_MAX_RNDV_RAILS), and lane k is an\n"
 	 "SCTP endpoint of its own on SCTP_PORT + k (its own association,\n"
-	 "congestion window and send buffer). Same value on every process;\n"
-	 "one port only (no DEVARGS list, FAILOVER or SELF_WIRE). 1: one\n"
-	 "association per peer.",
+	 "congestion window and send buffer) on queue pair k of the port\n"
+	 "(memif ports only); with PROGRESS=thread each lane k > 0 is polled\n"
+	 "by a thread of its own. Same value on every process; one port only\n"
+	 "(no DEVARGS list, FAILOVER or SELF_WIRE). 1: one association per\n"
+	 "peer.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, lanes),
 	 UCS_CONFIG_TYPE_UINT},
 

@@ -7,9 +7,14 @@
  * SCTP endpoint of its own (sg_ep_open_lane: its own socket, bound to
  * SCTP_PORT + k on the device's port and address) and reaches the peer's
  * lane k at the peer's SCTP port + k: its own association, congestion
- * window and send buffer.  Every lane shares the port, usrsctp and the
- * process-wide lock: lane 0 polls the port and usrsctp demultiplexes the
- * packets to the lanes' sockets by SCTP port.
+ * window and send buffer.  The port gets LANES queue pairs (dp queues=):
+ * lane k sends on queue k and polls queue k, where the peer's lane k sends
+ * (memif: the client's TX ring k is the server's RX ring k), so with
+ * PROGRESS=thread each lane is polled by a thread of its own
+ * (sctp_dpdk_thread.c).  Every lane still shares usrsctp and the
+ * process-wide lock; lane 0 runs usrsctp's timers and ARP.  Only memif
+ * maps queues that way: af_packet (kernel fanout) and PCI NICs (RSS or
+ * flow rules by SCTP port would be needed, not done) are refused.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -26,6 +31,8 @@
 ucs_status_t
 uct_sctp_dpdk_lanes_check(const uct_sctp_dpdk_iface_config_t *config)
 {
+	int af_packet;
+
 	if (config->lanes < 1 || config->lanes > UCT_SCTP_DPDK_MAX_LANES) {
 		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "LANES=%u is out of "
 			  "range: give 1..%u (associations per peer on one "
@@ -41,6 +48,21 @@ uct_sctp_dpdk_lanes_check(const uct_sctp_dpdk_iface_config_t *config)
 			  "use LANES=1 with several ports (multi-rail)",
 			  config->lanes,
 			  uct_sctp_dpdk_config_num_ports(config));
+		return UCS_ERR_INVALID_PARAM;
+	}
+	/* a PCI address ([dddd:]bb:dd.f) or af_packet */
+	af_packet = strncmp(config->devargs, "net_af_packet", 13) == 0;
+	if (af_packet || (strncmp(config->devargs, "net_", 4) != 0 &&
+			  strchr(config->devargs, ':') != NULL)) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "LANES=%u puts lane k "
+			  "on queue k of the port, and %s cannot steer the "
+			  "peer's lane k to our queue k (%s): use a memif port ("
+			  UCT_SCTP_DPDK_ENV "DEVARGS=net_memif...) or LANES=1",
+			  config->lanes, config->devargs,
+			  af_packet ? "af_packet spreads frames over its queues "
+				      "by kernel fanout"
+				    : "a NIC would need RSS or flow rules by "
+				      "SCTP port, not done");
 		return UCS_ERR_INVALID_PARAM;
 	}
 	if (config->self_wire) {
@@ -143,7 +165,10 @@ void uct_sctp_dpdk_lanes_json(uct_sctp_dpdk_ctx_t *ctx, char *buf,
 	uint64_t tx[UCT_SCTP_DPDK_MAX_LANES] = { 0 };
 	uint64_t up[UCT_SCTP_DPDK_MAX_LANES] = { 0 };
 	uint64_t ports[UCT_SCTP_DPDK_MAX_LANES];
+	uint64_t rxq[UCT_SCTP_DPDK_MAX_LANES] = { 0 };
 	uct_sctp_dpdk_peer_t *peer;
+	struct dp_stats ds;
+	struct sg_stats ss;
 	size_t off;
 	unsigned k;
 
@@ -168,5 +193,25 @@ void uct_sctp_dpdk_lanes_json(uct_sctp_dpdk_ctx_t *ctx, char *buf,
 	uct_sctp_dpdk_lanes_array(buf, len, &off, "tx_msgs", tx,
 				  ctx->nb_lanes, ", ");
 	uct_sctp_dpdk_lanes_array(buf, len, &off, "rx_msgs",
-				  ctx->lane_rx_msgs, ctx->nb_lanes, "}, ");
+				  ctx->lane_rx_msgs, ctx->nb_lanes, ", ");
+	/* queue k: lane k's frames received; each lane's polls by its own
+	 * thread (PROGRESS=thread; zero inline) */
+	for (k = 0; k < ctx->nb_lanes && k < dp_port_nb_queues(ctx->port);
+	     k++) {
+		dp_port_queue_stats(ctx->port, (uint16_t)k, &ds);
+		rxq[k] = ds.rx_pkts;
+	}
+	uct_sctp_dpdk_lanes_array(buf, len, &off, "rxq_pkts", rxq,
+				  ctx->nb_lanes, ", ");
+	uct_sctp_dpdk_lanes_array(buf, len, &off, "thread_polls",
+				  ctx->lane_thread_polls, ctx->nb_lanes, ", ");
+	uct_sctp_dpdk_lanes_array(buf, len, &off, "lock_misses",
+				  ctx->lane_lock_misses, ctx->nb_lanes, ", ");
+	sg_ep_stats(ctx->sg, &ss);
+	if (off < len)
+		off += (size_t)snprintf(buf + off, len - off,
+					"\"rx_data_wrong_queue\": %" PRIu64
+					", \"queues\": %u}, ",
+					ss.rx_data_wrong_queue,
+					dp_port_nb_queues(ctx->port));
 }

@@ -121,11 +121,21 @@ unsigned uct_sctp_dpdk_ctx_poll(uct_sctp_dpdk_ctx_t *ctx)
 	unsigned work = 0, lane;
 
 	ctx->poll_count++;
-	for (lane = 0; lane < ctx->nb_lanes; lane++)
+	/* lanes with threads of their own are theirs to poll */
+	for (lane = 0; lane < (ctx->lane_threads != 0 ? 1u : ctx->nb_lanes);
+	     lane++)
 		work += uct_sctp_dpdk_lane_poll(ctx, lane, now_tsc);
 	ctx->rx_sg = ctx->sg;
 	if (dp_port_tx_pending(ctx->port))
 		work++;
+	return work;
+}
+
+unsigned uct_sctp_dpdk_ctx_poll_lane(uct_sctp_dpdk_ctx_t *ctx, unsigned lane)
+{
+	unsigned work = uct_sctp_dpdk_lane_poll(ctx, lane, dp_tsc());
+
+	ctx->rx_sg = ctx->sg;
 	return work;
 }
 

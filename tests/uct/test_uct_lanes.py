@@ -21,7 +21,17 @@ Two processes joined by one memif pair (/run/sdp/<job>/m0.sock).  Cases:
               sctp_dpdk/sdp0 twice; both processes' STATS say "lanes":
               {"n": 2, "sctp_ports": [P, P+1], "peers": [1, 1]} and the
               receiver's messages per lane are each >= a quarter of all
-  ucp-thread  ucp-2lanes with PROGRESS=thread
+  ucp-thread  ucp-2lanes with PROGRESS=thread; and the queue check below
+  queues      (in ucp-2lanes, ucp-thread, mpi-*): the port has 2 queue
+              pairs and lane k's frames arrive on queue k: every queue
+              received frames (STATS lanes.rxq_pkts), no DATA packet of
+              lane j came in on another queue (rx_data_wrong_queue 0);
+              with PROGRESS=thread each lane's own poll thread ran
+              (thread_polls > 0 each), inline none did
+  config      + LANES=2 on an af_packet port is refused naming
+              UCX_SCTP_DPDK_LANES (its queues cannot be mapped)
+  mpi-mpich-thread  mpi-mpich with PROGRESS=thread (one poll thread per
+              lane), every byte checked
   mpi-openmpi Open MPI (pml ucx) and MPICH (ch4:ucx) ping-pong 0 B..16 MiB
   mpi-mpich   with LANES=2 (tests/mpi/mpi_check.c checks every byte): both
               lanes of both ranks received messages
@@ -118,6 +128,26 @@ def two_lanes(st, receiver_msgs=None):
     return True, "lanes %s" % ln
 
 
+def queue_lanes(st, thread):
+    """Lane k on queue k, on one process's STATS: (ok, why)."""
+    if len(st) != 1 or "lanes" not in st[0]:
+        return False, "no lanes in STATS"
+    ln = st[0]["lanes"]
+    rxq, polls = ln.get("rxq_pkts", []), ln.get("thread_polls", [])
+    wrong = ln.get("rx_data_wrong_queue")
+    why = "queues %s rxq_pkts %s thread_polls %s rx_data_wrong_queue %s" % (
+        ln.get("queues"), rxq, polls, wrong)
+    if ln.get("queues") != 2 or len(rxq) != 2 or not all(n > 0 for n in rxq):
+        return False, why
+    if wrong != 0:
+        return False, why
+    if thread and not (len(polls) == 2 and all(n > 0 for n in polls)):
+        return False, why
+    if not thread and polls != [0, 0]:
+        return False, why
+    return True, why
+
+
 def config_case():
     base = {"LD_PRELOAD": LIB,
             "UCX_SCTP_DPDK_DEVARGS": "net_null0",
@@ -136,6 +166,11 @@ def config_case():
           "UCX_SCTP_DPDK_IP": "10.77.1.1/24;10.77.2.1/24"},
          r"UCX_SCTP_DPDK_LANES=2 needs one port, UCX_SCTP_DPDK_DEVARGS "
          r"lists 2"),
+        ({"UCX_SCTP_DPDK_LANES": "2",
+          "UCX_SCTP_DPDK_DEVARGS": "net_af_packet0,iface=lo"},
+         r"UCX_SCTP_DPDK_LANES=2 puts lane k on queue k of the port, and "
+         r"net_af_packet0,iface=lo cannot steer .*kernel fanout.*use a "
+         r"memif port"),
     ]
     for extra, want in runs:
         env = dict(base)
@@ -204,13 +239,19 @@ def ucp_two_lanes(name, extra):
     # GET replies of the rendezvous: one per SEG_SIZE segment, striped
     sok, swhy = two_lanes(sst, sum(sst[0].get("lanes", {}).get(
         "rx_msgs", [0])) if len(sst) == 1 else 0)
-    ok = ran and two and cok and sok
-    report(name, ok, "tag lanes %s, %s; client %s; server %s%s" % (
-        tag_lanes, mbs, cwhy, swhy, "" if ran else ": perftest failed"))
+    thread = extra.get("UCX_SCTP_DPDK_PROGRESS") == "thread"
+    cq, cqwhy = queue_lanes(cst, thread)
+    sq, sqwhy = queue_lanes(sst, thread)
+    ok = ran and two and cok and sok and cq and sq
+    report(name, ok, "tag lanes %s, %s; client %s; server %s; client %s; "
+           "server %s%s" % (tag_lanes, mbs, cwhy, swhy, cqwhy, sqwhy,
+                            "" if ran else ": perftest failed"))
 
 
-def mpi_case(impl, prog):
-    name = "mpi-" + impl
+def mpi_case(impl, prog, extra=None, suffix=""):
+    name = "mpi-" + impl + suffix
+    extra = extra or {}
+    thread = extra.get("UCX_SCTP_DPDK_PROGRESS") == "thread"
     cleanup()
     if not prog or not os.access(prog, os.X_OK):
         report(name, False, "mpi_check_%s not found (SDP_MPI_CHECK%s): "
@@ -230,7 +271,7 @@ def mpi_case(impl, prog):
         if r:
             argv.append(":")
         argv += ["-np" if impl == "openmpi" else "-n", "1"]
-        for k, v in rank_env(r, 2).items():
+        for k, v in rank_env(r, 2, extra).items():
             argv += ["-x", "%s=%s" % (k, v)] if impl == "openmpi" \
                 else ["-env", k, v]
         argv += [prog, "--only", "pingpong", "--iters", "3"]
@@ -238,7 +279,8 @@ def mpi_case(impl, prog):
     rc, out = finish(p, time.time() + CASE_TIMEOUT)
     cleanup()
     st = stats(out)
-    both = len(st) == 2 and all(two_lanes([s])[0] for s in st)
+    both = len(st) == 2 and all(two_lanes([s])[0] and
+                                queue_lanes([s], thread)[0] for s in st)
     ok = rc == 0 and "ok   pingpong" in out and "1 passed, 0 failed" in out
     report(name, ok and both, "%s; lanes per rank %s%s" % (
         "pingpong verified" if ok else "FAILED",
@@ -265,6 +307,8 @@ def main():
         if not only or "mpi" in only:
             mpi_case("openmpi", MPI_CHECK)
             mpi_case("mpich", MPI_CHECK_MPICH)
+            mpi_case("mpich", MPI_CHECK_MPICH,
+                     {"UCX_SCTP_DPDK_PROGRESS": "thread"}, "-thread")
     finally:
         cleanup()
     failed = results.count(False)

@@ -31,7 +31,8 @@ static int failures;
 		}                                                             \
 	} while (0)
 
-static ucs_status_t build(const char *sg_extra, struct sg_config *sg)
+static ucs_status_t build_mode(const char *sg_extra, unsigned long idle_us,
+			       struct sg_config *sg)
 {
 	static char text[16384];
 	uct_sctp_dpdk_iface_config_t c;
@@ -44,7 +45,7 @@ static ucs_status_t build(const char *sg_extra, struct sg_config *sg)
 	c.prefix = (char *)"sdp-sgdef";
 	c.lcore = -1;
 	c.mem_mb = 512;
-	c.idle_sleep_us = UCS_ULUNITS_AUTO;
+	c.idle_sleep_us = idle_us;
 	c.progress = (char *)"inline";
 	c.poll_lcore = -1;
 	c.rate = (char *)"0";
@@ -58,6 +59,13 @@ static ucs_status_t build(const char *sg_extra, struct sg_config *sg)
 	return uct_sctp_dpdk_config_build(&c, &dp, sg, text, sizeof(text));
 }
 
+/* Busy polling (each polling thread has a CPU): the mode the checks below
+ * take unless they say otherwise. */
+static ucs_status_t build(const char *sg_extra, struct sg_config *sg)
+{
+	return build_mode(sg_extra, 0, sg);
+}
+
 int main(void)
 {
 	struct sg_config sg, plain;
@@ -66,13 +74,35 @@ int main(void)
 	/* the sctp layer's own defaults, for comparison */
 	CHECK(sg_config_parse("", &plain) == 0, "sg defaults");
 
+	/* busy polling: a peer acknowledges within a round trip, so a lost
+	 * tail packet waits 20 ms, not the sctp layer's 100 */
 	st = build("", &sg);
 	CHECK(st == UCS_OK, "no SG: %s", ucs_status_string(st));
 	CHECK(sg.sack_delay_ms == 0, "sack_delay_ms %u", sg.sack_delay_ms);
-	CHECK(sg.rto_min_ms == plain.rto_min_ms,
-	      "rto_min_ms %u (sctp layer: %u)", sg.rto_min_ms,
-	      plain.rto_min_ms);
+	CHECK(sg.rto_min_ms == 20 && plain.rto_min_ms == 100,
+	      "busy poll: rto_min_ms %u (sctp layer: %u), want 20",
+	      sg.rto_min_ms, plain.rto_min_ms);
+	CHECK(sg.path_max_rxt == 7, "busy poll: path_max_rxt %u, want 7",
+	      sg.path_max_rxt);
 	CHECK(plain.sack_delay_ms != 0, "the sctp layer delays SACKs");
+
+	/* ranks share CPUs (IDLE_SLEEP_US back-off): a descheduled peer
+	 * cannot acknowledge in 20 ms, the sctp layer's RTO bounds stay */
+	st = build_mode("", 20, &sg);
+	CHECK(st == UCS_OK, "back-off, no SG: %s", ucs_status_string(st));
+	CHECK(sg.sack_delay_ms == 0, "back-off: sack_delay_ms %u",
+	      sg.sack_delay_ms);
+	CHECK(sg.rto_min_ms == plain.rto_min_ms &&
+		      sg.path_max_rxt == plain.path_max_rxt,
+	      "back-off: rto_min_ms %u path_max_rxt %u (sctp layer: %u %u)",
+	      sg.rto_min_ms, sg.path_max_rxt, plain.rto_min_ms,
+	      plain.path_max_rxt);
+
+	/* the user's SG still has the last word */
+	st = build("rto_min_ms=100 path_max_rxt=5", &sg);
+	CHECK(st == UCS_OK && sg.rto_min_ms == 100 && sg.path_max_rxt == 5,
+	      "SG rto_min_ms=100 path_max_rxt=5 not applied: %s",
+	      ucs_status_string(st));
 
 	/* valid after the transport's sack_delay_ms=0 */
 	st = build("rto_min_ms=10", &sg);
