@@ -21,6 +21,10 @@
  * --test bw: --count messages of --size bytes, client to server, as fast
  * as usrsctp takes them; goodput = bytes received / time.
  * --test lat: ping-pong of --size messages; one-way latency = RTT/2.
+ * --sack-delay MS: SCTP_DELAYED_SACK as sg sets it (0 = SACK every DATA
+ * packet, the transport's default; else every 2nd packet or MS); without
+ * it usrsctp's default (200 ms, every 2nd).  --max-burst N: SCTP_MAX_BURST
+ * (0 = no limit; usrsctp's default 4).
  * Output: one JSON object on stdout.
  */
 #include <errno.h>
@@ -58,6 +62,8 @@ static uint32_t fifo_slots = 1024;
 static uint32_t fifo_head, fifo_tail; /* head: next out; tail: next in */
 static uint64_t fifo_drops, pkts, crc_bad;
 static bool use_crc;
+static int sack_delay_ms = -1; /* -1: usrsctp's default (200 ms, every 2nd) */
+static int max_burst = -1;     /* -1: usrsctp's default (4) */
 static int addr_c = 0, addr_s = 1; /* AF_CONN handles: their addresses */
 
 static uint64_t now_ns(void)
@@ -185,6 +191,27 @@ static struct socket *make_socket(void *addr, uint32_t buf_bytes,
 	if (usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_PEER_ADDR_PARAMS, &pp,
 			       sizeof(pp)))
 		die("SCTP_PEER_ADDR_PARAMS");
+	if (sack_delay_ms >= 0) {
+		/* as sg sets it: 0 = SACK every DATA packet at once */
+		struct sctp_sack_info sack;
+
+		memset(&sack, 0, sizeof(sack));
+		sack.sack_assoc_id = SCTP_FUTURE_ASSOC;
+		sack.sack_delay = (uint32_t)sack_delay_ms;
+		sack.sack_freq = sack_delay_ms == 0 ? 1 : 2;
+		if (usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_DELAYED_SACK,
+				       &sack, sizeof(sack)))
+			die("SCTP_DELAYED_SACK");
+	}
+	if (max_burst >= 0) {
+		struct sctp_assoc_value av;
+
+		av.assoc_id = SCTP_FUTURE_ASSOC;
+		av.assoc_value = (uint32_t)max_burst;
+		if (usrsctp_setsockopt(so, IPPROTO_SCTP, SCTP_MAX_BURST, &av,
+				       sizeof(av)))
+			die("SCTP_MAX_BURST");
+	}
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;
 	sc.sconn_port = htons(SCTP_PORT);
@@ -244,6 +271,8 @@ int main(int argc, char **argv)
 		{ "buf", required_argument, NULL, 'b' },
 		{ "crc", required_argument, NULL, 'r' },
 		{ "fifo-slots", required_argument, NULL, 'f' },
+		{ "sack-delay", required_argument, NULL, 'd' },
+		{ "max-burst", required_argument, NULL, 'x' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool lat = false;
@@ -278,10 +307,17 @@ int main(int argc, char **argv)
 		case 'f':
 			fifo_slots = (uint32_t)strtoul(optarg, NULL, 0);
 			break;
+		case 'd':
+			sack_delay_ms = atoi(optarg);
+			break;
+		case 'x':
+			max_burst = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: sctp-loop-ep [--test lat|bw] "
 				"[--size B] [--count N] [--pathmtu B] [--buf B]"
-				" [--crc none|isal] [--fifo-slots N]\n");
+				" [--crc none|isal] [--fifo-slots N]"
+				" [--sack-delay MS] [--max-burst N]\n");
 			return 2;
 		}
 	}

@@ -70,6 +70,10 @@ struct sg_config {
 	uint32_t max_msg_bytes;	   /* largest message; default 16 MiB */
 	uint32_t max_peers;	   /* peer IPv4 addresses; default 256 */
 	uint32_t event_queue;	   /* event queue entries; default 1024 */
+	uint32_t max_burst;	   /* SCTP_MAX_BURST: packets one output may
+				    * send beyond those in flight (usrsctp
+				    * cuts cwnd to flight + max_burst MTUs);
+				    * 0 = no limit; default 4 (usrsctp's) */
 };
 
 /**
@@ -309,6 +313,10 @@ struct sg_stats {
 	uint64_t rx_data_wrong_queue;	  /* lanes on a port with queues:
 					   * DATA packets for lane j that
 					   * arrived on another queue than j */
+	uint64_t tx_first_pkt_early;	  /* messages of several packets to an
+					   * idle association whose first
+					   * packet left before usrsctp took
+					   * the rest (sg_send) */
 };
 
 /** Snapshot of the endpoint's counters (poll thread). */

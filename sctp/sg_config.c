@@ -37,7 +37,9 @@ static const char help_text[] =
 	"  max_msg=B          largest message, 1..1G and at most "
 	"rx_descs*rx_buf (default 16M)\n"
 	"  max_peers=N        peer addresses, 1..65536 (default 256)\n"
-	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n";
+	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n"
+	"  max_burst=N        packets one output may send beyond those in "
+	"flight, 0 = no limit, 0..1024 (default 4)\n";
 
 const char *sg_config_help(void)
 {
@@ -67,6 +69,7 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->max_msg_bytes = 16u << 20;
 	cfg->max_peers = 256;
 	cfg->event_queue = 1024;
+	cfg->max_burst = 4; /* usrsctp's SCTP_DEF_MAX_BURST */
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -100,6 +103,7 @@ static const struct field fields[] = {
 	F("max_msg", 1, 1u << 30, max_msg_bytes, true),
 	F("max_peers", 1, 65536, max_peers, false),
 	F("event_queue", 16, 65536, event_queue, false),
+	F("max_burst", 0, 1024, max_burst, false),
 };
 #undef F
 

@@ -77,6 +77,7 @@ static int configure_socket(struct sg_ep *ep)
 	struct sctp_assocparams ap = { 0 };
 	struct sctp_paddrparams pp;
 	struct sctp_sack_info sack;
+	struct sctp_assoc_value burst;
 	struct sctp_event ev = { 0 };
 	static const uint16_t events[] = { SCTP_ASSOC_CHANGE,
 					   SCTP_SHUTDOWN_EVENT };
@@ -125,6 +126,13 @@ static int configure_socket(struct sg_ep *ep)
 	sack.sack_freq = c->sack_delay_ms == 0 ? 1 : 2;
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_DELAYED_SACK,
 		      "SCTP_DELAYED_SACK (sack_delay_ms)", &sack, sizeof(sack));
+	/* usrsctp cuts the cwnd to flight + max_burst MTUs at every output
+	 * (sctp_use_cwnd_based_maxburst): with its default 4 a 64 KiB message
+	 * at MTU 9000 (8 packets) waits a round trip for its last 4. */
+	burst.assoc_id = SCTP_FUTURE_ASSOC;
+	burst.assoc_value = c->max_burst;
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_MAX_BURST,
+		      "SCTP_MAX_BURST (max_burst)", &burst, sizeof(burst));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_NODELAY, "SCTP_NODELAY",
 		      &nodelay, sizeof(nodelay));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_EXPLICIT_EOR,
@@ -588,6 +596,7 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(timer_runs);
 	P(crc_drops);
 	P(rx_data_wrong_queue);
+	P(tx_first_pkt_early);
 #undef P
 }
 

@@ -98,11 +98,24 @@ static size_t iov_left(const struct sg_bigsend *b)
 	return left - b->off;
 }
 
+/* What usrsctp has output goes to the NIC now; a lane on a port with
+ * queues sends on its own queue. */
+static void flush_tx(struct sg_ep *ep)
+{
+	if (ep->queue != 0)
+		dp_port_flush_queue(ep->lk->port, ep->queue, ep->lk->now_tsc);
+	else
+		dp_port_send_flush(ep->lk->port, ep->lk->now_tsc);
+}
+
 /*
- * Push as much of the big send as @budget allows.  @return -errno on a
- * usrsctp error, else bytes taken.
+ * Push as much of the big send as @budget allows.  @first_max < SIZE_MAX:
+ * the first push takes at most that many bytes (one packet's worth) and
+ * the port is flushed right after it, so that packet is on the wire while
+ * usrsctp copies the rest (see sg_send).  @return -errno on a usrsctp
+ * error, else bytes taken.
  */
-static ssize_t big_push(struct sg_ep *ep, size_t budget)
+static ssize_t big_push(struct sg_ep *ep, size_t budget, size_t first_max)
 {
 	struct sg_bigsend *b = &ep->big;
 	ssize_t taken = 0;
@@ -115,6 +128,8 @@ static ssize_t big_push(struct sg_ep *ep, size_t budget)
 
 		if (len > budget)
 			len = budget;
+		if (len > first_max)
+			len = first_max;
 		last = b->cur == b->iovcnt - 1 && b->off + len == v->iov_len;
 		n = push(ep, b->assoc, b->stream, b->flags, b->ppid,
 			 (const uint8_t *)v->iov_base + b->off, len, last);
@@ -131,6 +146,13 @@ static ssize_t big_push(struct sg_ep *ep, size_t budget)
 		}
 		if ((size_t)n < len)
 			break;
+		if (first_max != SIZE_MAX) {
+			first_max = SIZE_MAX;
+			if (!last) {
+				flush_tx(ep);
+				ep->st.tx_first_pkt_early++;
+			}
+		}
 	}
 	return taken;
 }
@@ -223,6 +245,7 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 {
 	struct sg_bigsend *b = &ep->big;
 	size_t total = 0, avail;
+	bool idle;
 	ssize_t n;
 	int i;
 
@@ -240,6 +263,9 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EAGAIN;
 	}
 	avail = sndbuf_free(ep, assoc);
+	/* Nothing queued or unacknowledged: a request/response exchange,
+	 * where the message's latency is what counts (see first_max). */
+	idle = avail == ep->cfg.sndbuf_bytes;
 	if (total > avail && total <= ep->cfg.sndbuf_bytes) {
 		ep->st.tx_backpressure++;
 		return -EAGAIN;
@@ -256,7 +282,16 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	if (iovcnt > 1 && iov[0].iov_len < b->head_cap)
 		gather_head(b, total);
 	ep->lk->now_tsc = dp_tsc();
-	n = big_push(ep, avail);
+	/* A message of several packets to an idle association: its first
+	 * packet goes to usrsctp alone and leaves at once (with nothing in
+	 * flight usrsctp sends an incomplete EOR message's full packet), so
+	 * the receiver copies it in while usrsctp here copies the rest; the
+	 * rest follows in one piece.  Not while data is in flight: usrsctp
+	 * would hold the piece for the SACK, and bulk transfers keep their
+	 * one usrsctp_sendv per message (issue 9.6: 16 KiB one-way over memif
+	 * was the sum of both sides' copies of both packets). */
+	n = big_push(ep, avail, idle && total > b->head_cap ? b->head_cap :
+							      SIZE_MAX);
 	if (n < 0) {
 		if (n == -ENOTCONN || n == -ENOENT || n == -ECONNRESET)
 			return -ENOTCONN;
@@ -265,12 +300,8 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EIO;
 	}
 	ep->st.bytes_out += (uint64_t)n;
-	/* to the NIC now, not at the caller's next poll (issue 9.5); a
-	 * lane on a port with queues sends on its own queue */
-	if (ep->queue != 0)
-		dp_port_flush_queue(ep->lk->port, ep->queue, ep->lk->now_tsc);
-	else
-		dp_port_send_flush(ep->lk->port, ep->lk->now_tsc);
+	/* to the NIC now, not at the caller's next poll (issue 9.5) */
+	flush_tx(ep);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		return 0;
@@ -360,7 +391,7 @@ unsigned int sg_msg_send_more(struct sg_ep *ep)
 	/* Wait for a useful amount of room: small pieces cost a sendv each. */
 	if (avail < left && avail < ep->cfg.sndbuf_bytes / 4)
 		return 0;
-	n = big_push(ep, avail);
+	n = big_push(ep, avail, SIZE_MAX);
 	if (n < 0) {
 		big_finish(ep, SG_EV_SEND_FAILED);
 		return 1;
