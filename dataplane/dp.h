@@ -136,6 +136,8 @@ struct dp_config {
 				 * default 256 */
 	/* drop= hook: SCTP DATA packets dropped on receive / on send */
 	struct dp_drop_spec drop_rx, drop_tx;
+	bool own_mac;		/* use 02:5d:<ip> as our MAC; an af_packet
+				 * interface keeps its own (own_mac=) */
 };
 
 /**
