@@ -139,6 +139,8 @@ struct dp_config {
 	struct dp_drop_spec drop_rx, drop_tx;
 	/* queues=N: queue pairs of the port (dp_port_*_queue); default 1 */
 	uint16_t nb_queues;
+	bool own_mac;		/* use 02:5d:<ip> as our MAC; an af_packet
+				 * interface keeps its own (own_mac=) */
 };
 
 /**

@@ -42,6 +42,10 @@ static const char help_text[] =
 	"  tx_drain_us=N      buffered TX drain deadline, 1..100000 "
 	"(default 100)\n"
 	"  udp=0|1            SCTP over UDP, RFC 6951 (default 0)\n"
+	"  own_mac=0|1        1: our MAC is 02:5d:<ip> instead of the "
+	"port's; an af_packet interface keeps its own, so the kernel stack "
+	"behind it sees our frames as another host's and drops them before "
+	"routing (default 0)\n"
 	"  udp_port=N         encapsulation port (default 9899)\n"
 	"  crc=auto|offload|isal|sse42|table  CRC32c back-end (default auto)\n"
 	"  arp=IP@MAC         static neighbour (repeatable, up to 4096)\n"
@@ -347,6 +351,8 @@ static int apply(void *arg, const char *key, const char *val)
 		return parse_bool(key, val, &cfg->huge);
 	if (strcmp(key, "udp") == 0)
 		return parse_bool(key, val, &cfg->udp_encap);
+	if (strcmp(key, "own_mac") == 0)
+		return parse_bool(key, val, &cfg->own_mac);
 	if (strcmp(key, "rx_ring") == 0)
 		return parse_pow2(key, val, 64, 65536, &cfg->rx_ring);
 	if (strcmp(key, "tx_hold") == 0)

@@ -436,7 +436,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_free_all;
 	}
 	rte_eth_macaddr_get(pid, &port->fctx.mac);
-	if (rte_is_zero_ether_addr(&port->fctx.mac) ||
+	if (cfg->own_mac || rte_is_zero_ether_addr(&port->fctx.mac) ||
 	    (strcmp(info.driver_name, "net_memif") == 0 &&
 	     strstr(cfg->devargs, "mac=") == NULL)) {
 		/* Some vdevs have no address (net_ring, net_null) or a
@@ -448,7 +448,13 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		a[0] = 0x02;
 		a[1] = 0x5d;
 		memcpy(a + 2, &cfg->ip_be, 4);
-		rte_eth_dev_default_mac_addr_set(pid, &port->fctx.mac);
+		/* af_packet would set it on the kernel interface: keep the
+		 * kernel's, so frames to us are PACKET_OTHERHOST there
+		 * (dropped in ip_rcv before a route lookup; veth and the
+		 * bridge deliver them to our packet socket all the same) */
+		if (strcmp(info.driver_name, "net_af_packet") != 0)
+			rte_eth_dev_default_mac_addr_set(pid,
+							 &port->fctx.mac);
 	}
 	port->fctx.ip_cksum_checked = false; /* flags checked per packet */
 	/* af_packet's tx_burst is a sendto(): one per poll, not per send */

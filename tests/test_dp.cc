@@ -496,8 +496,12 @@ TEST(DpConfig, DefaultsAndValidString)
 	EXPECT_EQ(1u, c.nb_static_arp);
 	EXPECT_EQ(DP_CRC_SSE42, c.crc);
 	EXPECT_EQ(512u, c.mem_mb);
+	EXPECT_FALSE(c.own_mac);
 	ASSERT_EQ(0, dp_config_parse("dev=0000:01:00.0 ip=10.0.0.1", &c));
 	EXPECT_TRUE(c.is_pci);
+	ASSERT_EQ(0, dp_config_parse("dev=net_af_packet0,iface=x ip=10.0.0.1 "
+				     "own_mac=1", &c));
+	EXPECT_TRUE(c.own_mac);
 }
 
 TEST(DpConfig, ThousandsOfStaticArpEntries)
@@ -534,7 +538,7 @@ TEST(DpConfig, EveryBadFieldIsRejected)
 		"bogus=1",	   "rate=2G link=1G", "lcore=-1",
 		"mbufs=99999999", "netns=a/b", "pace_queue_us=10",
 		"pace_dests=0",   "pace_dests=65537", "dest_rate=2G link=1G",
-		"dest_rate=fast",
+		"dest_rate=fast", "own_mac=2",
 	};
 
 	for (const char *b : bad) {

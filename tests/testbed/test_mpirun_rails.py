@@ -99,7 +99,7 @@ class RankEnv(unittest.TestCase):
                     "UCX_SCTP_DPDK_STREAM_TAG_MASK": "mpich-comm",
                 }
                 if fabric == "bridge":
-                    want["UCX_SCTP_DPDK_DP"] = f"netns=sdp-t1-h{r}"
+                    want["UCX_SCTP_DPDK_DP"] = f"netns=sdp-t1-h{r} own_mac=1"
                 self.assertEqual(MR.rank_env(opts(), tb, r), want,
                                  f"{fabric} rank {r}")
         tb = testbed("bridge", 1)
@@ -118,7 +118,7 @@ class RankEnv(unittest.TestCase):
                          ["10.99.1.2/24", "10.99.3.2/24", "10.99.5.2/24"])
         self.assertEqual((e["UCX_MAX_EAGER_RAILS"], e["UCX_MAX_RNDV_RAILS"]),
                          ("3", "3"))
-        self.assertEqual(e["UCX_SCTP_DPDK_DP"], "netns=sdp-t1-h1")
+        self.assertEqual(e["UCX_SCTP_DPDK_DP"], "netns=sdp-t1-h1 own_mac=1")
         self.assertEqual(e["UCX_SCTP_DPDK_PREFIX"], "sdp-t1-r1")
         self.assertEqual(e["UCX_SCTP_DPDK_MEM"], str(3 * MR.MEM_MB_PER_RAIL))
         tb = testbed("memif", 2)

@@ -124,6 +124,14 @@ for i in 0 1 2; do
     "sdp-$JB-h$i" "10.$oct.0.$((i + 1))" "10.$oct.1."
 done
 check "br0 MTU 1400" test "$(mtu_of "sdp-$JB-sw" br0)" = 1400
+# A switch runs no host firewall: bridged frames skip iptables & co (a
+# per-frame cost on every af_packet frame); kernels without br_netfilter
+# have neither the sysctls nor the walk.
+check "switch: bridged frames not passed to iptables/ip6tables/arptables" bash -c \
+  'if [[ ! -e /proc/sys/net/bridge ]]; then ! ip netns exec "$1" test -e /proc/sys/net/bridge/bridge-nf-call-iptables; exit; fi
+   for k in iptables ip6tables arptables; do
+     [[ $(ip netns exec "$1" sysctl -n net.bridge.bridge-nf-call-$k) == 0 ]] || exit 1
+   done' _ "sdp-$JB-sw"
 if [[ -d /proc/sys/net/ipv6 ]]; then
   check "IPv6 disabled on sdpnet0" test "$(ip netns exec "sdp-$JB-h0" sysctl -n net.ipv6.conf.sdpnet0.disable_ipv6)" = 1
 fi
