@@ -356,6 +356,9 @@ struct dp_stats {
 					 * queue was full (its own rate) */
 	uint64_t pace_dest_overflow;	/* frames on the shared flow: more
 					 * destinations than pace_dests */
+	uint64_t tx_bursts;		/* rte_eth_tx_burst calls (af_packet:
+					 * one sendto each) */
+	uint64_t tx_held;		/* frames held by dp_port_send_held */
 };
 
 /** Snapshot of the port's counters (owning thread). */
@@ -429,6 +432,26 @@ uint64_t dp_tsc(void);
 int dp_parse_ip(const char *text, uint32_t *ip_be_p);
 /** Network-order address -> dotted quad in @buf (>= 16 bytes). */
 const char *dp_ip_str(uint32_t ip_be, char *buf, size_t len);
+
+/**
+ * Like dp_port_send, but the frame is held in the port: it leaves at the
+ * tail of the next TX burst that carries any other frame (in the same
+ * sendto on af_packet, after them), or when dp_port_release_held moves it
+ * to the TX buffer.  For frames whose only urgency is "soon" (SCTP's
+ * SACK-only packets, sg's sack_hold_us): they then cost no burst of their
+ * own and never leave before a reply queued after them.  A paced port, or
+ * DP_BURST frames already held, sends it like dp_port_send.  Held frames
+ * count as dp_port_tx_pending; dp_port_close frees them.
+ * @return as dp_port_send.
+ */
+int dp_port_send_held(struct dp_port *port, uint32_t dst_ip_be,
+		      uint8_t proto, struct rte_mbuf *m, uint64_t now_tsc);
+
+/** Frames held by dp_port_send_held and not yet in the TX buffer. */
+unsigned int dp_port_held(const struct dp_port *port);
+
+/** Move held frames to the TX buffer: they leave at the next flush. */
+void dp_port_release_held(struct dp_port *port, uint64_t now_tsc);
 
 #ifdef __cplusplus
 }

@@ -70,6 +70,10 @@ struct sg_config {
 	uint32_t max_msg_bytes;	   /* largest message; default 16 MiB */
 	uint32_t max_peers;	   /* peer IPv4 addresses; default 256 */
 	uint32_t event_queue;	   /* event queue entries; default 1024 */
+	uint32_t sack_hold_us;	   /* hold a SACK-only packet of a poll that
+				    * delivered messages up to this long, to
+				    * leave with the reply; 0 = off (default;
+				    * sg_poll, "SACK hold") */
 };
 
 /**

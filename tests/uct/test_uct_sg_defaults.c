@@ -55,6 +55,7 @@ static ucs_status_t build(const char *sg_extra, struct sg_config *sg)
 	c.dp_extra = (char *)"";
 	c.sg_extra = (char *)sg_extra;
 	c.exit_timeout_s = 1;
+	c.sack_hold_us = UCS_ULUNITS_AUTO;
 	return uct_sctp_dpdk_config_build(&c, &dp, sg, text, sizeof(text));
 }
 
@@ -73,6 +74,13 @@ int main(void)
 	      "rto_min_ms %u (sctp layer: %u)", sg.rto_min_ms,
 	      plain.rto_min_ms);
 	CHECK(plain.sack_delay_ms != 0, "the sctp layer delays SACKs");
+	/* the SACK hold: the transport's, off in the sctp layer */
+	CHECK(sg.sack_hold_us == UCT_SCTP_DPDK_SACK_HOLD_AUTO_US,
+	      "sack_hold_us %u", sg.sack_hold_us);
+	CHECK(plain.sack_hold_us == 0, "the sctp layer holds SACKs");
+	st = build("sack_hold_us=0", &sg);
+	CHECK(st == UCS_OK && sg.sack_hold_us == 0, "SG sack_hold_us=0: %s",
+	      ucs_status_string(st));
 
 	/* valid after the transport's sack_delay_ms=0 */
 	st = build("rto_min_ms=10", &sg);
