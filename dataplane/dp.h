@@ -439,8 +439,10 @@ const char *dp_ip_str(uint32_t ip_be, char *buf, size_t len);
  * sendto on af_packet, after them), or when dp_port_release_held moves it
  * to the TX buffer.  For frames whose only urgency is "soon" (SCTP's
  * SACK-only packets, sg's sack_hold_us): they then cost no burst of their
- * own and never leave before a reply queued after them.  A paced port, or
- * DP_BURST frames already held, sends it like dp_port_send.  Held frames
+ * own and never leave before a reply queued after them.  Only a port that
+ * batches TX (af_packet, where a burst is a system call) holds: any other
+ * port, a paced one, or DP_BURST frames already held, sends it like
+ * dp_port_send.  Held frames
  * count as dp_port_tx_pending; dp_port_close frees them.
  * @return as dp_port_send.
  */

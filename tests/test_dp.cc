@@ -1290,10 +1290,11 @@ TEST_F(DpPortTest, SendFlushUnlessThePortBatches)
 	port->tx_batch = false;
 }
 
-/* SACK hold: a held frame takes no burst of its own: it rides at the tail
- * of the next burst carrying another frame (after it: the reply first),
- * and leaves alone only when released.  Frames are told apart by their
- * first payload byte; net_ring0 loops them back in wire order. */
+/* SACK hold: on a port that batches TX a held frame takes no burst of
+ * its own: it rides at the tail of the next burst carrying another frame
+ * (after it: the reply first), and leaves alone only when released; other
+ * ports send it at once.  Frames are told apart by their first payload
+ * byte; net_ring0 loops them back in wire order. */
 TEST_F(DpPortTest, HeldFrameRidesAfterTheNextFrame)
 {
 	dp_stats a, b;
@@ -1308,6 +1309,19 @@ TEST_F(DpPortTest, HeldFrameRidesAfterTheNextFrame)
 		memset(rte_pktmbuf_append(m, 64), tag, 64);
 		return m;
 	};
+	/* a port that does not batch TX (net_ring, memif) does not hold */
+	ASSERT_FALSE(port->tx_batch);
+	dp_port_stats(port, &a);
+	ASSERT_EQ(0, dp_port_send_held(port, cfg.ip_be, DP_IPPROTO_EXP,
+				       frame('S'), dp_tsc()));
+	EXPECT_EQ(0u, dp_port_held(port));
+	dp_port_flush(port, dp_tsc());
+	ASSERT_EQ(1u, poll_recv(got, 1));
+	rte_pktmbuf_free(got[0]);
+	dp_port_stats(port, &b);
+	EXPECT_EQ(a.tx_held, b.tx_held);
+
+	port->tx_batch = true; /* af_packet's */
 	dp_port_stats(port, &a);
 	ASSERT_EQ(0, dp_port_send_held(port, cfg.ip_be, DP_IPPROTO_EXP,
 				       frame('S'), dp_tsc()));
@@ -1346,6 +1360,7 @@ TEST_F(DpPortTest, HeldFrameRidesAfterTheNextFrame)
 	EXPECT_EQ('S', *rte_pktmbuf_mtod(got[0], uint8_t *));
 	rte_pktmbuf_free(got[0]);
 	EXPECT_FALSE(dp_port_tx_pending(port));
+	port->tx_batch = false;
 }
 
 /*

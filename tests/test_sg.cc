@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dp_internal.h" /* dp_port.tx_batch (SACK hold tests) */
 #include "sg_internal.h"
 
 #include <usrsctp.h>
@@ -1230,7 +1231,8 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 
 /*
  * SACK hold (sack_hold_us): a ping-pong of @rounds 8-byte messages, the
- * server echoing each at once.  Reports the server's TX bursts over the
+ * server echoing each at once, both ports batching TX to one burst per
+ * poll as af_packet does (memif does not, and does not hold).  Reports the server's TX bursts over the
  * rounds (on af_packet each one is a sendto) and, on the client after the
  * last echo, whether sg_assoc_quiet saw the association quiet before and
  * after one more poll.
@@ -1241,6 +1243,7 @@ void sack_hold_pingpong(std::vector<Child *> &kids, const char *sg,
 {
 	Child srv = spawn([&](Node &n) {
 		n.up(true, "server", sg);
+		n.port->tx_batch = true; /* af_packet's: a burst per poll */
 		sg_event ev;
 		dp_stats a, b;
 		char line[96];
@@ -1266,6 +1269,7 @@ void sack_hold_pingpong(std::vector<Child *> &kids, const char *sg,
 	ASSERT_TRUE(wait_server_socket(20));
 	Child cli = spawn([&](Node &n) {
 		n.up(false, "client", sg);
+		n.port->tx_batch = true;
 		sg_assoc_t a = 0;
 		char line[96];
 		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
