@@ -72,8 +72,9 @@ struct sg_config {
 	uint32_t event_queue;	   /* event queue entries; default 1024 */
 	uint32_t sack_hold_us;	   /* hold a SACK-only packet of a poll that
 				    * delivered messages up to this long, to
-				    * leave with the reply; 0 = off (default;
-				    * sg_poll, "SACK hold") */
+				    * leave with the reply (ports that batch
+				    * TX: dp_port_send_held); 0 = off
+				    * (default; sg_link_hold_end) */
 };
 
 /**

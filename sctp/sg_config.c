@@ -38,11 +38,11 @@ static const char help_text[] =
 	"rx_descs*rx_buf (default 16M)\n"
 	"  max_peers=N        peer addresses, 1..65536 (default 256)\n"
 	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n"
-	"  sack_hold_us=N     hold the SACKs of a poll that delivered "
-	"messages up to N us\n"
-	"                     for the reply to carry them, 0..100000, below "
-	"rto_min_ms\n"
-	"                     (default 0 = off)\n";
+	"  sack_hold_us=N     on ports that batch TX (af_packet), hold the "
+	"SACKs of a poll\n"
+	"                     that delivered messages up to N us for the "
+	"reply's burst,\n"
+	"                     0..100000, below rto_min_ms (default 0 = off)\n";
 
 const char *sg_config_help(void)
 {

@@ -228,11 +228,12 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 UCS_CONFIG_TYPE_UINT},
 
 	{"SACK_HOLD_US", "auto",
-	 "Hold the SACKs of a poll that delivered messages up to this long,\n"
-	 "microseconds 0..100000 (below the SCTP minimum RTO), so they leave\n"
-	 "in the same burst as the reply, after it (one sendto per one-way\n"
-	 "message on af_packet instead of two). A flush asking for them, any\n"
-	 "other frame sent, or the first poll after the bound sends them. With\n"
+	 "On ports that batch TX (af_packet: a sendto per burst; memif never\n"
+	 "holds), hold the SACKs of a poll that delivered messages up to this\n"
+	 "long, microseconds 0..100000 (below the SCTP minimum RTO), so they\n"
+	 "leave in the reply's burst, after it (one sendto per one-way message\n"
+	 "instead of two). A flush asking for them, any other frame sent, or\n"
+	 "the first poll after the bound sends them. With\n"
 	 "PROGRESS=inline a rank that stops calling MPI holds them until its\n"
 	 "next call (as it holds its own unsent frames on af_packet). 0: off,\n"
 	 "SACK at the end of the poll. auto: "
