@@ -361,6 +361,9 @@ struct dp_stats {
 					 * queue was full (its own rate) */
 	uint64_t pace_dest_overflow;	/* frames on the shared flow: more
 					 * destinations than pace_dests */
+	uint64_t tx_bursts;		/* rte_eth_tx_burst calls (af_packet:
+					 * one sendto each) */
+	uint64_t tx_held;		/* frames held by dp_port_send_held */
 };
 
 /** Snapshot of the port's counters (owning thread). */
@@ -487,6 +490,28 @@ unsigned int dp_port_tx_queued_queue(const struct dp_port *port, uint16_t q);
  */
 void dp_port_queue_stats(const struct dp_port *port, uint16_t q,
 			 struct dp_stats *stats);
+
+/**
+ * Like dp_port_send, but the frame is held in the port: it leaves at the
+ * tail of the next TX burst that carries any other frame (in the same
+ * sendto on af_packet, after them), or when dp_port_release_held moves it
+ * to the TX buffer.  For frames whose only urgency is "soon" (SCTP's
+ * SACK-only packets, sg's sack_hold_us): they then cost no burst of their
+ * own and never leave before a reply queued after them.  Only a port that
+ * batches TX (af_packet, where a burst is a system call) holds: any other
+ * port, a paced one, or DP_BURST frames already held, sends it like
+ * dp_port_send.  Held frames
+ * count as dp_port_tx_pending; dp_port_close frees them.
+ * @return as dp_port_send.
+ */
+int dp_port_send_held(struct dp_port *port, uint32_t dst_ip_be,
+		      uint8_t proto, struct rte_mbuf *m, uint64_t now_tsc);
+
+/** Frames held by dp_port_send_held and not yet in the TX buffer. */
+unsigned int dp_port_held(const struct dp_port *port);
+
+/** Move held frames to the TX buffer: they leave at the next flush. */
+void dp_port_release_held(struct dp_port *port, uint64_t now_tsc);
 
 #ifdef __cplusplus
 }

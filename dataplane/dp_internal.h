@@ -197,6 +197,11 @@ struct dp_port {
 	uint64_t tx_deadline_tsc;	/* drain tx_buf by then */
 	uint64_t tx_drain_tsc;		/* drain interval */
 	struct rte_mbuf *tx_buf[DP_BURST];
+	/* dp_port_send_held: framed frames (SACKs) that ride at the tail of
+	 * the next burst carrying anything else, or leave when the layer
+	 * above releases them (dp_port_release_held) */
+	uint16_t nb_held;
+	struct rte_mbuf *held[DP_BURST];
 	struct rte_ring *rx_ring;	/* SPSC: poll -> dp_port_recv */
 	struct rte_mempool *pool;
 	struct dp_frame_ctx fctx;

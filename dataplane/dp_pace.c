@@ -543,13 +543,14 @@ bool dp_port_tx_pending(const struct dp_port *port)
 {
 	const struct dp_pacer *p = port->pacer;
 
-	return port->nb_tx != 0 || (p != NULL && pace_fq_frames(p->fq) != 0);
+	return port->nb_tx != 0 || port->nb_held != 0 ||
+	       (p != NULL && pace_fq_frames(p->fq) != 0);
 }
 
 unsigned int dp_port_tx_queued(const struct dp_port *port)
 {
 	const struct dp_pacer *p = port->pacer;
-	unsigned int n = port->nb_tx;
+	unsigned int n = port->nb_tx + port->nb_held;
 
 	if (p != NULL)
 		n += pace_fq_frames(p->fq);

@@ -731,9 +731,12 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		"\ngap_frames %" PRIu64 "\npace_drops %" PRIu64
 		"\npace_clamps %" PRIu64
 		"\npace_late %" PRIu64
-		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64 "\n", s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
+		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64
+		"\ntx_bursts %" PRIu64 "\ntx_held %" PRIu64 "\n",
+		s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
-		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw, s->crc_hw);
+		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw,
+		s->crc_hw, s->tx_bursts, s->tx_held);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
@@ -757,13 +760,14 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"pace_dest_drops\": %" PRIu64
 		     ", \"pace_dest_overflow\": %" PRIu64
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
-		     ", \"pace_polls\": %" PRIu64 ", \"drops\": {",
+		     ", \"pace_polls\": %" PRIu64 ", \"tx_bursts\": %" PRIu64
+		     ", \"tx_held\": %" PRIu64 ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
 		     s->pace_rate_changes, s->pace_dest_drops,
 		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
-		     s->pace_polls);
+		     s->pace_polls, s->tx_bursts, s->tx_held);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -12,6 +12,8 @@
  *              dp_tx_enqueue -> paced? -> pace fifo -> (deadline) -> tx_buf
  *                                      \--------------------------->  tx_buf
  *              tx_buf -> rte_eth_tx_burst (full / flush / deadline)
+ *   dp_port_send_held -> frame -> held[] -> tail of the next burst that
+ *              carries another frame, or dp_port_release_held -> tx_buf
  *
  * Frames the NIC does not take after a bounded number of retries are
  * dropped and counted (DP_DROP_TX_FULL): the loop never spins on a stuck
@@ -28,6 +30,22 @@
 
 #define TX_RETRIES 4
 
+/* Held frames (dp_port_send_held) ride at the tail of a burst that goes
+ * anyway: after every frame queued before it, in the same sendto. */
+static void tx_take_held(struct dp_port *port)
+{
+	uint16_t room = (uint16_t)(DP_BURST - port->nb_tx), n, i;
+
+	n = port->nb_held < room ? port->nb_held : room;
+	for (i = 0; i < n; i++) {
+		port->st.tx_bytes += rte_pktmbuf_pkt_len(port->held[i]);
+		port->tx_buf[port->nb_tx++] = port->held[i];
+	}
+	port->nb_held = (uint16_t)(port->nb_held - n);
+	memmove(port->held, port->held + n,
+		port->nb_held * sizeof(port->held[0]));
+}
+
 /*
  * Hand the TX buffer to the NIC.  What the NIC does not take after
  * TX_RETRIES stays in the buffer, in order, for the next attempt: nothing
@@ -37,9 +55,12 @@
  */
 void dp_tx_burst_now(struct dp_port *port)
 {
-	uint16_t sent = 0, n = port->nb_tx, kept = 0, clones = 0, i;
+	uint16_t sent = 0, n, kept = 0, clones = 0, i;
 	unsigned int tries = 0;
 
+	if (port->nb_held != 0 && port->nb_tx != 0)
+		tx_take_held(port);
+	n = port->nb_tx;
 	/* before the PMD frees them: mbufs are not ours after tx_burst */
 	for (i = 0; i < n; i++)
 		clones += !!RTE_MBUF_CLONED(port->tx_buf[i]);
@@ -51,6 +72,7 @@ void dp_tx_burst_now(struct dp_port *port)
 						   port->tx_buf + sent,
 						   (uint16_t)(n - sent)));
 	SDP_TRACE(TX_BURST, sent);
+	port->st.tx_bursts += tries;
 	port->st.tx_pkts += sent;
 	for (i = sent; i < n; i++) {
 		clones -= !!RTE_MBUF_CLONED(port->tx_buf[i]);
@@ -148,7 +170,21 @@ void dp_tx_release(struct dp_port *port)
 	if (port->nb_tx != 0)
 		rte_pktmbuf_free_bulk(port->tx_buf, port->nb_tx);
 	port->nb_tx = 0;
+	if (port->nb_held != 0)
+		rte_pktmbuf_free_bulk(port->held, port->nb_held);
+	port->nb_held = 0;
 	dp_pace_release(port);
+}
+
+/* Whether a frame may wait in held[] (dp_port_send_held): only where a
+ * burst is worth saving, a port that batches TX (af_packet: a sendto per
+ * burst).  On memif a burst costs ~0.1 us and the held SACK only moved
+ * the peer's processing of it in front of the reply's delivery
+ * (docs/BENCHMARKS.md, "SACK hold"). */
+static inline bool tx_may_hold(const struct dp_port *port)
+{
+	return port->tx_batch && port->nb_held < DP_BURST &&
+	       !pace_busy(port);
 }
 
 int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
@@ -236,8 +272,8 @@ int dp_tx_hold(struct dp_port *port, struct rte_mbuf *m, uint32_t dst_ip_be,
 	return 0;
 }
 
-int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
-		 struct rte_mbuf *m, uint64_t now_tsc)
+static int port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
+		     struct rte_mbuf *m, uint64_t now_tsc, bool hold)
 {
 	int rc, arp_rc;
 
@@ -245,10 +281,46 @@ int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
 			 &arp_rc);
 	if (rc != 0)
 		return rc > 0 ? 0 : rc;
-	if (likely(arp_rc == 0))
+	if (likely(arp_rc == 0)) {
+		if (hold && tx_may_hold(port)) {
+			port->held[port->nb_held++] = m;
+			port->st.tx_held++;
+			return 0;
+		}
 		return dp_tx_enqueue(port, m, now_tsc);
+	}
 	dp_arp_lock(port);
 	rc = dp_tx_hold(port, m, dst_ip_be, arp_rc, now_tsc);
 	dp_arp_unlock(port);
 	return rc;
+}
+
+int dp_port_send(struct dp_port *port, uint32_t dst_ip_be, uint8_t proto,
+		 struct rte_mbuf *m, uint64_t now_tsc)
+{
+	return port_send(port, dst_ip_be, proto, m, now_tsc, false);
+}
+
+int dp_port_send_held(struct dp_port *port, uint32_t dst_ip_be,
+		      uint8_t proto, struct rte_mbuf *m, uint64_t now_tsc)
+{
+	return port_send(port, dst_ip_be, proto, m, now_tsc, true);
+}
+
+unsigned int dp_port_held(const struct dp_port *port)
+{
+	return port->nb_held;
+}
+
+void dp_port_release_held(struct dp_port *port, uint64_t now_tsc)
+{
+	struct rte_mbuf *m[DP_BURST];
+	uint16_t n = port->nb_held, i;
+
+	/* tx_buffer may burst, which takes held frames itself: empty
+	 * held[] first, then queue them in order */
+	memcpy(m, port->held, n * sizeof(m[0]));
+	port->nb_held = 0;
+	for (i = 0; i < n; i++)
+		tx_buffer(port, m[i], now_tsc);
 }

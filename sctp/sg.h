@@ -74,6 +74,11 @@ struct sg_config {
 				    * send beyond those in flight (usrsctp
 				    * cuts cwnd to flight + max_burst MTUs);
 				    * 0 = no limit; default 4 (usrsctp's) */
+	uint32_t sack_hold_us;	   /* hold a SACK-only packet of a poll that
+				    * delivered messages up to this long, to
+				    * leave with the reply (ports that batch
+				    * TX: dp_port_send_held); 0 = off
+				    * (default; sg_link_hold_end) */
 };
 
 /**

@@ -39,7 +39,12 @@ static const char help_text[] =
 	"  max_peers=N        peer addresses, 1..65536 (default 256)\n"
 	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n"
 	"  max_burst=N        packets one output may send beyond those in "
-	"flight, 0 = no limit, 0..1024 (default 4)\n";
+	"flight, 0 = no limit, 0..1024 (default 4)\n"
+	"  sack_hold_us=N     on ports that batch TX (af_packet), hold the "
+	"SACKs of a poll\n"
+	"                     that delivered messages up to N us for the "
+	"reply's burst,\n"
+	"                     0..100000, below rto_min_ms (default 0 = off)\n";
 
 const char *sg_config_help(void)
 {
@@ -104,6 +109,7 @@ static const struct field fields[] = {
 	F("max_peers", 1, 65536, max_peers, false),
 	F("event_queue", 16, 65536, event_queue, false),
 	F("max_burst", 0, 1024, max_burst, false),
+	F("sack_hold_us", 0, 100000, sack_hold_us, false),
 };
 #undef F
 
@@ -198,6 +204,13 @@ int sg_config_check(const struct sg_config *cfg)
 			"peer's delayed SACK would time out our last packets; "
 			"lower sack_delay_ms or raise rto_min_ms",
 			cfg->sack_delay_ms, cfg->rto_min_ms);
+		rc = -EINVAL;
+	}
+	if (cfg->sack_hold_us >= (uint64_t)cfg->rto_min_ms * 1000) {
+		CFG_ERR("sack_hold_us=%u is not below rto_min_ms=%u (in us): "
+			"a held SACK would time out the peer's packets; lower "
+			"sack_hold_us or raise rto_min_ms", cfg->sack_hold_us,
+			cfg->rto_min_ms);
 		rc = -EINVAL;
 	}
 	if (cfg->rto_initial_ms > cfg->rto_max_ms) {

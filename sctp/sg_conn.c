@@ -141,6 +141,23 @@ static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
 	return false;
 }
 
+/* SACK hold: whether every chunk of a packet we send is a SACK (what
+ * usrsctp emits, with sack_delay_ms=0, for each DATA packet it takes). */
+static bool sg_pkt_sack_only(const uint8_t *pkt, size_t len)
+{
+	size_t off = 12;
+	unsigned int n;
+
+	for (n = 0; n < 64 && off + 4 <= len; n++) {
+		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+
+		if (pkt[off] != 3 /* SACK */ || clen < 4)
+			return false;
+		off += ((size_t)clen + 3) & ~(size_t)3;
+	}
+	return n != 0 && off >= len;
+}
+
 static uint32_t sg_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
@@ -413,6 +430,7 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 	unsigned int i, n, k, total = 0;
 
 	link->now_tsc = now_tsc;
+	link->in_input = link->hold_tsc != 0;
 	for (k = 0; k < link->nb_ports; k++) {
 		n = dp_port_recv(link->ports[k], pkts, SG_BURST);
 		total += n;
@@ -420,6 +438,7 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 			sg_link_input_pkt(link, k, 0, pkts[i], now_tsc,
 					  now_ms);
 	}
+	link->in_input = false;
 	return total;
 }
 
@@ -435,6 +454,49 @@ unsigned int sg_link_input_queue(struct sg_link *link, uint16_t q,
 	for (i = 0; i < n; i++)
 		sg_link_input_pkt(link, 0, q, pkts[i], now_tsc, now_ms);
 	return n;
+}
+
+void sg_link_hold_release(struct sg_link *link, uint64_t now_tsc)
+{
+	unsigned int k;
+
+	for (k = 0; k < link->nb_ports; k++) {
+		link->held_until_tsc[k] = 0;
+		if (dp_port_held(link->ports[k]) != 0)
+			dp_port_release_held(link->ports[k], now_tsc);
+	}
+}
+
+/*
+ * The SACK hold's rule, per port, at the end of each poll (before its
+ * flush).  A SACK held by this poll: kept if the poll delivered messages
+ * (the application may answer at once: its reply's burst carries the
+ * SACK, after the reply), for hold_tsc; else released now.  A SACK held
+ * longer: released once hold_tsc has passed.  Any burst before that
+ * takes it along (dp_port_send_held).
+ */
+void sg_link_hold_end(struct sg_link *link, unsigned int delivered,
+		      uint64_t now_tsc)
+{
+	unsigned int k;
+
+	for (k = 0; k < link->nb_ports; k++) {
+		struct dp_port *port = link->ports[k];
+		uint64_t *until = &link->held_until_tsc[k];
+
+		if (dp_port_held(port) == 0) {
+			*until = 0;
+			continue;
+		}
+		if (*until == 0 && delivered != 0) {
+			*until = now_tsc + link->hold_tsc;
+			continue;
+		}
+		if (*until == 0 || (int64_t)(now_tsc - *until) >= 0) {
+			*until = 0;
+			dp_port_release_held(port, now_tsc);
+		}
+	}
 }
 
 static void sg_link_probe_out(struct sg_link *link, struct sg_peer *peer,
@@ -580,6 +642,10 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		rc = dp_port_send_queue(link->port, sg_link_queue_of(link, buf),
 					peer->path_ip_be[0], DP_IPPROTO_SCTP, m,
 					link->now_tsc);
+	/* SACK hold: a SACK for what this poll reads waits for the reply */
+	else if (link->in_input && sg_pkt_sack_only(buf, len))
+		rc = dp_port_send_held(link->ports[k], peer->path_ip_be[k],
+				       DP_IPPROTO_SCTP, m, link->now_tsc);
 	else
 		rc = dp_port_send(link->ports[k], peer->path_ip_be[k],
 				  DP_IPPROTO_SCTP, m, link->now_tsc);

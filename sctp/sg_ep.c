@@ -299,6 +299,9 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	/* a port with several queues: lane q (port + q) sends on queue q */
 	ep->lk->queue_port0 = cfg->port;
 	ep->lk->nb_queues = (uint16_t)dp_port_nb_queues(port);
+	/* at least one tick: 0 means off */
+	ep->lk->hold_tsc = cfg->sack_hold_us == 0 ? 0 :
+			   dp_tsc_hz() * cfg->sack_hold_us / 1000000 + 1;
 	sg_stack_get();
 	rc = sg_ep_socket_open(ep);
 	if (rc != 0)
@@ -367,6 +370,7 @@ void sg_ep_close(struct sg_ep *ep)
 	usrsctp_setsockopt(ep->so, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
 	usrsctp_set_upcall(ep->so, NULL, NULL);
 	usrsctp_close(ep->so);
+	sg_link_hold_release(ep->lk, now);
 	for (unsigned int k = 0; k < ep->lk->nb_ports; k++)
 		dp_port_flush(ep->lk->ports[k], now);
 	if (ep->queue != 0)
@@ -557,9 +561,12 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 		ep->readable = true;
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
-	work += sg_msg_read(ep);
+	n = sg_msg_read(ep);
+	work += n;
 	if (ep->lk->nb_ports > 1)
 		work += sg_link_paths_tick(ep->lk, now_tsc);
+	if (ep->lk->hold_tsc != 0)
+		sg_link_hold_end(ep->lk, n, now_tsc);
 	for (k = 0; k < ep->lk->nb_ports; k++)
 		dp_port_flush(ep->lk->ports[k], now_tsc);
 	return work;

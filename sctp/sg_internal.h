@@ -166,6 +166,12 @@ struct sg_link {
 	 * it; nb_queues 1 = everything on queue 0. */
 	uint16_t queue_port0;
 	uint16_t nb_queues;
+	/* SACK hold (sack_hold_us): while sg_link_input feeds usrsctp,
+	 * SACK-only packets go to dp_port_send_held; sg_link_hold_end
+	 * decides at the end of the poll */
+	uint64_t hold_tsc;	/* sack_hold_us in TSC ticks; 0 = off */
+	bool in_input;		/* inside sg_link_input */
+	uint64_t held_until_tsc[SG_PATHS_MAX]; /* per port; 0 = not armed */
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
@@ -184,6 +190,13 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc);
  * own queue). @return packets fed. */
 unsigned int sg_link_input_queue(struct sg_link *link, uint16_t q,
 				 uint64_t now_tsc);
+/* End of a poll: release the SACKs held on each port unless the poll
+ * @delivered messages (then they wait up to hold_tsc for a reply to ride
+ * on).  Before the poll's flush. */
+void sg_link_hold_end(struct sg_link *link, unsigned int delivered,
+		      uint64_t now_tsc);
+/* Move every held SACK to the TX buffers (someone waits for them). */
+void sg_link_hold_release(struct sg_link *link, uint64_t now_tsc);
 /* Age every peer's paths, switch, probe (once per ms). @return work. */
 unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc);
 /* Record that @peer is reachable at @ips[k] over path k+1. @return 0,

@@ -362,11 +362,15 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 	if (sg_assoc_unacked(ep, assoc, &unacked) == 0 && unacked != 0)
 		return false;
 	/* Frames still in the port's TX buffer or pacer leave only while
-	 * someone polls. */
+	 * someone polls; held SACKs: someone waits for them now, so they go
+	 * at the next poll's flush, not at the end of the hold. */
 	if (dp_port_tx_pending(ep->lk->port) ||
 	    (ep->queue != 0 &&
-	     dp_port_tx_queued_queue(ep->lk->port, ep->queue) != 0))
+	     dp_port_tx_queued_queue(ep->lk->port, ep->queue) != 0)) {
+		if (dp_port_held(ep->lk->port) != 0)
+			sg_link_hold_release(ep->lk, now_tsc);
 		return false;
+	}
 	sg_assoc_unpack(v, &ai);
 	if (!sg_map_get(&ep->lk->peer_map, ai.peer_ip_be, &idx))
 		return true;

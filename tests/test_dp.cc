@@ -1294,6 +1294,79 @@ TEST_F(DpPortTest, SendFlushUnlessThePortBatches)
 	port->tx_batch = false;
 }
 
+/* SACK hold: on a port that batches TX a held frame takes no burst of
+ * its own: it rides at the tail of the next burst carrying another frame
+ * (after it: the reply first), and leaves alone only when released; other
+ * ports send it at once.  Frames are told apart by their first payload
+ * byte; net_ring0 loops them back in wire order. */
+TEST_F(DpPortTest, HeldFrameRidesAfterTheNextFrame)
+{
+	dp_stats a, b;
+	rte_mbuf *got[DP_BURST];
+
+	dp_arp_add_static(&port->arp, cfg.ip_be, &port->fctx.mac);
+	repace(port, DP_PACE_DEADLINE, 0);
+	auto frame = [&](uint8_t tag) {
+		rte_mbuf *m = dp_pkt_alloc(port);
+
+		EXPECT_NE(nullptr, m);
+		memset(rte_pktmbuf_append(m, 64), tag, 64);
+		return m;
+	};
+	/* a port that does not batch TX (net_ring, memif) does not hold */
+	ASSERT_FALSE(port->tx_batch);
+	dp_port_stats(port, &a);
+	ASSERT_EQ(0, dp_port_send_held(port, cfg.ip_be, DP_IPPROTO_EXP,
+				       frame('S'), dp_tsc()));
+	EXPECT_EQ(0u, dp_port_held(port));
+	dp_port_flush(port, dp_tsc());
+	ASSERT_EQ(1u, poll_recv(got, 1));
+	rte_pktmbuf_free(got[0]);
+	dp_port_stats(port, &b);
+	EXPECT_EQ(a.tx_held, b.tx_held);
+
+	port->tx_batch = true; /* af_packet's */
+	dp_port_stats(port, &a);
+	ASSERT_EQ(0, dp_port_send_held(port, cfg.ip_be, DP_IPPROTO_EXP,
+				       frame('S'), dp_tsc()));
+	EXPECT_EQ(1u, dp_port_held(port));
+	EXPECT_TRUE(dp_port_tx_pending(port)) << "held counts as pending";
+	for (int i = 0; i < 100; i++) /* polls and flushes leave it */
+		dp_port_poll(port, dp_tsc());
+	dp_port_flush(port, dp_tsc());
+	dp_port_stats(port, &b);
+	EXPECT_EQ(a.tx_pkts, b.tx_pkts) << "a held frame left alone";
+	EXPECT_EQ(a.tx_bursts, b.tx_bursts);
+	EXPECT_EQ(a.tx_held + 1, b.tx_held);
+
+	/* the next frame's burst carries it, after that frame */
+	ASSERT_EQ(0, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, frame('D'),
+				  dp_tsc()));
+	dp_port_flush(port, dp_tsc());
+	dp_port_stats(port, &a);
+	EXPECT_EQ(b.tx_pkts + 2, a.tx_pkts);
+	EXPECT_EQ(b.tx_bursts + 1, a.tx_bursts) << "one burst for both";
+	EXPECT_EQ(0u, dp_port_held(port));
+	ASSERT_EQ(2u, poll_recv(got, 2));
+	EXPECT_EQ('D', *rte_pktmbuf_mtod(got[0], uint8_t *)) << "reply first";
+	EXPECT_EQ('S', *rte_pktmbuf_mtod(got[1], uint8_t *));
+	rte_pktmbuf_free_bulk(got, 2);
+
+	/* released: it leaves at the next flush, alone */
+	ASSERT_EQ(0, dp_port_send_held(port, cfg.ip_be, DP_IPPROTO_EXP,
+				       frame('S'), dp_tsc()));
+	dp_port_release_held(port, dp_tsc());
+	EXPECT_EQ(0u, dp_port_held(port));
+	dp_port_flush(port, dp_tsc());
+	dp_port_stats(port, &b);
+	EXPECT_EQ(a.tx_bursts + 1, b.tx_bursts);
+	ASSERT_EQ(1u, poll_recv(got, 1));
+	EXPECT_EQ('S', *rte_pktmbuf_mtod(got[0], uint8_t *));
+	rte_pktmbuf_free(got[0]);
+	EXPECT_FALSE(dp_port_tx_pending(port));
+	port->tx_batch = false;
+}
+
 /*
  * Per-destination pacing through the dataplane, on a virtual clock: the
  * pacer only knows the now_tsc it is given, so each poll is exactly 1 us

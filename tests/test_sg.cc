@@ -33,6 +33,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "dp_internal.h" /* dp_port.tx_batch (SACK hold tests) */
 #include "sg_internal.h"
 
 #include <usrsctp.h>
@@ -112,6 +113,8 @@ TEST(SgConfig, CheckRejectsEachBadField)
 		[](sg_config &c) { c.rto_min_ms = c.rto_initial_ms + 1; },
 		[](sg_config &c) { c.rto_max_ms = c.rto_initial_ms - 1; },
 		[](sg_config &c) { c.sack_delay_ms = c.rto_min_ms; },
+		[](sg_config &c) { c.sack_hold_us = 100001; },
+		[](sg_config &c) { c.sack_hold_us = c.rto_min_ms * 1000; },
 		[](sg_config &c) {
 			c.max_msg_bytes = c.rx_descs * c.rx_buf_bytes + 1;
 		},
@@ -1229,6 +1232,116 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 	EXPECT_EQ("PKTS 2000 2", l2);
 	EXPECT_EQ(0, reap(cli, 30));
 	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/*
+ * SACK hold (sack_hold_us): a ping-pong of @rounds 8-byte messages, the
+ * server echoing each at once, both ports batching TX to one burst per
+ * poll as af_packet does (memif does not, and does not hold).  Reports the server's TX bursts over the
+ * rounds (on af_packet each one is a sendto) and, on the client after the
+ * last echo, whether sg_assoc_quiet saw the association quiet before and
+ * after one more poll.
+ */
+void sack_hold_pingpong(std::vector<Child *> &kids, const char *sg,
+			uint32_t rounds, std::string *bursts,
+			std::string *quiet)
+{
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", sg);
+		n.port->tx_batch = true; /* af_packet's: a burst per poll */
+		sg_event ev;
+		dp_stats a, b;
+		char line[96];
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		std::vector<uint8_t> m;
+		sg_msg_desc meta;
+		/* round 0 warms up (the association's first SACKs) */
+		CHILD_CHECK(n.recv(m, meta, 60));
+		n.send(ev.assoc, 0, 0, PPID_BULK, m.data(), m.size());
+		dp_port_stats(n.port, &a);
+		for (uint32_t r = 0; r < rounds; r++) {
+			CHILD_CHECK(n.recv(m, meta, 60));
+			n.send(ev.assoc, 0, 0, PPID_BULK, m.data(), m.size());
+		}
+		dp_port_stats(n.port, &b);
+		snprintf(line, sizeof(line), "BURSTS %" PRIu64 " HELD %" PRIu64,
+			 b.tx_bursts - a.tx_bursts, b.tx_held - a.tx_held);
+		n.report(line);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", sg);
+		n.port->tx_batch = true;
+		sg_assoc_t a = 0;
+		char line[96];
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::vector<uint8_t> m(8), b;
+		sg_msg_desc meta;
+		for (uint32_t r = 0; r <= rounds; r++) {
+			memcpy(m.data(), &r, sizeof(r));
+			n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(b == m);
+		}
+		/* the echo's SACK came with it; ours for the echo is owed */
+		bool q0 = sg_assoc_quiet(n.ep, a, dp_tsc());
+		n.poll_once();
+		bool q1 = sg_assoc_quiet(n.ep, a, dp_tsc());
+		snprintf(line, sizeof(line), "QUIET %d %d", q0, q1);
+		n.report(line);
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+	EXPECT_TRUE(expect_line(srv, "BURSTS", 120, bursts));
+	EXPECT_TRUE(expect_line(cli, "QUIET", 120, quiet));
+	printf("%s: %u rounds: %s, %s\n", sg, rounds, bursts->c_str(),
+	       quiet->c_str());
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/* Without the hold: two bursts per echo (the SACK at the end of the poll
+ * that read the message, then the echo), and no SACK owed once that poll
+ * is over.  The control for the next test. */
+TEST_F(SgTwoNodes, SackAtOnceCostsABurstOfItsOwn)
+{
+	const uint32_t kRounds = 200;
+	std::string bursts, quiet;
+	unsigned long long nb = 0, held = 0;
+
+	sack_hold_pingpong(kids, "sack_delay_ms=0 sack_hold_us=0", kRounds,
+			   &bursts, &quiet);
+	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
+			    &held)) << bursts;
+	EXPECT_GE(nb, 2ull * kRounds - 5) << bursts;
+	EXPECT_EQ(0ull, held);
+	EXPECT_EQ("QUIET 1 1", quiet);
+}
+
+/* With it: the SACK of the poll that read the message rides in the echo's
+ * burst (one burst per echo: on af_packet one sendto per one-way message
+ * instead of two), and a flush asking for it (sg_assoc_quiet) releases
+ * it: not quiet, then quiet after one poll, not after the hold's 50 ms.
+ * Fails without the hold: 2 bursts per echo, nothing held. */
+TEST_F(SgTwoNodes, SackHoldRidesWithTheReply)
+{
+	const uint32_t kRounds = 200;
+	std::string bursts, quiet;
+	unsigned long long nb = 0, held = 0;
+
+	sack_hold_pingpong(kids, "sack_delay_ms=0 sack_hold_us=50000",
+			   kRounds, &bursts, &quiet);
+	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
+			    &held)) << bursts;
+	EXPECT_LE(nb, kRounds + kRounds / 10) << bursts;
+	EXPECT_GE(held, kRounds - 5) << bursts;
+	EXPECT_EQ("QUIET 0 1", quiet);
 }
 
 } /* namespace */

@@ -237,6 +237,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 	char *failover;		/* FAILOVER: n, y or sg_path tokens */
 	unsigned lanes;		/* LANES: associations per peer, one per
 				 * UCP path (sctp_dpdk_lanes.c) */
+	size_t sack_hold_us;	/* SACK_HOLD_US: sg sack_hold_us;
+				 * UCS_ULUNITS_AUTO = the transport's */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -410,6 +412,8 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_INLINE_WAKE_US 200
 /* IDLE_SLEEP_US=auto when ranks outnumber the CPUs they may run on. */
 #define UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US 20
+/* SACK_HOLD_US=auto (sctp_dpdk_config.c, docs/BENCHMARKS.md) */
+#define UCT_SCTP_DPDK_SACK_HOLD_AUTO_US 20
 
 #define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */

@@ -48,8 +48,16 @@
  * (back-off), a descheduled peer cannot acknowledge for tens of ms: 20 ms
  * gave 2-5x the T3 timeouts there (spurious ones even at 0% loss), so the
  * sctp layer's 100 ms stays.
+ *
+ * sack_hold_us (SACK_HOLD_US): with SACKs at once, each one-way message
+ * cost the receiver a second burst (on af_packet a second ~6 us sendto)
+ * before its AM handler ran; held, the SACK leaves in the reply's burst,
+ * after it.  A flush (sg_assoc_quiet) releases it at once, so 8fc5d1d's
+ * flush semantics stand; docs/BENCHMARKS.md "SACK hold" has the numbers.
  */
-#define UCT_SCTP_DPDK_SG_DEFAULTS "sack_delay_ms=0"
+#define UCT_SCTP_DPDK_SG_DEFAULTS                                             \
+	"sack_delay_ms=0 sack_hold_us="                                       \
+	UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US)
 #define UCT_SCTP_DPDK_SG_DEFAULTS_BUSY "rto_min_ms=20 path_max_rxt=7"
 
 /* The transport's SCTP defaults for this configuration. */
@@ -67,7 +75,7 @@ typedef struct {
 	char text[640];	   /* "key=value" tokens; "" = not given */
 } uct_sctp_dpdk_token_t;
 
-enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 8 };
+enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 9 };
 
 /* The per-port variables, in the order they are checked. */
 static const char *const uct_sctp_dpdk_list_vars[] = {
@@ -267,6 +275,10 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 		 uct_sctp_dpdk_sg_defaults(config));
 	sg[7].var = "SG";
 	snprintf(sg[7].text, sizeof(sg[7].text), "%s", config->sg_extra);
+	sg[8].var = "SACK_HOLD_US";
+	if (config->sack_hold_us != UCS_ULUNITS_AUTO)
+		snprintf(sg[8].text, sizeof(sg[8].text), "sack_hold_us=%zu",
+			 config->sack_hold_us);
 }
 
 /* " entry K" for a variable given as a list, "" otherwise. */

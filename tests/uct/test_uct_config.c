@@ -33,6 +33,10 @@ static int test_config(void)
 		/* above the default 4 MiB send buffer */
 		{"UCX_SCTP_DPDK_SEG_SIZE", "8m"},
 		{"UCX_SCTP_DPDK_EXIT_TIMEOUT", "-1s"},
+		/* above its range, then not below rto_min_ms (100 ms) */
+		{"UCX_SCTP_DPDK_SACK_HOLD_US", "200000"},
+		{"UCX_SCTP_DPDK_SACK_HOLD_US", "100000"},
+		{"UCX_SCTP_DPDK_SG", "sack_hold_us=-1"},
 	};
 	char prefix[96];
 	size_t i;
@@ -56,6 +60,7 @@ static int test_config(void)
 		unsetenv("UCX_SCTP_DPDK_PROGRESS");
 		unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
 		unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
+		unsetenv("UCX_SCTP_DPDK_SACK_HOLD_US");
 		setenv(bad[i].var, bad[i].value, 1);
 		fx_env_open(&e);
 		p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
@@ -73,6 +78,7 @@ static int test_config(void)
 	unsetenv("UCX_SCTP_DPDK_PROGRESS");
 	unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
 	unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
+	unsetenv("UCX_SCTP_DPDK_SACK_HOLD_US");
 	/* Valid values alone must not trip the cross-field checks. */
 	{
 		static char text[16384];
@@ -94,7 +100,22 @@ static int test_config(void)
 		CHECK(st == UCS_OK && sg.rx_buf_bytes == 1024 &&
 			      sg.rx_descs == 16 && sg.rto_min_ms == 2000,
 		      "valid config rejected: %s", ucs_status_string(st));
+		CHECK(sg.sack_hold_us == UCT_SCTP_DPDK_SACK_HOLD_AUTO_US,
+		      "SACK_HOLD_US=auto gave sack_hold_us=%u, not %u",
+		      sg.sack_hold_us, UCT_SCTP_DPDK_SACK_HOLD_AUTO_US);
 		fx_env_close(&e);
+		/* SACK_HOLD_US wins over SG's; 0 turns the hold off */
+		setenv("UCX_SCTP_DPDK_SG", "sack_hold_us=50", 1);
+		setenv("UCX_SCTP_DPDK_SACK_HOLD_US", "0", 1);
+		fx_env_open(&e);
+		st = uct_sctp_dpdk_config_build(
+			ucs_derived_of(e.config, uct_sctp_dpdk_iface_config_t),
+			&dp, &sg, text, sizeof(text));
+		CHECK(st == UCS_OK && sg.sack_hold_us == 0,
+		      "SACK_HOLD_US=0 after SG sack_hold_us=50: %s, %u",
+		      ucs_status_string(st), sg.sack_hold_us);
+		fx_env_close(&e);
+		unsetenv("UCX_SCTP_DPDK_SACK_HOLD_US");
 	}
 	/* The EAL was never started by a rejected config. */
 	CHECK(uct_sctp_dpdk_ctx_peek() == NULL, "a context was created");

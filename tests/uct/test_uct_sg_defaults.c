@@ -56,6 +56,7 @@ static ucs_status_t build_mode(const char *sg_extra, unsigned long idle_us,
 	c.dp_extra = (char *)"";
 	c.sg_extra = (char *)sg_extra;
 	c.exit_timeout_s = 1;
+	c.sack_hold_us = UCS_ULUNITS_AUTO;
 	return uct_sctp_dpdk_config_build(&c, &dp, sg, text, sizeof(text));
 }
 
@@ -85,6 +86,13 @@ int main(void)
 	CHECK(sg.path_max_rxt == 7, "busy poll: path_max_rxt %u, want 7",
 	      sg.path_max_rxt);
 	CHECK(plain.sack_delay_ms != 0, "the sctp layer delays SACKs");
+	/* the SACK hold: the transport's, off in the sctp layer */
+	CHECK(sg.sack_hold_us == UCT_SCTP_DPDK_SACK_HOLD_AUTO_US,
+	      "sack_hold_us %u", sg.sack_hold_us);
+	CHECK(plain.sack_hold_us == 0, "the sctp layer holds SACKs");
+	st = build("sack_hold_us=0", &sg);
+	CHECK(st == UCS_OK && sg.sack_hold_us == 0, "SG sack_hold_us=0: %s",
+	      ucs_status_string(st));
 
 	/* ranks share CPUs (IDLE_SLEEP_US back-off): a descheduled peer
 	 * cannot acknowledge in 20 ms, the sctp layer's RTO bounds stay */
