@@ -280,6 +280,13 @@ def merge(a):
     for c in out["configs"]:
         for m in c["modes"]:
             c["summary"][m] = summarise(c["runs"][m])
+    emit(out, a)
+    return 0
+
+
+
+def emit(out, a):
+    """Print the table; write --json and --plot if asked."""
     print(table(out))
     if a.json:
         with open(a.json, "w") as f:
@@ -287,8 +294,6 @@ def merge(a):
         log(f"results written to {a.json}")
     if a.plot:
         plot(out, a.plot)
-    return 0
-
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
@@ -377,13 +382,7 @@ def main():
             c["summary"][m] = summarise(c["runs"][m])
         out["configs"].append(c)
     out["machine"]["load1_end"] = os.getloadavg()[0]
-    print(table(out))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
-        log(f"results written to {a.json}")
-    if a.plot:
-        plot(out, a.plot)
+    emit(out, a)
     return 1 if failed else 0
 
 
