@@ -5,7 +5,12 @@
  * by bench/seed003.py, which runs it over 1, 2 and 3 rails.
  *
  *   seed003-xfer-<impl> [--sizes-mb 20,24,28,32,36,40] [--reps N]
- *                       [--warmup W]
+ *                       [--warmup W] [--min-seconds S]
+ *
+ * --min-seconds S: after the timed repetitions of a size, keep moving
+ * (and verifying) transfers of it until S seconds have passed since the
+ * size started, so a job outlasts events scheduled in wall-clock time
+ * (tests/integration/test_failover.py: a rail cut and restored).
  *
  * A transfer is one MPI_Send of S MB (10^6 bytes) from rank 0 matched by
  * one MPI_Recv on rank 1, which answers with one byte once the message is
@@ -17,8 +22,9 @@
  *
  * Output (rank 0, stdout): one JSON object per line per size:
  *   size_mb, bytes, reps, warmup, times_ms (each measured transfer),
- *   median_ms, min_ms, mbit_s (bytes / median), errors (words that did
- *   not match on rank 1 over every repetition of this size).
+ *   median_ms, min_ms, mbit_s (bytes / median), extra_reps (untimed
+ *   transfers for --min-seconds), errors (words that did not match on
+ *   rank 1 over every repetition of this size).
  * Exit status: 0, 1 on a verification error, 2 on a usage error.
  */
 #include <mpi.h>
@@ -44,8 +50,9 @@ static int usage(int rank)
 {
 	if (rank == 0)
 		fprintf(stderr, "usage: seed003-xfer [--sizes-mb S1,S2,...] "
-			"[--reps N] [--warmup W]\n"
-			"  sizes 1..1000 MB (at most %d), N 1..1000, W 0..100\n",
+			"[--reps N] [--warmup W] [--min-seconds S]\n"
+			"  sizes 1..1000 MB (at most %d), N 1..1000, W 0..100, "
+			"S 0..3600\n",
 			SEED003_MAX_SIZES);
 	return 2;
 }
@@ -79,17 +86,35 @@ static int cmp_dbl(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* --min-seconds: after warmup + reps, keep transferring (verified, not
+ * timed) until this long since the size started; rank 0 decides. */
+static double min_seconds;
+static long extra_reps;
+
 /* One size: warmup + reps transfers; rank 0 fills times_s (reps). */
 static uint64_t xfer_size(int rank, long size_mb, long reps, long warmup,
 			  uint64_t *buf, double *times_s)
 {
 	size_t words = (size_t)(size_mb * SEED003_MB / 8), w;
 	uint64_t errors = 0;
-	double t0;
+	double t0, t_start = MPI_Wtime();
 	char ack = 0;
 	long r;
 
-	for (r = 0; r < warmup + reps; r++) {
+	extra_reps = 0;
+	for (r = 0;; r++) {
+		if (r >= warmup + reps) {
+			char more = 0;
+
+			/* bounded: 100000 extra transfers at most */
+			if (rank == 0)
+				more = MPI_Wtime() - t_start < min_seconds &&
+				       extra_reps < 100000;
+			MPI_Bcast(&more, 1, MPI_CHAR, 0, MPI_COMM_WORLD);
+			if (!more)
+				break;
+			extra_reps++;
+		}
 		if (rank == 0)
 			for (w = 0; w < words; w++)
 				buf[w] = word((uint64_t)size_mb, (uint64_t)r, w);
@@ -101,7 +126,7 @@ static uint64_t xfer_size(int rank, long size_mb, long reps, long warmup,
 			MPI_Send(buf, (int)(words * 8), MPI_BYTE, 1, 3, MPI_COMM_WORLD);
 			MPI_Recv(&ack, 1, MPI_CHAR, 1, 4, MPI_COMM_WORLD,
 				 MPI_STATUS_IGNORE);
-			if (r >= warmup)
+			if (r >= warmup && r < warmup + reps)
 				times_s[r - warmup] = MPI_Wtime() - t0;
 		} else if (rank == 1) {
 			MPI_Recv(buf, (int)(words * 8), MPI_BYTE, 0, 3,
@@ -130,6 +155,14 @@ int main(int argc, char **argv)
 		dst = NULL;
 		if (strcmp(argv[i], "--sizes-mb") == 0 && i + 1 < argc) {
 			if (parse_sizes(argv[++i], sizes_mb, &n_sizes) != 0) {
+				MPI_Finalize();
+				return usage(rank);
+			}
+			continue;
+		}
+		if (strcmp(argv[i], "--min-seconds") == 0 && i + 1 < argc) {
+			min_seconds = strtod(argv[++i], NULL);
+			if (!(min_seconds >= 0 && min_seconds <= 3600)) {
 				MPI_Finalize();
 				return usage(rank);
 			}
@@ -183,9 +216,10 @@ int main(int argc, char **argv)
 		for (i = 0; i < reps; i++)
 			printf("%s%.3f", i ? ", " : "", times_s[i] * 1e3);
 		printf("], \"median_ms\": %.3f, \"min_ms\": %.3f, "
-		       "\"mbit_s\": %.1f, \"errors\": %llu}\n", med * 1e3,
+		       "\"mbit_s\": %.1f, \"extra_reps\": %ld, "
+		       "\"errors\": %llu}\n", med * 1e3,
 		       sorted[0] * 1e3, sizes_mb[s] * SEED003_MB * 8 / med / 1e6,
-		       (unsigned long long)all_errors);
+		       extra_reps, (unsigned long long)all_errors);
 		fflush(stdout);
 	}
 	free(sorted);

@@ -65,10 +65,11 @@ SEED004_RTT_US = 32.0   # "latencies of about 32 us" (4 B ping-pong)
 SEED004_REL_US = 3.5    # "reliability ... only about 3-4 us"
 # Another SCTP configuration measured beside the defaults (000's ping-pong,
 # 004's loss cost): the sctp layer's RTO bounds, which were the transport's
-# defaults before it took rto_min_ms=20 path_max_rxt=7 for busy-polling
+# defaults before it took rto_min_ms=20 (rto_max_ms=1000 path_max_rxt=10)
+# for busy-polling
 # ranks (a lost last packet of a message waits one RTO): the 2-rank runs
 # here busy-poll, so the table shows the old defaults as "with SG ...".
-ALT_SG = "rto_min_ms=100 path_max_rxt=5"
+ALT_SG = "rto_min_ms=100 rto_max_ms=3000 path_max_rxt=5"
 
 _job_n = 0
 

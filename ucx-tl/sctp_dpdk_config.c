@@ -41,13 +41,18 @@
  * whole RTO (>= rto_min; usrsctp 0.9.5 has no tail loss probe).  Where
  * every polling thread has a CPU of its own (IDLE_SLEEP_US resolves to 0,
  * busy polling), a peer acknowledges within a round trip and rto_min_ms=20
- * (path_max_rxt=7, so a dead path is still declared after about as long)
  * won seed 000's loss ping-pong on a quiet machine by 1.6-3.5x at 1-2%
  * loss and cost nothing measurable at 0% (bench/seeds.py, docs/
  * BENCHMARKS.md "Seed 000 on a quiet machine").  Where ranks share CPUs
  * (back-off), a descheduled peer cannot acknowledge for tens of ms: 20 ms
  * gave 2-5x the T3 timeouts there (spurious ones even at 0% loss), so the
- * sctp layer's 100 ms stays.
+ * sctp layer's 100 ms stays.  With the lower minimum the timer backs off
+ * from 20 ms, so a 1.5 s outage of a path (test `rails`, rail down/up
+ * under a striped job) already cost 7-8 timeouts and path_max_rxt=7 or 8
+ * ended the association ("Endpoint timeout"): path_max_rxt=10 with
+ * rto_max_ms=1000 rides out ~5 s of outage and still declares a dead peer
+ * after ~6.3 s (20+40+...+640 ms + 5 x 1 s), as the sctp layer's
+ * 100/3000 ms with 5 retransmissions did (~6.1 s).
  *
  * sack_hold_us (SACK_HOLD_US): with SACKs at once, each one-way message
  * cost the receiver a second burst (on af_packet a second ~6 us sendto)
@@ -58,7 +63,8 @@
 #define UCT_SCTP_DPDK_SG_DEFAULTS                                             \
 	"sack_delay_ms=0 sack_hold_us="                                       \
 	UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US)
-#define UCT_SCTP_DPDK_SG_DEFAULTS_BUSY "rto_min_ms=20 path_max_rxt=7"
+#define UCT_SCTP_DPDK_SG_DEFAULTS_BUSY                                        \
+	"rto_min_ms=20 rto_max_ms=1000 path_max_rxt=10"
 
 /* The transport's SCTP defaults for this configuration. */
 static const char *

@@ -32,7 +32,10 @@ import harness
 from harness import check, run
 
 DOWN_S, UP_S = 4, 7
-REPS = 150  # 20 MB each: the job outlasts rail-up + return_ms at any load
+REPS = 150  # 20 MB each, timed
+# and then untimed transfers until rail-up + return_ms (1 s) + 4 s: on an
+# idle machine 150 transfers ended before the rail came back
+MIN_S = UP_S + 5
 GOAL_MS, LIMIT_MS = 300, 1000
 
 SWITCH = re.compile(r"failover: peer (\S+): path 0 \(\S+\) (silent|link down)"
@@ -65,7 +68,8 @@ def failover(mpi):
            "--env", "UCX_SCTP_DPDK_FAILOVER=y",
            "--env", "UCX_SCTP_DPDK_STATS=y",
            "--timeout", "300", "--job", job("f" + mpi[0]),
-           "-np", "2", xfer_prog(mpi), "--sizes-mb", "20", "--reps", str(REPS)]
+           "-np", "2", xfer_prog(mpi), "--sizes-mb", "20", "--reps", str(REPS),
+           "--min-seconds", str(MIN_S)]
     print("    " + " ".join(cmd[1:]))
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=400)
     err = r.stderr

@@ -83,8 +83,9 @@ int main(void)
 	CHECK(sg.rto_min_ms == 20 && plain.rto_min_ms == 100,
 	      "busy poll: rto_min_ms %u (sctp layer: %u), want 20",
 	      sg.rto_min_ms, plain.rto_min_ms);
-	CHECK(sg.path_max_rxt == 7, "busy poll: path_max_rxt %u, want 7",
-	      sg.path_max_rxt);
+	CHECK(sg.path_max_rxt == 10 && sg.rto_max_ms == 1000,
+	      "busy poll: path_max_rxt %u rto_max_ms %u, want 10 and 1000",
+	      sg.path_max_rxt, sg.rto_max_ms);
 	CHECK(plain.sack_delay_ms != 0, "the sctp layer delays SACKs");
 	/* the SACK hold: the transport's, off in the sctp layer */
 	CHECK(sg.sack_hold_us == UCT_SCTP_DPDK_SACK_HOLD_AUTO_US,
@@ -101,14 +102,16 @@ int main(void)
 	CHECK(sg.sack_delay_ms == 0, "back-off: sack_delay_ms %u",
 	      sg.sack_delay_ms);
 	CHECK(sg.rto_min_ms == plain.rto_min_ms &&
-		      sg.path_max_rxt == plain.path_max_rxt,
+		      sg.path_max_rxt == plain.path_max_rxt &&
+		      sg.rto_max_ms == plain.rto_max_ms,
 	      "back-off: rto_min_ms %u path_max_rxt %u (sctp layer: %u %u)",
 	      sg.rto_min_ms, sg.path_max_rxt, plain.rto_min_ms,
 	      plain.path_max_rxt);
 
 	/* the user's SG still has the last word */
-	st = build("rto_min_ms=100 path_max_rxt=5", &sg);
-	CHECK(st == UCS_OK && sg.rto_min_ms == 100 && sg.path_max_rxt == 5,
+	st = build("rto_min_ms=100 rto_max_ms=3000 path_max_rxt=5", &sg);
+	CHECK(st == UCS_OK && sg.rto_min_ms == 100 && sg.path_max_rxt == 5 &&
+		      sg.rto_max_ms == 3000,
 	      "SG rto_min_ms=100 path_max_rxt=5 not applied: %s",
 	      ucs_status_string(st));
 
