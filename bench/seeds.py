@@ -298,7 +298,10 @@ S001_PACED = "B/N-dest"   # each destination at B/N (issue 11.3)
 def seed001(c):
     a = c.a
     out = os.path.join(a.work_dir, "seeds_001.json")
-    cmd = [sys.executable, os.path.join(HERE, "seed001.py"), "--json", out]
+    # relative to the checkout (run from there): seed001.py records its
+    # command line in its JSON, which names no path of this machine
+    cmd = [sys.executable, os.path.join(HERE, "seed001.py"), "--json",
+           os.path.relpath(out, ROOT)]
     if a.quick:
         cmd += ["--np", "4", "--reps", "1", "--iters", "6",
                 "--modes", "unpaced," + S001_PACED]
@@ -306,10 +309,11 @@ def seed001(c):
         cmd += ["--np", "4", "--iters", "15", "--reps", str(a.reps),
                 "--modes", "unpaced," + S001_PACED]
     if a.plot_dir:
-        cmd += ["--plot", os.path.join(a.plot_dir, "seeds_001.png")]
+        cmd += ["--plot", os.path.relpath(os.path.abspath(
+            os.path.join(a.plot_dir, "seeds_001.png")), ROOT)]
     log("001: " + " ".join(os.path.relpath(x, ROOT) if x.startswith(ROOT)
                            else x for x in cmd[1:]))
-    r = subprocess.run(cmd, text=True, timeout=a.timeout * 10)
+    r = subprocess.run(cmd, text=True, timeout=a.timeout * 10, cwd=ROOT)
     if r.returncode == 77:
         return {"skipped": True}, [row("001", "pacing all-to-all",
                                        "+35-130% (B/N vs unpaced, 10 ms)",
