@@ -20,8 +20,17 @@
  * requires).  The manager's receives name their tag (REQ, RES).
  *
  * Rank 0 prints one JSON line: {"mode", "tasks", "size", "fanout",
- * "workers", "outstanding", "seconds", "tasks_per_s", "bad"}; "bad" counts
- * tasks whose content was wrong (must be 0).
+ * "workers", "outstanding", "seconds", "tasks_per_s", "bad", "lat_ms",
+ * "worker_idle_frac"}; "bad" counts tasks whose content was wrong (must be
+ * 0).  Where the time goes: "lat_ms" (p50/p90/p99/max/mean) is each task's
+ * delivery time, from the manager's MPI_Isend to the worker's completion
+ * of its receive (CLOCK_MONOTONIC, one host; the k-th task of type t to
+ * worker w is the k-th the worker receives on type t, as MPI does not let
+ * messages of one communicator and tag overtake each other), so it holds
+ * the sender's queue, the wire, loss recovery and any head-of-line wait;
+ * "worker_idle_frac" is the share of its run time a worker spent waiting
+ * for a task (mean over workers): with workers never idle, a task that
+ * waits behind a lost one costs the run nothing.
  *
  *   farm [--mode comm|tag] [--tasks N] [--size BYTES] [--fanout F]
  *        [--outstanding R] [--types T] [--seed S]
@@ -31,10 +40,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TAG_REQ 1000
 #define TAG_RES 1001
 #define TAG_DONE 1002
+#define TAG_TRACE 1003
 #define MAX_TYPES 64
 #define SEND_RING 4096
 
@@ -56,12 +67,35 @@ static int tag_of(const farm_cfg_t *c, int t)
 	return c->comm_mode ? 0 : t;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Per-task delivery times: sent[w][t][k] at the manager. */
+typedef struct {
+	double *sent;	/* [nworkers][types][tasks] */
+	int *nsent;	/* [nworkers][types] */
+	double lat_ms[5], idle_frac;
+} farm_trace_t;
+
 static uint8_t pat(int t, size_t i)
 {
 	return (uint8_t)(t * 37 + i * 11 + (i >> 8));
 }
 
-static double manager(const farm_cfg_t *c, int nworkers, long *bad_p)
+static double manager(const farm_cfg_t *c, int nworkers, long *bad_p,
+		      farm_trace_t *tr)
 {
 	uint8_t *task[MAX_TYPES];
 	MPI_Request ring[SEND_RING], rq[2];
@@ -105,6 +139,11 @@ static double manager(const farm_cfg_t *c, int nworkers, long *bad_p)
 				MPI_Waitall(nring, ring, MPI_STATUSES_IGNORE);
 				nring = 0;
 			}
+			int *ns = &tr->nsent[(w - 1) * c->types + t];
+
+			tr->sent[((size_t)(w - 1) * c->types + t) * c->tasks +
+				 *ns] = now_s();
+			(*ns)++;
 			MPI_Isend(task[t], c->size, MPI_BYTE, w, tag_of(c, t),
 				  comm_of(c, t), &ring[nring++]);
 		}
@@ -125,11 +164,56 @@ static double manager(const farm_cfg_t *c, int nworkers, long *bad_p)
 	return t0;
 }
 
+/* After the run: each worker's receive times and idle time, matched with
+ * the send times into latency percentiles. */
+static void manager_trace(const farm_cfg_t *c, int nworkers, double secs,
+			  farm_trace_t *tr)
+{
+	double *lat = malloc(sizeof(double) * (size_t)c->tasks);
+	double *rcv = malloc(sizeof(double) * (size_t)c->tasks);
+	double idle, sum = 0, idle_sum = 0;
+	int n = 0, w, t, k, cnt;
+	MPI_Status st;
+
+	for (w = 1; w <= nworkers; w++) {
+		MPI_Recv(&idle, 1, MPI_DOUBLE, w, TAG_TRACE, MPI_COMM_WORLD,
+			 MPI_STATUS_IGNORE);
+		idle_sum += idle;
+		for (t = 0; t < c->types; t++) {
+			const double *snd = &tr->sent[((size_t)(w - 1) *
+						       c->types + t) * c->tasks];
+
+			MPI_Recv(rcv, c->tasks, MPI_DOUBLE, w, TAG_TRACE,
+				 MPI_COMM_WORLD, &st);
+			MPI_Get_count(&st, MPI_DOUBLE, &cnt);
+			for (k = 0; k < cnt &&
+			     k < tr->nsent[(w - 1) * c->types + t]; k++) {
+				lat[n] = (rcv[k] - snd[k]) * 1e3;
+				sum += lat[n++];
+			}
+		}
+	}
+	memset(tr->lat_ms, 0, sizeof(tr->lat_ms));
+	if (n > 0) {
+		qsort(lat, (size_t)n, sizeof(double), cmp_double);
+		tr->lat_ms[0] = lat[n / 2];
+		tr->lat_ms[1] = lat[(size_t)n * 9 / 10];
+		tr->lat_ms[2] = lat[(size_t)n * 99 / 100];
+		tr->lat_ms[3] = lat[n - 1];
+		tr->lat_ms[4] = sum / n;
+	}
+	tr->idle_frac = secs > 0 ? idle_sum / nworkers / secs : 0;
+	free(lat);
+	free(rcv);
+}
+
 static void worker(const farm_cfg_t *c)
 {
 	MPI_Request rq[MAX_TYPES + 1];
 	uint8_t *buf[MAX_TYPES];
-	int t, i, idx, done_count = 0, req = 0, n;
+	int t, i, idx, done_count = 0, req = 0, n, nrcv[MAX_TYPES] = {0};
+	double *rcv = malloc(sizeof(double) * (size_t)c->types * c->tasks);
+	double idle = 0, w0;
 	char res[64];
 	MPI_Status st;
 
@@ -147,9 +231,12 @@ static void worker(const farm_cfg_t *c)
 	for (;;) {
 		int ok = 1, v = 0;
 
+		w0 = now_s();
 		MPI_Waitany(c->types + 1, rq, &idx, &st);
 		if (idx == c->types)
 			break; /* DONE */
+		rcv[(size_t)idx * c->tasks + nrcv[idx]] = now_s();
+		idle += rcv[(size_t)idx * c->tasks + nrcv[idx]++] - w0;
 		MPI_Get_count(&st, MPI_BYTE, &n);
 		/* check the task: its type, and a sample of its bytes */
 		if (n != c->size)
@@ -177,6 +264,11 @@ static void worker(const farm_cfg_t *c)
 		MPI_Wait(&rq[t], MPI_STATUS_IGNORE);
 		free(buf[t]);
 	}
+	MPI_Send(&idle, 1, MPI_DOUBLE, 0, TAG_TRACE, MPI_COMM_WORLD);
+	for (t = 0; t < c->types; t++)
+		MPI_Send(&rcv[(size_t)t * c->tasks], nrcv[t], MPI_DOUBLE, 0,
+			 TAG_TRACE, MPI_COMM_WORLD);
+	free(rcv);
 }
 
 int main(int argc, char **argv)
@@ -216,14 +308,25 @@ int main(int argc, char **argv)
 	for (t = 0; c.comm_mode && t < c.types; t++)
 		MPI_Comm_dup(MPI_COMM_WORLD, &type_comm[t]);
 	if (rank == 0) {
-		s = manager(&c, nprocs - 1, &bad);
+		farm_trace_t tr;
+
+		tr.sent = malloc(sizeof(double) * (size_t)(nprocs - 1) *
+				 c.types * c.tasks);
+		tr.nsent = calloc((size_t)(nprocs - 1) * c.types, sizeof(int));
+		s = manager(&c, nprocs - 1, &bad, &tr);
+		manager_trace(&c, nprocs - 1, s, &tr);
 		printf("{\"mode\": \"%s\", \"tasks\": %d, \"size\": %d, "
 		       "\"fanout\": %d, \"workers\": %d, \"outstanding\": %d, "
 		       "\"types\": %d, \"seconds\": %.4f, \"tasks_per_s\": "
-		       "%.1f, \"bad\": %ld}\n",
+		       "%.1f, \"bad\": %ld, \"lat_ms\": {\"p50\": %.2f, "
+		       "\"p90\": %.2f, \"p99\": %.2f, \"max\": %.2f, "
+		       "\"mean\": %.2f}, \"worker_idle_frac\": %.3f}\n",
 		       c.comm_mode ? "comm" : "tag", c.tasks, c.size, c.fanout,
 		       nprocs - 1, c.outstanding, c.types, s, c.tasks / s,
-		       bad);
+		       bad, tr.lat_ms[0], tr.lat_ms[1], tr.lat_ms[2],
+		       tr.lat_ms[3], tr.lat_ms[4], tr.idle_frac);
+		free(tr.sent);
+		free(tr.nsent);
 		fflush(stdout);
 	} else {
 		worker(&c);

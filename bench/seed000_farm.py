@@ -47,6 +47,14 @@ ROOT = os.path.dirname(HERE)
 APPS = os.path.join(ROOT, "apps")
 STATS_RE = re.compile(r"sctp_dpdk stats: (\{.*\})")
 VARIANTS = [("comm", 1), ("comm", 10), ("tag", 1), ("tag", 10)]
+# The seed's head-of-line runs (Kamal 2005, fig. 5.7; F=10, 10,000 tasks,
+# delay on every link): {(size, loss %): (10 streams s, 1 stream s)}
+SEED_HOL = {(30000, 0): (8.7, 9.3), (30000, 1): (11.7, 11.0),
+            (30000, 2): (16.0, 21.6), (300000, 0): (79, 79),
+            (300000, 1): (786, 1000), (300000, 2): (1585, 1942)}
+GOAL_GAIN = 0.25   # the issue's goal: >= 25 % faster with 10 streams
+ROW_KEYS = ("seed", "experiment", "theirs", "ours", "ratio", "goal", "met",
+            "note")
 
 
 def log(msg):
@@ -71,8 +79,10 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
            "--timeout", str(a.timeout), "--stream-map", smap,
            "--env", "UCX_SCTP_DPDK_STREAMS=11",
            "--env", "UCX_SCTP_DPDK_STATS=y"]
-    if loss > 0:
-        cmd += ["--netem", f"{a.netem_extra} loss {loss}%".strip()]
+    netem = (f"{a.netem_extra} loss {loss}%" if loss > 0 else
+             a.netem_extra).strip()
+    if netem:
+        cmd += ["--netem", netem]
     if a.rndv_thresh:
         cmd += ["--env", f"UCX_RNDV_THRESH={a.rndv_thresh}"]
     for kv in a.env:
@@ -94,7 +104,8 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
     stats = [json.loads(s) for s in STATS_RE.findall(r.stderr)]
     us = [s.get("usrsctp", {}) for s in stats]
     res.update({
-        "mpi": mpi, "loss_pct": loss, "streams": streams,
+        "mpi": mpi, "loss_pct": loss, "streams": streams, "netem": netem,
+        "loadavg": round(os.getloadavg()[0], 1),
         "stream_map": smap, "wall_s": round(wall, 2),
         "retrans_chunks": sum(u.get("retrans_chunks", 0) for u in us),
         "fast_retrans_chunks": sum(u.get("fast_retrans_chunks", 0)
@@ -114,6 +125,33 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
             default={}).get("streams", {}).get("tx_msgs", {})),
     })
     return res
+
+
+def table_rows(out):
+    """One row per cell and mapping mode for bench/seeds.py's table: the
+    gain 1 - t(10 streams) / t(1 stream) against the seed's."""
+    rows = []
+    for c in out["cells"]:
+        for mode, gain in c["gain_10_vs_1"].items():
+            t1, t10 = c["median_s"][f"{mode}/1"], c["median_s"][f"{mode}/10"]
+            seed = SEED_HOL.get((c["size"], c["loss_pct"])) \
+                if c["fanout"] == 10 else None
+            sg = 1 - seed[0] / seed[1] if seed else None
+            idle = c.get("worker_idle_frac", {})
+            rows.append(dict(zip(ROW_KEYS, (
+                "000f",
+                f"farm {c['mpi']} {c['size'] // 1000} KB F={c['fanout']} "
+                f"{c['loss_pct']}% loss {c.get('netem_extra', '')}, "
+                f"{mode} map: 10 streams vs 1",
+                (f"{seed[1]} -> {seed[0]} s = {sg:+.0%}" if seed else
+                 "not measured (seed: F=10 only)"),
+                f"{t1:.2f} -> {t10:.2f} s = {gain:+.0%} (median of "
+                f"{c.get('reps', '?')}; workers idle {idle.get(f'{mode}/1', 0):.0%}"
+                f" / {idle.get(f'{mode}/10', 0):.0%})",
+                round(gain / sg, 2) if sg and sg > 0 else "-",
+                f">= +{GOAL_GAIN:.0%}", "yes" if gain >= GOAL_GAIN else "no",
+                "gain = 1 - t(10 streams) / t(1 stream)"))))
+    return rows
 
 
 def plot(out, path):
@@ -160,22 +198,25 @@ def main():
     ap.add_argument("--fanouts", default="1,10")
     ap.add_argument("--losses", default="1,2", help="percent")
     ap.add_argument("--variants", default="comm/1,comm/10,tag/1,tag/10")
-    ap.add_argument("--reps", type=int, default=1)
+    ap.add_argument("--reps", type=int,
+                    help="runs of each variant per cell, interleaved "
+                    "(default 1)")
     ap.add_argument("--tasks-small", type=int, default=2000)
     ap.add_argument("--tasks-large", type=int, default=300)
     ap.add_argument("--outstanding", type=int, default=10)
     ap.add_argument("--rndv-thresh", default="",
                     help="UCX_RNDV_THRESH (e.g. inf: 300 KB tasks eager)")
-    ap.add_argument("--netem-extra", default="",
-                    help="more impairment before 'loss P%%', e.g. "
-                    "'delay 1ms'")
+    ap.add_argument("--netem-extra", default="delay 10ms",
+                    help="impairment before 'loss P%%' on every host link "
+                    "(default 'delay 10ms': the seed's smaller delay, one "
+                    "way; '' for none)")
     ap.add_argument("--env", action="append", default=[],
                     help="extra KEY=VALUE for every rank (e.g. "
                     "UCX_SCTP_DPDK_SG=rto_min_ms=20)")
     ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--quick", action="store_true",
                     help="openmpi, 30 KB, fanout 10, 2%% loss, comm/1 vs "
-                    "comm/10, 400 tasks")
+                    "comm/10, 400 tasks, 1 rep unless --reps")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     ap.add_argument("--replot", nargs="+", metavar="JSON",
@@ -193,6 +234,7 @@ def main():
                 c["env"] = d.get("env", [])
             out["cells"] += d["cells"]
             out["runs"] += d["runs"]
+        out["table"] = table_rows(out)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(out, f, indent=1)
@@ -201,7 +243,9 @@ def main():
         return 0
     if a.quick:
         a.mpi, a.sizes, a.fanouts, a.losses = "openmpi", "30000", "10", "2"
-        a.variants, a.tasks_small, a.reps = "comm/1,comm/10", 400, 1
+        a.variants, a.tasks_small = "comm/1,comm/10", 400
+    if a.reps is None:
+        a.reps = 1
     if os.geteuid() != 0:
         log("needs root (testbed namespaces, DPDK ports): skipped")
         return 77
@@ -213,6 +257,9 @@ def main():
     variants = [(v.split("/")[0], int(v.split("/")[1]))
                 for v in a.variants.split(",")]
     out = {"host": platform.node(), "np": a.np,
+           "command": " ".join([os.path.relpath(os.path.abspath(
+               sys.argv[0]), ROOT)] + sys.argv[1:]),
+           "loadavg_start": os.getloadavg(),
            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "rndv_thresh": a.rndv_thresh or "default",
            "netem_extra": a.netem_extra, "env": a.env, "runs": [],
@@ -224,7 +271,7 @@ def main():
             for fanout in [int(f) for f in a.fanouts.split(",")]:
                 for loss in [float(x) for x in a.losses.split(",")]:
                     loss = int(loss) if loss == int(loss) else loss
-                    times = {}
+                    times, runs = {}, {}
                     for rep in range(a.reps):
                         for mode, streams in variants:
                             job_n += 1
@@ -241,13 +288,20 @@ def main():
                             out["runs"].append(r)
                             times.setdefault(f"{mode}/{streams}",
                                              []).append(r["seconds"])
+                            runs.setdefault(f"{mode}/{streams}",
+                                            []).append(r)
                             log(f"{mpi} {size} B F={fanout} {loss}% "
                                 f"{mode}/{streams}: {r['seconds']:.2f} s "
                                 f"(rtx {r['retrans_chunks']}, t3 "
                                 f"{r['t3_timeouts']}, manager streams "
                                 f"{r['streams_used_by_manager']}, GET "
                                 f"reply streams "
-                                f"{r['rep_streams_by_manager']})")
+                                f"{r['rep_streams_by_manager']}, fast rtx "
+                                f"{r['fast_retrans_chunks']}, task latency "
+                                f"p50/p99 {r['lat_ms']['p50']:.0f}/"
+                                f"{r['lat_ms']['p99']:.0f} ms, workers "
+                                f"idle {r['worker_idle_frac']:.0%}, load "
+                                f"{r['loadavg']})")
                     med = {k: statistics.median(v) for k, v in
                            times.items()}
                     gain = {}
@@ -256,14 +310,32 @@ def main():
                             f"{mode}/10")
                         if one and ten:
                             gain[mode] = round(1 - ten / one, 3)
+                    def mrun(f):
+                        return {k: round(statistics.median(f(r) for r in
+                                                           v), 3)
+                                for k, v in runs.items()}
                     cell = {"mpi": mpi, "size": size, "fanout": fanout,
-                            "loss_pct": loss, "median_s": med,
+                            "loss_pct": loss, "reps": a.reps,
+                            "netem_extra": a.netem_extra, "env": a.env,
+                            "median_s": med,
+                            "t3_timeouts": mrun(lambda r: r["t3_timeouts"]),
+                            "fast_retrans_chunks": mrun(
+                                lambda r: r["fast_retrans_chunks"]),
+                            "retrans_chunks": mrun(
+                                lambda r: r["retrans_chunks"]),
+                            "worker_idle_frac": mrun(
+                                lambda r: r["worker_idle_frac"]),
+                            "lat_p50_ms": mrun(lambda r: r["lat_ms"]["p50"]),
+                            "lat_p99_ms": mrun(lambda r: r["lat_ms"]["p99"]),
+                            "loadavg": mrun(lambda r: r["loadavg"]),
                             "gain_10_vs_1": gain,
                             "goal_25pct_met": {m: g >= 0.25 for m, g in
                                                gain.items()}}
                     out["cells"].append(cell)
                     log(f"cell {mpi} {size} F={fanout} {loss}%: "
                         f"{json.dumps(med)} gain {json.dumps(gain)}")
+    out["loadavg_end"] = os.getloadavg()
+    out["table"] = table_rows(out)
     if a.json:
         with open(a.json, "w") as f:
             json.dump(out, f, indent=1)
