@@ -48,10 +48,11 @@ ROOT = os.path.dirname(HERE)
 APPS = os.path.join(ROOT, "apps")
 sys.path.insert(0, APPS)
 import sdp_launch  # noqa: E402
+sys.path.insert(0, HERE)
+import bench_common  # noqa: E402
 
 STATS_RE = re.compile(r"sctp_dpdk stats: (\{.*\})")
 IMPAIR_RE = re.compile(r"sdp-impair \S+ h(\d+): (\{.*\})")
-RATE_RE = re.compile(r"^(\d+(?:\.\d+)?)(k|m|g)?bit$")
 
 
 def log(msg):
@@ -59,11 +60,7 @@ def log(msg):
 
 
 def rate_bps(s):
-    m = RATE_RE.match(s.lower())
-    if not m:
-        sys.exit(f"seed001: --rate {s!r}: expected e.g. 20mbit")
-    return float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6,
-                                "g": 1e9}[m.group(2)]
+    return bench_common.rate_bps(s, "seed001")
 
 
 PER_DEST = {"B/N-dest"}
@@ -287,13 +284,7 @@ def merge(a):
 
 def emit(out, a):
     """Print the table; write --json and --plot if asked."""
-    print(table(out))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
-        log(f"results written to {a.json}")
-    if a.plot:
-        plot(out, a.plot)
+    bench_common.emit(out, table(out), a, plot, "seed001")
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__,

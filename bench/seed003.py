@@ -50,11 +50,12 @@ ROOT = os.path.dirname(HERE)
 APPS = os.path.join(ROOT, "apps")
 sys.path.insert(0, APPS)
 import sdp_launch  # noqa: E402
+sys.path.insert(0, HERE)
+import bench_common  # noqa: E402
 
 STATS_RE = re.compile(r"sctp_dpdk stats: (\{.*\})")
 TBF_DROP_RE = re.compile(r"qdisc tbf .*?\n\s*Sent (\d+) bytes (\d+) pkt "
                          r"\(dropped (\d+), overlimits (\d+)")
-RATE_RE = re.compile(r"^(\d+(?:\.\d+)?)(k|m|g)?bit$")
 # Seed 003, Tables I and II: execution time (ms) by size (MB) and paths.
 SEED003_MS = {
     1: {20: 2.286814, 24: 4.464083, 28: 8.456284, 32: 13.645028,
@@ -72,11 +73,7 @@ def log(msg):
 
 
 def rate_bps(s):
-    m = RATE_RE.match(s.lower())
-    if not m:
-        sys.exit(f"seed003: --rate {s!r}: expected e.g. 200mbit")
-    return float(m.group(1)) * {None: 1, "k": 1e3, "m": 1e6,
-                                "g": 1e9}[m.group(2)]
+    return bench_common.rate_bps(s, "seed003")
 
 
 def all_json(text):
@@ -398,13 +395,7 @@ def main():
                 failed = True
                 log(f"{tls} {n} rail(s): FAILED: {r['error'][-800:]}")
     out["summary"] = summarise(out)
-    print(table(out))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump(out, f, indent=1)
-        log(f"results written to {a.json}")
-    if a.plot:
-        plot(out, a.plot)
+    bench_common.emit(out, table(out), a, plot, "seed003")
     return 1 if failed else 0
 
 
