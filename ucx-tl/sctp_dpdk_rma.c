@@ -18,7 +18,8 @@
  *                    (reply_stream: with the stream map on, the stream a
  *                    rendezvous RTS offering that buffer came on, so the
  *                    bulk data of independent messages do not queue
- *                    behind each other's losses); the reply data is
+ *                    behind each other's losses; such a request goes on
+ *                    that stream too, not the ep's); the reply data is
  *                    copied (zcopy) or unpacked (bcopy) into the caller's
  *                    buffer from this iface's RX queue, then the
  *                    completion runs.  Each reply names its op and
@@ -380,11 +381,12 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 /* The stream of @msg's replies of @kind: a GET_REQ may name one (its
  * rendezvous' RTS came on it, sctp_dpdk_stream.c); anything else, and a
  * stream this association does not have, answers on the request's stream.
- * Legal for any stream: the request itself came in order on the ep's
- * stream and is served (its memory read) in that order; only the delivery
- * of its data may overtake later replies; the initiator matches each
- * reply to its op by slot and offset, and its flush waits for every op
- * (uct_sctp_dpdk_rma_ep_flush). */
+ * Legal for any stream: the request is served (its memory read) in the
+ * order it arrived on its own stream (the ep's, or for a rendezvous GET
+ * its RTS's: uct_sctp_dpdk_rma_get_stream says why that may); only the
+ * delivery of its data may overtake later replies; the initiator matches
+ * each reply to its op by slot and offset, and its flush waits for every
+ * op (uct_sctp_dpdk_rma_ep_flush). */
 static uint16_t uct_sctp_dpdk_rma_reply_stream(const uct_sctp_dpdk_ctx_t *ctx,
 					       const struct sg_msg_desc *msg,
 					       const uct_sctp_dpdk_rma_hdr_t *rh,
@@ -477,6 +479,9 @@ static int uct_sctp_dpdk_rma_serve(uct_sctp_dpdk_ctx_t *ctx,
 	case UCT_SCTP_DPDK_RMA_GET_REQ:
 		/* Checked here and again for every reply message (the
 		 * region may go before the last one is sent). */
+		if (msg->stream < ctx->smap.streams &&
+		    ctx->smap.req_msgs != NULL)
+			ctx->smap.req_msgs[msg->stream]++;
 		if (uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
 			uct_sctp_dpdk_rma_access_end();
 			ctx->rma_get_reqs++;
@@ -748,8 +753,8 @@ static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 /* One message of @kind to the ep's peer: our headers, then @data.
  * @return 0, -EAGAIN (peer marked blocked), or another negative errno. */
 static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
-				  uct_sctp_dpdk_ep_t *ep, uint8_t *hdrs,
-				  struct iovec *iov, int iovcnt)
+				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
+				  uint8_t *hdrs, struct iovec *iov, int iovcnt)
 {
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	int rc;
@@ -757,7 +762,7 @@ static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
 	iov[0].iov_base = hdrs;
 	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	ucs_recursive_spin_lock(ctx->lock);
-	rc = sg_send(ep->peer->sg, ep->peer->assoc, ep->stream, 0, 0, iov,
+	rc = sg_send(ep->peer->sg, ep->peer->assoc, stream, 0, 0, iov,
 		     iovcnt);
 	if (ucs_unlikely(rc == -EAGAIN))
 		ep->peer->blocked_poll = ctx->poll_count;
@@ -822,7 +827,13 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 		((uct_sctp_dpdk_rma_hdr_t *)(hdrs +
 			sizeof(uct_sctp_dpdk_am_hdr_t)))->reply_stream =
 			rte_cpu_to_be_16(op->reply_stream);
-		rc = uct_sctp_dpdk_rma_send(iface, ep, hdrs, iov, 1);
+		/* A rendezvous GET (reply_stream != 0) goes on its RTS's
+		 * stream too: uct_sctp_dpdk_rma_get_stream. */
+		rc = uct_sctp_dpdk_rma_send(iface, ep,
+					    op->reply_stream != 0 ?
+						    op->reply_stream :
+						    ep->stream,
+					    hdrs, iov, 1);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);
 		op->tx_offset = 1;
@@ -839,7 +850,8 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 			ep->dst_iface_id, iface->id, op->key, op->remote_addr,
 			op->length, op->tx_offset, op->slot, op->cookie,
 			UCS_OK);
-		rc = uct_sctp_dpdk_rma_send(iface, ep, hdrs, iov, 1 + cnt);
+		rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, hdrs, iov,
+					    1 + cnt);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);
 		op->tx_offset += n;
@@ -1023,8 +1035,13 @@ static UCS_F_ALWAYS_INLINE uint64_t uct_sctp_dpdk_rma_key(uct_rkey_t rkey)
 
 /* A GET of [@addr, @addr + @len) at @ep's peer: the stream of the
  * rendezvous RTS that offered that buffer, if one came (stream map on),
- * so the data follow their message's stream instead of queueing on the
- * ep's behind other messages' losses; 0 = the ep's stream. */
+ * so the request and its data follow their message's stream instead of
+ * queueing on the ep's behind other messages' losses; 0 = the ep's
+ * stream.  The request may leave the ep's order: it reads a tag send's
+ * buffer, which MPI (and UCP, until the ATS that follows the last reply)
+ * does not let change while the send is in flight, so no PUT, AMO or
+ * message of this ep ordered before or after it can change what it
+ * reads. */
 static uint16_t uct_sctp_dpdk_rma_get_stream(uct_sctp_dpdk_iface_t *iface,
 					     const uct_sctp_dpdk_ep_t *ep,
 					     uint64_t addr, uint64_t len)
@@ -1064,7 +1081,7 @@ static ucs_status_t uct_sctp_dpdk_rma_put_now(uct_sctp_dpdk_iface_t *iface,
 	uct_sctp_dpdk_rma_hdrs_fill(hdrs, UCT_SCTP_DPDK_RMA_PUT, 0,
 				    ep->dst_iface_id, iface->id, key,
 				    remote_addr, length, 0, 0, 0, UCS_OK);
-	rc = uct_sctp_dpdk_rma_send(iface, ep, hdrs, iov, iovcnt);
+	rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, hdrs, iov, iovcnt);
 	if (ucs_unlikely(rc != 0))
 		return uct_sctp_dpdk_rma_send_status(ep, rc);
 	ep->rma_dirty++;

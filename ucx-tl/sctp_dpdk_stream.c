@@ -56,10 +56,16 @@
  * ucp_tag_recv when the RTS was unexpected; in pieces at address +
  * offset).  The receive path notes each tag RTS (lane, association,
  * buffer, size, stream) in a ring; a GET of a range inside a noted buffer
- * of the same association asks for its replies on that stream.  Only the
- * replies move: the GET request keeps the ep's stream, so the target reads
- * the memory in the ep's order as before, and a wrong or missing match
- * only costs the choice of stream (sctp_dpdk_rma.c).
+ * of the same association goes on that stream and asks for its replies
+ * there.  The request leaves the ep's order: it reads a send buffer that
+ * nothing may change while the send is in flight (the RTS's sender
+ * completes it only on the ATS, after the last reply), so reading it
+ * before or after anything else of the ep gives the same bytes; a GET
+ * request lost behind, or ahead of, another message no longer holds up
+ * the other rendezvous of the ep (seed 000's farm, docs/BENCHMARKS.md).
+ * A wrong match would need a user RMA GET of a range inside a buffer that
+ * is being sent, whose content the program may not change meanwhile
+ * either (sctp_dpdk_rma.c).
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -168,10 +174,13 @@ int uct_sctp_dpdk_stream_map_init(uct_sctp_dpdk_stream_map_t *map,
 		return -EINVAL;
 	map->tx_msgs = calloc(streams, sizeof(*map->tx_msgs));
 	map->rep_msgs = calloc(streams, sizeof(*map->rep_msgs));
-	if (map->tx_msgs == NULL || map->rep_msgs == NULL) {
+	map->req_msgs = calloc(streams, sizeof(*map->req_msgs));
+	if (map->tx_msgs == NULL || map->rep_msgs == NULL ||
+	    map->req_msgs == NULL) {
 		free(map->tx_msgs);
 		free(map->rep_msgs);
-		map->tx_msgs = map->rep_msgs = NULL;
+		free(map->req_msgs);
+		map->tx_msgs = map->rep_msgs = map->req_msgs = NULL;
 		return -ENOMEM;
 	}
 	map->mask = mask;
@@ -199,7 +208,8 @@ void uct_sctp_dpdk_stream_map_cleanup(uct_sctp_dpdk_stream_map_t *map)
 		return;
 	free(map->tx_msgs);
 	free(map->rep_msgs);
-	map->tx_msgs = map->rep_msgs = NULL;
+	free(map->req_msgs);
+	map->tx_msgs = map->rep_msgs = map->req_msgs = NULL;
 }
 
 uint16_t uct_sctp_dpdk_stream_of_tag(const uct_sctp_dpdk_stream_map_t *map,
@@ -490,6 +500,15 @@ void uct_sctp_dpdk_stream_stats_json(const uct_sctp_dpdk_stream_map_t *map,
 	off += (size_t)n;
 	n = uct_sctp_dpdk_stream_json_counts(buf + off, len - off, "rep_msgs",
 					     map->rep_msgs, map->streams);
+	if (n < 0)
+		goto out;
+	off += (size_t)n;
+	n = snprintf(buf + off, len - off, ", ");
+	if (n < 0 || (size_t)n >= len - off)
+		goto out;
+	off += (size_t)n;
+	n = uct_sctp_dpdk_stream_json_counts(buf + off, len - off, "req_msgs",
+					     map->req_msgs, map->streams);
 	if (n < 0)
 		goto out;
 	off += (size_t)n;

@@ -89,6 +89,7 @@ typedef struct uct_sctp_dpdk_stream_map {
 	uint64_t gets_mapped;	/* GETs whose replies go on an RTS's stream */
 	uint64_t gets_unmapped;	/* GETs that found no RTS: the ep's stream */
 	uint64_t *rep_msgs;	/* [streams]: GET reply messages sent */
+	uint64_t *req_msgs;	/* [streams]: GET requests received */
 } uct_sctp_dpdk_stream_map_t;
 
 /* What a pick learnt, applied by commit once the message was accepted
@@ -175,7 +176,8 @@ uint16_t uct_sctp_dpdk_stream_rts_find(uct_sctp_dpdk_stream_map_t *map,
 
 /** `"streams": {"mask": "0x..", "mapped_msgs": n, "frag_misses": n,
  * "tx_msgs": {"<stream>": n, ...}, "rndv": {"rts_noted": n,
- * "gets_mapped": n, "gets_unmapped": n, "rep_msgs": {"<stream>": n}}}`
+ * "gets_mapped": n, "gets_unmapped": n, "rep_msgs": {"<stream>": n},
+ * "req_msgs": {"<stream>": n}}}`
  * (non-zero streams) into @buf. */
 void uct_sctp_dpdk_stream_stats_json(const uct_sctp_dpdk_stream_map_t *map,
 				     char *buf, size_t len);

@@ -7,12 +7,14 @@
  * messages then do not queue behind each other's losses on the ep's one
  * stream.
  *
- *   1. a GET with no RTS noted: its replies come on the ep's stream
+ *   1. a GET with no RTS noted: it and its replies come on the ep's
+ *      stream
  *   2. an RTS noted (as the receive path notes one: sender's buffer,
  *      size, stream S != the ep's) then UCP's GET of it in two pieces
- *      (remote_address + offset) and a flush right behind: every reply
- *      message on S (counted by the target), data intact, the flush
- *      completes after both GETs, the initiator counts 2 GETs mapped
+ *      (remote_address + offset) and a flush right behind: both GET
+ *      requests and every reply message on S (counted by the target),
+ *      none on the ep's stream, data intact, the flush completes after
+ *      both GETs, the initiator counts 2 GETs mapped
  *   3. the same range again: the last piece freed the note, so the ep's
  *      stream again
  *
@@ -104,6 +106,7 @@ static int test_rndv_stream(void)
 {
 	uint8_t dev[64], ifa[64], rts[48];
 	uint64_t ep_before, s_before, ep_after, s_after, mapped, unmapped;
+	uint64_t req_ep_before, req_s_before, req_ep_after, req_s_after;
 	uct_sctp_dpdk_ctx_t *ctx;
 	uct_sctp_dpdk_ep_t *sep;
 	uct_rkey_bundle_t a_rk;
@@ -146,6 +149,12 @@ static int test_rndv_stream(void)
 	CHECK(ep_before == rs_msgs(ctx, 4096) && s_before == 0,
 	      "no RTS: replies on the ep's stream %u: %" PRIu64 ", on %u: %"
 	      PRIu64, sep->stream, ep_before, s, s_before);
+	req_ep_before = fx_rma_cmd('G', 0, 0, sep->stream, 0);
+	req_s_before = fx_rma_cmd('G', 0, 0, s, 0);
+	CHECK(req_ep_before == 1 && req_s_before == 0,
+	      "no RTS: GET requests on the ep's stream %u: %" PRIu64
+	      " (want 1), on %u: %" PRIu64, sep->stream, req_ep_before, s,
+	      req_s_before);
 
 	/* 2. an RTS for 8 MiB of A came on stream s; UCP GETs it in two
 	 * pieces and flushes */
@@ -188,6 +197,16 @@ static int test_rndv_stream(void)
 	      "GETs done", fc.gets_done_before);
 	ep_after = fx_rma_cmd('S', 0, 0, sep->stream, 0);
 	s_after = fx_rma_cmd('S', 0, 0, s, 0);
+	req_ep_after = fx_rma_cmd('G', 0, 0, sep->stream, 0);
+	req_s_after = fx_rma_cmd('G', 0, 0, s, 0);
+	/* the requests too: a lost packet on the ep's stream must not hold
+	 * up the GET of another rendezvous */
+	CHECK(req_s_after - req_s_before == 2 &&
+		      req_ep_after == req_ep_before,
+	      "RTS on stream %u: %" PRIu64 " GET requests came there (want "
+	      "2), %" PRIu64 " on the ep's stream %u", s,
+	      req_s_after - req_s_before, req_ep_after - req_ep_before,
+	      sep->stream);
 	CHECK(s_after - s_before == 2 * rs_msgs(ctx, RS_GET_BYTES / 2) &&
 		      ep_after == ep_before,
 	      "RTS on stream %u: %" PRIu64 " reply messages there (want %"
@@ -202,8 +221,9 @@ static int test_rndv_stream(void)
 	      ctx->smap.gets_unmapped - unmapped);
 	ucs_recursive_spin_unlock(ctx->lock);
 	printf("rndv-stream: 8 MiB GET of an RTS from stream %u: %" PRIu64
-	       " reply messages on it, %" PRIu64 " on the ep's stream %u; "
-	       "flush after both GETs: %s\n", s, s_after - s_before,
+	       " requests and %" PRIu64 " reply messages on it, %" PRIu64
+	       " on the ep's stream %u; flush after both GETs: %s\n", s,
+	       req_s_after - req_s_before, s_after - s_before,
 	       ep_after - ep_before, sep->stream,
 	       fc.gets_done_before == 2 ? "yes" : "NO");
 
@@ -219,6 +239,10 @@ static int test_rndv_stream(void)
 		      rs_msgs(ctx, RS_GET_BYTES / 2) &&
 		      fx_rma_cmd('S', 0, 0, s, 0) == s_after,
 	      "a GET after the note was used is not on the ep's stream");
+	CHECK(fx_rma_cmd('G', 0, 0, sep->stream, 0) - req_ep_after == 1 &&
+		      fx_rma_cmd('G', 0, 0, s, 0) == req_s_after,
+	      "a GET request after the note was used is not on the ep's "
+	      "stream");
 	fx_rma_flush(ep);
 	uct_ep_destroy(ep);
 	uct_rkey_release(e.comp, &a_rk);

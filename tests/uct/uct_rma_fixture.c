@@ -151,6 +151,15 @@ void fx_rma_peer_main(int fd)
 					UINT64_MAX;
 			break;
 		}
+		case 'G': {
+			/* GET requests received on stream @offset */
+			uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+
+			reply = cmd.offset < ctx->smap.streams ?
+					ctx->smap.req_msgs[cmd.offset] :
+					UINT64_MAX;
+			break;
+		}
 		}
 		if (write(fd, &reply, sizeof(reply)) != sizeof(reply))
 			exit(1);

@@ -36,6 +36,7 @@ typedef struct {
 typedef struct {
 	char op;	 /* F fill, V verify, R refused count, D dereg B,
 			  * P probe counts, S GET replies sent on stream
+			  * offset, G GET requests received on stream
 			  * offset, Q quit */
 	uint8_t region;	 /* 0: A, 1: B */
 	uint32_t seed;
