@@ -79,6 +79,12 @@ struct sg_config {
 				    * leave with the reply (ports that batch
 				    * TX: dp_port_send_held); 0 = off
 				    * (default; sg_link_hold_end) */
+	uint32_t stream_sched;	   /* usrsctp stream scheduler
+				    * (SCTP_PLUGGABLE_SS, SCTP_SS_*): 0 its
+				    * default round-robin over streams
+				    * (default), 5 first come first served:
+				    * messages leave in the order they were
+				    * sent, whatever their stream */
 };
 
 /**

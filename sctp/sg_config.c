@@ -44,7 +44,15 @@ static const char help_text[] =
 	"SACKs of a poll\n"
 	"                     that delivered messages up to N us for the "
 	"reply's burst,\n"
-	"                     0..100000, below rto_min_ms (default 0 = off)\n";
+	"                     0..100000, below rto_min_ms (default 0 = off)\n"
+	"  stream_sched=N     stream scheduler (usrsctp SCTP_SS_*): 0 "
+	"round-robin over\n"
+	"                     the streams with data (default), 1 round-robin "
+	"in stream order,\n"
+	"                     2 round-robin per packet, 3 priority, 4 fair "
+	"bandwidth,\n"
+	"                     5 first come first served (the send order, any "
+	"stream)\n";
 
 const char *sg_config_help(void)
 {
@@ -110,6 +118,7 @@ static const struct field fields[] = {
 	F("event_queue", 16, 65536, event_queue, false),
 	F("max_burst", 0, 1024, max_burst, false),
 	F("sack_hold_us", 0, 100000, sack_hold_us, false),
+	F("stream_sched", 0, 5, stream_sched, false),
 };
 #undef F
 

@@ -77,7 +77,7 @@ static int configure_socket(struct sg_ep *ep)
 	struct sctp_assocparams ap = { 0 };
 	struct sctp_paddrparams pp;
 	struct sctp_sack_info sack;
-	struct sctp_assoc_value burst;
+	struct sctp_assoc_value burst, ss;
 	struct sctp_event ev = { 0 };
 	static const uint16_t events[] = { SCTP_ASSOC_CHANGE,
 					   SCTP_SHUTDOWN_EVENT };
@@ -133,6 +133,16 @@ static int configure_socket(struct sg_ep *ep)
 	burst.assoc_value = c->max_burst;
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_MAX_BURST,
 		      "SCTP_MAX_BURST (max_burst)", &burst, sizeof(burst));
+	/* Which stream's queued message leaves next.  usrsctp's default
+	 * round-robins over the streams with data, so messages queued on
+	 * several streams (the transport's stream map) leave interleaved:
+	 * each finishes later than in the order sent (seed 000's farm,
+	 * docs/BENCHMARKS.md).  5 (first come first served) keeps the send
+	 * order; the streams still spare the receiver head-of-line waits. */
+	ss.assoc_id = SCTP_FUTURE_ASSOC;
+	ss.assoc_value = c->stream_sched;
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_PLUGGABLE_SS,
+		      "SCTP_PLUGGABLE_SS (stream_sched)", &ss, sizeof(ss));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_NODELAY, "SCTP_NODELAY",
 		      &nodelay, sizeof(nodelay));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_EXPLICIT_EOR,

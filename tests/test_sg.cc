@@ -1527,4 +1527,83 @@ TEST_F(SgFirstFlight, DefaultFirstFlightIsFourPackets)
 	EXPECT_EQ(4u, pkts);
 }
 
+/*
+ * SG stream_sched reaches usrsctp (SCTP_PLUGGABLE_SS).  A fresh
+ * association under max_burst=1 sends little at once, so five 14000-byte
+ * messages sent back to back (0, 1, 2 on stream 1, then 3, 4 on stream 2)
+ * wait in usrsctp's stream queues and its scheduler picks the order they
+ * leave in: first come first served (5) keeps the send order; usrsctp's
+ * default round-robin takes stream 2's first message before stream 1's
+ * last (the farm's 10 streams finished every task late that way).
+ */
+class SgStreamSched : public SgTwoNodes {
+      protected:
+	void order(const char *sg_extra, std::string *got);
+};
+
+void SgStreamSched::order(const char *sg_extra, std::string *got)
+{
+	const uint32_t len = 14000, n_msgs = 5;
+	static const uint16_t stream_of[] = { 1, 1, 1, 2, 2 };
+
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", sg_extra);
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		std::string line = "ORDER";
+		for (uint32_t k = 0; k < n_msgs; k++) {
+			std::vector<uint8_t> b;
+			sg_msg_desc meta;
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(b.size() == len && b[0] < n_msgs &&
+				    meta.stream == stream_of[b[0]]);
+			line += " " + std::to_string(b[0]);
+		}
+		n.report(line.c_str());
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", sg_extra);
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::vector<uint8_t> m(len);
+		for (uint32_t k = 0; k < n_msgs; k++) {
+			memset(m.data(), (int)k, len);
+			n.send(a, stream_of[k], 0, PPID_BULK, m.data(), len);
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+	EXPECT_TRUE(expect_line(srv, "ORDER", 60, got));
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+TEST_F(SgStreamSched, FirstComeFirstServedKeepsTheSendOrder)
+{
+	std::string got;
+
+	order("max_burst=1 stream_sched=5", &got);
+	EXPECT_EQ("ORDER 0 1 2 3 4", got);
+}
+
+TEST_F(SgStreamSched, DefaultRoundRobinTakesTheOtherStreamFirst)
+{
+	std::string got;
+
+	order("max_burst=1", &got);
+	/* stream 2's first message (3) before stream 1's last (2) */
+	EXPECT_LT(got.find('3'), got.find('2')) << got;
+}
+
 } /* namespace */
