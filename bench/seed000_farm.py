@@ -79,10 +79,18 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
            "--timeout", str(a.timeout), "--stream-map", smap,
            "--env", "UCX_SCTP_DPDK_STREAMS=11",
            "--env", "UCX_SCTP_DPDK_STATS=y"]
-    netem = (f"{a.netem_extra} loss {loss}%" if loss > 0 else
+    lossy = (f"{a.netem_extra} loss {loss}%" if loss > 0 else
              a.netem_extra).strip()
+    clean = a.netem_extra.strip() or "delay 0ms"
+    # --loss-to: which links lose frames (a port's impairment acts on the
+    # frames going TO its host; host 0 is the manager: sdp-mpirun
+    # --bottleneck sets its port alone)
+    netem, mgr = {"all": (lossy, None), "workers": (lossy, clean),
+                  "manager": (clean, lossy)}[a.loss_to]
     if netem:
         cmd += ["--netem", netem]
+    if mgr:
+        cmd += ["--bottleneck", mgr]
     if a.rndv_thresh:
         cmd += ["--env", f"UCX_RNDV_THRESH={a.rndv_thresh}"]
     for kv in a.env:
@@ -105,6 +113,7 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
     us = [s.get("usrsctp", {}) for s in stats]
     res.update({
         "mpi": mpi, "loss_pct": loss, "streams": streams, "netem": netem,
+        "loss_to": a.loss_to,
         "loadavg": round(os.getloadavg()[0], 1),
         "stream_map": smap, "wall_s": round(wall, 2),
         "retrans_chunks": sum(u.get("retrans_chunks", 0) for u in us),
@@ -141,7 +150,10 @@ def table_rows(out):
             rows.append(dict(zip(ROW_KEYS, (
                 "000f",
                 f"farm {c['mpi']} {c['size'] // 1000} KB F={c['fanout']} "
-                f"{c['loss_pct']}% loss {c.get('netem_extra', '')}, "
+                f"{c['loss_pct']}% loss"
+                + (f" (frames to the {c['loss_to']} only)"
+                   if c.get("loss_to", "all") != "all" else "")
+                + f" {c.get('netem_extra', '')}, "
                 f"{mode} map: 10 streams vs 1",
                 (f"{seed[1]} -> {seed[0]} s = {sg:+.0%}" if seed else
                  "not measured (seed: F=10 only)"),
@@ -210,6 +222,12 @@ def main():
                     help="impairment before 'loss P%%' on every host link "
                     "(default 'delay 10ms': the seed's smaller delay, one "
                     "way; '' for none)")
+    ap.add_argument("--loss-to", choices=["all", "workers", "manager"],
+                    default="all",
+                    help="which direction loses frames: all links (the "
+                    "seed's), only frames to the workers (tasks, GET "
+                    "replies) or only frames to the manager (requests, "
+                    "results, GET requests); the delay stays on all")
     ap.add_argument("--env", action="append", default=[],
                     help="extra KEY=VALUE for every rank (e.g. "
                     "UCX_SCTP_DPDK_SG=rto_min_ms=20)")
@@ -317,6 +335,7 @@ def main():
                     cell = {"mpi": mpi, "size": size, "fanout": fanout,
                             "loss_pct": loss, "reps": a.reps,
                             "netem_extra": a.netem_extra, "env": a.env,
+                            "loss_to": a.loss_to,
                             "median_s": med,
                             "t3_timeouts": mrun(lambda r: r["t3_timeouts"]),
                             "fast_retrans_chunks": mrun(
