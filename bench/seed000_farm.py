@@ -71,7 +71,7 @@ def farm_exe(mpi):
     return os.path.join(d, f"farm-{mpi}")
 
 
-def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
+def run_farm(a, mpi, size, fanout, loss, mode, streams, job, sg=""):
     tasks = a.tasks_small if size <= 65536 else a.tasks_large
     smap = "off" if streams == 1 else mode
     cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", mpi,
@@ -93,7 +93,13 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job):
         cmd += ["--bottleneck", mgr]
     if a.rndv_thresh:
         cmd += ["--env", f"UCX_RNDV_THRESH={a.rndv_thresh}"]
-    for kv in a.env:
+    env = list(a.env)
+    if sg:  # the variant's SG tokens, after any of --env's
+        old = [e for e in env if e.startswith("UCX_SCTP_DPDK_SG=")]
+        env = [e for e in env if not e.startswith("UCX_SCTP_DPDK_SG=")]
+        env.append("UCX_SCTP_DPDK_SG=" + " ".join(
+            [e.split("=", 1)[1] for e in old] + [sg]))
+    for kv in env:
         cmd += ["--env", kv]
     cmd += [farm_exe(mpi), "--mode", mode, "--tasks", str(tasks),
             "--size", str(size), "--fanout", str(fanout),
@@ -141,8 +147,11 @@ def table_rows(out):
     gain 1 - t(10 streams) / t(1 stream) against the seed's."""
     rows = []
     for c in out["cells"]:
-        for mode, gain in c["gain_10_vs_1"].items():
-            t1, t10 = c["median_s"][f"{mode}/1"], c["median_s"][f"{mode}/10"]
+        for key, gain in c["gain_10_vs_1"].items():
+            if "/" not in key:  # files of session 4: {"comm": gain}
+                key = f"{key}/10"
+            mode = key.split("/")[0]
+            t1, t10 = c["median_s"][f"{mode}/1"], c["median_s"][key]
             seed = SEED_HOL.get((c["size"], c["loss_pct"])) \
                 if c["fanout"] == 10 else None
             sg = 1 - seed[0] / seed[1] if seed else None
@@ -154,12 +163,13 @@ def table_rows(out):
                 + (f" (frames to the {c['loss_to']} only)"
                    if c.get("loss_to", "all") != "all" else "")
                 + f" {c.get('netem_extra', '')}, "
-                f"{mode} map: 10 streams vs 1",
+                f"{mode} map: 10 streams vs 1"
+                + (f" ({key.split(':', 1)[1]})" if ":" in key else ""),
                 (f"{seed[1]} -> {seed[0]} s = {sg:+.0%}" if seed else
                  "not measured (seed: F=10 only)"),
                 f"{t1:.2f} -> {t10:.2f} s = {gain:+.0%} (median of "
-                f"{c.get('reps', '?')}; workers idle {idle.get(f'{mode}/1', 0):.0%}"
-                f" / {idle.get(f'{mode}/10', 0):.0%})",
+                f"{c.get('reps', '?')}; workers idle "
+                f"{idle.get(f'{mode}/1', 0):.0%} / {idle.get(key, 0):.0%})",
                 round(gain / sg, 2) if sg and sg > 0 else "-",
                 f">= +{GOAL_GAIN:.0%}", "yes" if gain >= GOAL_GAIN else "no",
                 "gain = 1 - t(10 streams) / t(1 stream)"))))
@@ -172,24 +182,35 @@ def plot(out, path):
     import matplotlib.pyplot as plt
 
     cells = out["cells"]
-    fig, ax = plt.subplots(figsize=(max(6, 1.2 * len(cells)), 4))
-    width = 0.2
-    for k, (mode, streams) in enumerate(VARIANTS):
+    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(cells)), 4.5))
+    keys = [f"{m}/{n}" for m, n in VARIANTS]
+    keys += sorted({k for c in cells for k in c["median_s"]} - set(keys))
+    keys = [k for k in keys if any(k in c["median_s"] for c in cells)]
+    width = 0.8 / max(1, len(keys))
+    for j, key in enumerate(keys):
         xs, ys = [], []
         for i, c in enumerate(cells):
-            m = c["median_s"].get(f"{mode}/{streams}")
+            m = c["median_s"].get(key)
             if m is not None:
-                xs.append(i + (k - 1.5) * width)
+                xs.append(i + (j - (len(keys) - 1) / 2) * width)
                 ys.append(m)
-        if xs:
-            ax.bar(xs, ys, width, label=f"{mode}, {streams} stream"
-                   + ("s" if streams > 1 else ""))
+        mode, rest = key.split("/", 1)
+        n = int(rest.split(":")[0])
+        ax.bar(xs, ys, width, label=f"{mode}, {n} stream"
+               + ("s" if n > 1 else "")
+               + (f", {rest.split(':', 1)[1]}" if ":" in rest else ""))
     ax.set_xticks(range(len(cells)))
     ax.set_xticklabels([f"{c['mpi']}\n{c['size'] // 1000} KB F={c['fanout']}"
                         f"\n{c['loss_pct']}% loss"
                         + ("\neager" if c.get("rndv_thresh",
                                                out.get("rndv_thresh"))
-                           == "inf" else "") for c in cells],
+                           == "inf" else "")
+                        + (f"\n{c['netem_extra']}" if c.get("netem_extra")
+                           else "")
+                        + "".join("\n" + "\n".join(
+                            e.split("=", 1)[1].split())
+                                  for e in c.get("env", []))
+                        for c in cells],
                        fontsize=7)
     ax.set_ylabel("run time, s (median)")
     ax.set_title("Seed 000 Bulk Processor Farm over sctp_dpdk: 10 streams "
@@ -272,7 +293,9 @@ def main():
         if not os.access(farm_exe(m), os.X_OK):
             log(f"{farm_exe(m)} missing (build the tree): skipped")
             return 77
-    variants = [(v.split("/")[0], int(v.split("/")[1]))
+    # mode/streams[:SG tokens]: e.g. comm/10:stream_sched=5
+    variants = [(v.split("/")[0], int(v.split("/")[1].split(":")[0]),
+                 v.split(":", 1)[1] if ":" in v else "")
                 for v in a.variants.split(",")]
     out = {"host": platform.node(), "np": a.np,
            "command": " ".join([os.path.relpath(os.path.abspath(
@@ -291,12 +314,14 @@ def main():
                     loss = int(loss) if loss == int(loss) else loss
                     times, runs = {}, {}
                     for rep in range(a.reps):
-                        for mode, streams in variants:
+                        for mode, streams, sg in variants:
+                            key = f"{mode}/{streams}" + (f":{sg}" if sg
+                                                         else "")
                             job_n += 1
                             job = f"fm{os.getpid() % 100:02d}{job_n % 10000:04d}"
                             try:
                                 r = run_farm(a, mpi, size, fanout, loss,
-                                             mode, streams, job)
+                                             mode, streams, job, sg)
                             except (RuntimeError,
                                     subprocess.TimeoutExpired) as e:
                                 log(f"FAILED: {e}")
@@ -304,12 +329,13 @@ def main():
                                 continue
                             r["rep"] = rep
                             out["runs"].append(r)
-                            times.setdefault(f"{mode}/{streams}",
+                            r["variant"] = key
+                            times.setdefault(key,
                                              []).append(r["seconds"])
-                            runs.setdefault(f"{mode}/{streams}",
+                            runs.setdefault(key,
                                             []).append(r)
                             log(f"{mpi} {size} B F={fanout} {loss}% "
-                                f"{mode}/{streams}: {r['seconds']:.2f} s "
+                                f"{key}: {r['seconds']:.2f} s "
                                 f"(rtx {r['retrans_chunks']}, t3 "
                                 f"{r['t3_timeouts']}, manager streams "
                                 f"{r['streams_used_by_manager']}, GET "
@@ -322,12 +348,12 @@ def main():
                                 f"{r['loadavg']})")
                     med = {k: statistics.median(v) for k, v in
                            times.items()}
+                    # every many-stream variant against its mode's 1 stream
                     gain = {}
-                    for mode in ("comm", "tag"):
-                        one, ten = med.get(f"{mode}/1"), med.get(
-                            f"{mode}/10")
-                        if one and ten:
-                            gain[mode] = round(1 - ten / one, 3)
+                    for k, t in med.items():
+                        one = med.get(k.split("/")[0] + "/1")
+                        if not k.split(":")[0].endswith("/1") and one:
+                            gain[k] = round(1 - t / one, 3)
                     def mrun(f):
                         return {k: round(statistics.median(f(r) for r in
                                                            v), 3)
