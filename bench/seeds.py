@@ -59,11 +59,12 @@ ROW_KEYS = ("seed", "experiment", "theirs", "ours", "ratio", "goal", "met",
 EXTERNAL = [
     ("003", "seed003.py", ["--quick"], []),
     # the farm at the seed's smaller delay (10 ms on every link), F=10, 2%:
-    # 10 streams vs 1 (comm map), interleaved
+    # 10 streams vs 1 (comm map; and with usrsctp's first-come-first-served
+    # stream scheduler), interleaved
     ("000f", "seed000_farm.py", ["--quick", "--reps", "2"],
      ["--mpi", "openmpi", "--fanouts", "10", "--losses", "2",
-      "--variants", "comm/1,comm/10", "--reps", "3",
-      "--tasks-small", "1000", "--tasks-large", "100",
+      "--variants", "comm/1,comm/10,comm/10:stream_sched=5", "--reps", "3",
+      "--tasks-small", "1000", "--tasks-large", "300",
       "--netem-extra", "delay 10ms"]),
 ]
 # Seed 000, Table 5.1 (bytes/s): {size: {loss: (SCTP, TCP)}}
