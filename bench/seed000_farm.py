@@ -182,21 +182,24 @@ def plot(out, path):
     import matplotlib.pyplot as plt
 
     cells = out["cells"]
-    fig, ax = plt.subplots(figsize=(max(6, 1.3 * len(cells)), 4.5))
+    fig, ax = plt.subplots(figsize=(max(6, 0.8 * len(cells)), 4.5))
     keys = [f"{m}/{n}" for m, n in VARIANTS]
     keys += sorted({k for c in cells for k in c["median_s"]} - set(keys))
     keys = [k for k in keys if any(k in c["median_s"] for c in cells)]
-    width = 0.8 / max(1, len(keys))
-    for j, key in enumerate(keys):
+    width = 0.8 / max(1, max(len(c["median_s"]) for c in cells))
+    colors = {k: f"C{j}" for j, k in enumerate(keys)}
+    for key in keys:
         xs, ys = [], []
         for i, c in enumerate(cells):
-            m = c["median_s"].get(key)
-            if m is not None:
-                xs.append(i + (j - (len(keys) - 1) / 2) * width)
-                ys.append(m)
+            here = [k for k in keys if k in c["median_s"]]
+            if key in here:  # centred among the cell's own variants
+                xs.append(i + (here.index(key) - (len(here) - 1) / 2) *
+                          width)
+                ys.append(c["median_s"][key])
         mode, rest = key.split("/", 1)
         n = int(rest.split(":")[0])
-        ax.bar(xs, ys, width, label=f"{mode}, {n} stream"
+        ax.bar(xs, ys, width, color=colors[key],
+               label=f"{mode}, {n} stream"
                + ("s" if n > 1 else "")
                + (f", {rest.split(':', 1)[1]}" if ":" in rest else ""))
     ax.set_xticks(range(len(cells)))
