@@ -491,12 +491,15 @@ static void test_rts(void)
 	CHECK(uct_sctp_dpdk_stream_rts_find(&map, &lane_a, 3,
 					    0x100000 + 0x1000 * 13, 4096) ==
 		      4, "ring entry 13");
-	/* replies counted per stream in the STATS line */
+	/* replies sent and requests received counted per stream in the
+	 * STATS line */
 	map.rep_msgs[5] = 34;
+	map.req_msgs[5] = 7;
 	uct_sctp_dpdk_stream_stats_json(&map, buf, sizeof(buf));
 	snprintf(want, sizeof(want), "\"rndv\": {\"rts_noted\": %u, "
 		 "\"gets_mapped\": 4, \"gets_unmapped\": 7, \"rep_msgs\": "
-		 "{\"5\": 34}}", 3 + UCT_SCTP_DPDK_STREAM_RTS);
+		 "{\"5\": 34}, \"req_msgs\": {\"5\": 7}}",
+		 3 + UCT_SCTP_DPDK_STREAM_RTS);
 	CHECK(strstr(buf, want) != NULL, "stats %s", buf);
 	uct_sctp_dpdk_stream_map_cleanup(&map);
 	uct_sctp_dpdk_stream_map_cleanup(&off);
