@@ -18,6 +18,9 @@
  *            buffer, refilled right after the destroy, is never written
  *            again while the rest of the replies arrive and are discarded;
  *            a new ep then gets correctly
+ *   vanish   the peer process is killed while a 16 MiB get's replies are
+ *            placed: the bytes placed so far are right, the op ends once
+ *            (ep destroy) and its buffer is never written after that
  *
  * Without the change (or with UCX_SCTP_DPDK_RX_DIRECT=n) the reply bytes go
  * through a receive descriptor and UCT's copy: get_direct_bytes is 0 and
@@ -27,7 +30,9 @@
  */
 #include "uct_rma_fixture.h"
 
+#include <signal.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #define RXD_GETS 6
 #define RXD_EPS 3
@@ -284,6 +289,67 @@ static void test_destroy(env_t *e, iface_t *t, const uint8_t *dev,
 	free(buf);
 }
 
+/* The peer process dies (SIGKILL) while the replies of a 16 MiB get are
+ * being placed: what was placed is right, the op ends exactly once (ep
+ * destroy), and its buffer is never written after that. */
+static void test_vanish(env_t *e, iface_t *t, const uint8_t *dev,
+			const uint8_t *ifa, const rma_info_t *info,
+			uct_rkey_t rkey)
+{
+	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+	uint64_t direct0 = ctx->rma_get_direct_bytes, got = 0;
+	uint8_t *buf = malloc(RMA_BIG);
+	size_t k, bad = 0, changed = 0;
+	uct_iov_t iov[1];
+	rxd_comp_t c;
+	ucs_status_t st;
+	double t0;
+	uct_ep_h ep;
+
+	if (buf == NULL) {
+		CHECK(0, "no memory");
+		return;
+	}
+	fx_rma_cmd('F', 0, 33, 0, RMA_BIG);
+	ep = fx_ep_to(t, dev, ifa);
+	rxd_comp_init(&c);
+	rxd_iov(iov, buf, RMA_BIG, 1);
+	st = rxd_get(e, ep, iov, 1, info->a_addr, rkey, &c);
+	CHECK(st == UCS_INPROGRESS, "get 16 MiB: %s", ucs_status_string(st));
+	t0 = fx_now_s();
+	while (c.calls == 0 && fx_now_s() < t0 + RMA_DEADLINE_S &&
+	       (got = ctx->rma_get_direct_bytes - direct0) < (1u << 20))
+		uct_worker_progress(e->worker);
+	kill(fx_peer_pid, SIGKILL);
+	waitpid(fx_peer_pid, NULL, 0);
+	fx_peer_pid = 0;
+	CHECK(c.calls == 0, "the get completed before the peer died (%s)",
+	      ucs_status_string(c.status));
+	/* one stream, in order: the first @got bytes are complete */
+	for (k = 0; k < got; k++)
+		bad += buf[k] != fx_rma_byte(33, k);
+	t0 = fx_now_s();
+	while (fx_now_s() < t0 + 2.0)
+		uct_worker_progress(e->worker);
+	uct_ep_destroy(ep);
+	CHECK(c.calls == 1 && c.status != UCS_OK,
+	      "get whose peer died: completion %u times, %s (want once, an "
+	      "error)", c.calls, ucs_status_string(c.status));
+	memset(buf, 0xee, RMA_BIG);
+	t0 = fx_now_s();
+	while (fx_now_s() < t0 + 1.0)
+		uct_worker_progress(e->worker);
+	for (k = 0; k < RMA_BIG; k++)
+		changed += buf[k] != 0xee;
+	printf("rx-direct vanish: peer killed after %" PRIu64 " bytes placed "
+	       "(%zu wrong); completion %s; bytes written after: %zu\n", got,
+	       bad, ucs_status_string(c.status), changed);
+	CHECK(bad == 0 && changed == 0 && c.calls == 1,
+	      "peer died mid-get: %zu placed bytes wrong, %zu written after "
+	      "the op ended", bad, changed);
+	free(buf);
+}
+
 static int test_rx_direct(void)
 {
 	uct_ep_h eps[RXD_EPS];
@@ -311,9 +377,12 @@ static int test_rx_direct(void)
 		uct_ep_destroy(eps[i]);
 	}
 	test_destroy(&e, &t, dev, ifa, &info, a_rk.rkey);
+	/* last: the peer does not survive it */
+	test_vanish(&e, &t, dev, ifa, &info, a_rk.rkey);
 	printf("rx-direct: %s\n", fx_failures ? "FAIL" : "ok");
 	uct_rkey_release(e.comp, &a_rk);
-	fx_rma_stop(&e, &t);
+	uct_iface_close(t.iface);
+	fx_env_close(&e);
 	return fx_failures ? 1 : 0;
 }
 
