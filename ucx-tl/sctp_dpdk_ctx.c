@@ -126,8 +126,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 ", \"get_direct_bytes\": %" PRIu64 ", "
-		 "\"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
+		 PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
+		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
 		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
