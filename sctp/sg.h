@@ -465,6 +465,15 @@ typedef void (*sg_place_done_fn)(void *arg, const struct sg_msg_desc *head,
 int sg_ep_set_place(struct sg_ep *ep, uint32_t peek_bytes, sg_place_fn place,
 		    sg_place_done_fn done, void *arg);
 
+/**
+ * Peek new messages (@on, the default after sg_ep_set_place) or read them
+ * whole as without a place function (no place call; saves the second
+ * usrsctp_recvv of every message longer than the peek while the consumer
+ * expects nothing to place).  Takes effect from the next new message; a
+ * message being placed is finished.
+ */
+void sg_ep_place_peek(struct sg_ep *ep, bool on);
+
 /** Messages published on @ep's rx ring and not yet taken by sg_recv. */
 unsigned int sg_rx_pending(const struct sg_ep *ep);
 

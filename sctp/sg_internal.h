@@ -308,6 +308,7 @@ struct sg_ep {
 	sg_place_done_fn place_done;
 	void *place_arg;
 	uint32_t peek_bytes;	 /* first piece of a message */
+	bool peek_on;		 /* peek new messages (sg_ep_place_peek) */
 	bool rx_placing;	 /* rx_head's rest goes to place() buffers */
 	bool rx_discarding;	 /* ... into scratch: destination gone */
 	uint8_t *scratch;

@@ -438,6 +438,7 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 		unsigned int itype = 0;
 		int mflags = 0;
 		bool more = false; /* continues the tail descriptor */
+		bool peeked = false;
 		uint8_t *dst;
 		size_t room;
 		ssize_t n;
@@ -472,9 +473,10 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 		if (more) {
 			dst += d->pub.len;
 			room -= d->pub.len;
-		} else if (ep->place != NULL && ep->rx_head == NULL &&
-			   ep->peek_bytes < room) {
+		} else if (ep->place != NULL && ep->peek_on &&
+			   ep->rx_head == NULL && ep->peek_bytes < room) {
 			room = ep->peek_bytes;
+			peeked = true;
 		}
 		memset(&ri, 0, sizeof(ri));
 		n = usrsctp_recvv(ep->so, dst, room, (struct sockaddr *)&from,
@@ -516,7 +518,7 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 				ep->rx_head = h;
 				/* A longer message: its rest may have
 				 * a place of its own (sg_place.c). */
-				ep->rx_placing = ep->place != NULL &&
+				ep->rx_placing = peeked &&
 						 (mflags & MSG_EOR) == 0;
 			} else {
 				ep->rx_tail->next = &d->pub;

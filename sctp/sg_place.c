@@ -60,10 +60,16 @@ int sg_ep_set_place(struct sg_ep *ep, uint32_t peek_bytes, sg_place_fn place,
 		ep->scratch_bytes = SG_SCRATCH_BYTES;
 	}
 	ep->peek_bytes = peek_bytes;
+	ep->peek_on = true;
 	ep->place = place;
 	ep->place_done = done;
 	ep->place_arg = arg;
 	return 0;
+}
+
+void sg_ep_place_peek(struct sg_ep *ep, bool on)
+{
+	ep->peek_on = on;
 }
 
 unsigned int sg_rx_pending(const struct sg_ep *ep)

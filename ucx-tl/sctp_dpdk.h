@@ -362,6 +362,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	 * the ifaces' threads; the rest under lock) */
 	int rx_direct;
 	void *rma_place;
+	uint64_t rma_put_peek_until_tsc; /* a PUT came: peek until then */
 	uint64_t rma_get_direct_bytes;
 	uint64_t rma_get_copy_bytes;
 	uint64_t rma_put_direct_bytes;
@@ -748,6 +749,9 @@ unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx);
 void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx);
 /* RX_DIRECT: set the place function on every lane's endpoint. */
 ucs_status_t uct_sctp_dpdk_rma_place_enable(uct_sctp_dpdk_ctx_t *ctx);
+/* RX_DIRECT: whether @sg peeks the messages of this poll (lock held). */
+void uct_sctp_dpdk_rma_place_peek(uct_sctp_dpdk_ctx_t *ctx, struct sg_ep *sg,
+				  uint64_t now_tsc);
 /* Initiator: a reply taken from the iface's RX queue (its thread). */
 void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 				uct_sctp_dpdk_rx_desc_t *rx);

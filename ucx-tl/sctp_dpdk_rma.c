@@ -91,6 +91,11 @@
  * its data were placed; rma_hdr.key holds their length. */
 #define UCT_SCTP_DPDK_RMA_REP_PLACED 0x1
 #define UCT_SCTP_DPDK_RMA_REP_DISCARDED 0x2
+/* RX_DIRECT peeks while GETs wait for replies, and for this long after a
+ * PUT of at least UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES came (a PUT target
+ * cannot know one is coming) */
+#define UCT_SCTP_DPDK_RMA_PEEK_PUT_MS 10
+#define UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES 4096
 
 typedef struct uct_sctp_dpdk_rma_op uct_sctp_dpdk_rma_op_t;
 
@@ -475,6 +480,12 @@ static int uct_sctp_dpdk_rma_serve(uct_sctp_dpdk_ctx_t *ctx,
 		   UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	switch (hdr->am_id) {
 	case UCT_SCTP_DPDK_RMA_PUT:
+		if (ctx->rx_direct &&
+		    data_len >= UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES)
+			ctx->rma_put_peek_until_tsc =
+				dp_tsc() + dp_tsc_hz() *
+						   UCT_SCTP_DPDK_RMA_PEEK_PUT_MS /
+						   1000;
 		if (msg->flags & SG_MSG_PLACED) {
 			if (!(msg->flags & SG_MSG_DISCARDED) &&
 			    offset <= length && data_len <= length - offset) {
@@ -795,6 +806,18 @@ ucs_status_t uct_sctp_dpdk_rma_place_enable(uct_sctp_dpdk_ctx_t *ctx)
 		}
 	}
 	return UCS_OK;
+}
+
+/* Peeking costs a second usrsctp_recvv per message longer than the
+ * headers (AMs too): only while something may be placed. */
+void uct_sctp_dpdk_rma_place_peek(uct_sctp_dpdk_ctx_t *ctx, struct sg_ep *sg,
+				  uint64_t now_tsc)
+{
+	khash_t(uct_sctp_dpdk_rma_place) *map = ctx->rma_place;
+
+	sg_ep_place_peek(sg, map != NULL &&
+				     (kh_size(map) != 0 ||
+				      now_tsc < ctx->rma_put_peek_until_tsc));
 }
 
 /* A GET zcopy whose replies may be placed: before its request leaves. */
