@@ -699,6 +699,10 @@ struct uct_sctp_dpdk_rma_op {
  *
  * The message then goes on as its headers alone (SG_MSG_PLACED):
  * serve() acknowledges the PUT, the iface counts the GET's bytes.
+ * Peeking costs a second usrsctp_recvv for every message longer than the
+ * headers, so a lane peeks only while GETs wait for replies or a large
+ * PUT came in the last UCT_SCTP_DPDK_RMA_PEEK_PUT_MS
+ * (uct_sctp_dpdk_rma_place_peek); the PUTs read before that are copied.
  */
 static void *uct_sctp_dpdk_rma_place(void *arg, struct sg_ep *sg,
 				     const struct sg_msg_desc *head,
