@@ -327,7 +327,13 @@ struct sg_stats {
 	uint64_t tx_first_pkt_early;	  /* messages of several packets to an
 					   * idle association whose first
 					   * packet left before usrsctp took
-					   * the rest (sg_send) */
+					   * the rest (sg_send) */	/* Direct placement (sg_ep_set_place): of rx_copy_recv_bytes, the
+	 * bytes usrsctp_recvv wrote straight into a consumer's buffers
+	 * and those it wrote into the scratch buffer (the rest of a message
+	 * whose destination went away); the others went into descriptors. */
+	uint64_t rx_direct_bytes;
+	uint64_t rx_direct_msgs;	  /* messages with bytes placed */
+	uint64_t rx_discard_bytes;
 };
 
 /** Snapshot of the endpoint's counters (poll thread). */
@@ -416,6 +422,66 @@ struct sg_path_stats {
 };
 
 void sg_ep_path_stats(const struct sg_ep *ep, struct sg_path_stats *st);
+
+/*
+ * Direct placement of received messages (sg_place.c): a consumer that can
+ * tell from the first bytes of a message where the rest belongs (an RMA
+ * reply names its destination buffer) lets usrsctp_recvv write the rest
+ * there, instead of into descriptors it would copy from later.
+ *
+ * With a place function set, the endpoint reads at most @peek_bytes of
+ * each new message into a descriptor.  A message that ends there is
+ * published as usual.  For a longer one it calls @place(arg, ep, head,
+ * off, &len) before every read of the rest: head holds the first piece
+ * (data, len) and the metadata; off is the message offset of the next
+ * byte.  @place returns a buffer of len bytes for the bytes from off on,
+ * or NULL.  NULL at the first call: the message goes into descriptors as
+ * usual.  NULL later (its destination went away, or the message is
+ * longer than the buffer): the rest is read into a scratch buffer and
+ * dropped (SG_MSG_DISCARDED).  After each read into a buffer @place gave,
+ * @done(arg, head, off, bytes) runs (bytes may be 0), so @place may take
+ * a lock that @done releases.  Both run inside sg_poll, so a buffer the
+ * consumer withdraws under the lock it holds around sg_poll is never
+ * written after the withdrawal, even when the message is partly read
+ * (partial delivery) across polls.
+ *
+ * The message is then published as one descriptor holding only the first
+ * piece (len), with SG_MSG_PLACED and msg_len counting every byte.  The
+ * socket runs with SCTP_FRAGMENT_INTERLEAVE 0: until a partly read message
+ * is finished, every read continues it (no other message, no
+ * notification); an association that goes mid-message drops it.
+ */
+#define SG_MSG_PLACED 0x4    /* bytes after the first piece went to the
+			      * consumer's buffers (or were discarded) */
+#define SG_MSG_DISCARDED 0x8 /* PLACED: some were discarded */
+
+typedef void *(*sg_place_fn)(void *arg, struct sg_ep *ep,
+			     const struct sg_msg_desc *head, uint32_t off,
+			     size_t *len_p);
+typedef void (*sg_place_done_fn)(void *arg, const struct sg_msg_desc *head,
+				 uint32_t off, size_t bytes);
+
+/**
+ * Set (or with @place NULL clear) @ep's place function; @peek_bytes is
+ * the first piece, 1..rx_buf_bytes.  Call between polls with no message
+ * partly read (e.g. right after sg_ep_open).
+ * @return 0; -EINVAL bad @peek_bytes or no @done; -EBUSY a message is
+ *         partly read; -ENOMEM no scratch buffer.
+ */
+int sg_ep_set_place(struct sg_ep *ep, uint32_t peek_bytes, sg_place_fn place,
+		    sg_place_done_fn done, void *arg);
+
+/**
+ * Peek new messages (@on, the default after sg_ep_set_place) or read them
+ * whole as without a place function (no place call; saves the second
+ * usrsctp_recvv of every message longer than the peek while the consumer
+ * expects nothing to place).  Takes effect from the next new message; a
+ * message being placed is finished.
+ */
+void sg_ep_place_peek(struct sg_ep *ep, bool on);
+
+/** Messages published on @ep's rx ring and not yet taken by sg_recv. */
+unsigned int sg_rx_pending(const struct sg_ep *ep);
 
 /** The dataplane port the endpoint runs on. */
 struct dp_port *sg_ep_port(const struct sg_ep *ep);

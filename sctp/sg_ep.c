@@ -288,6 +288,7 @@ static void sg_ep_free(struct sg_ep *ep)
 	sg_map_free(&ep->assocs);
 	free(ep->big.bounce);
 	free(ep->big.head);
+	free(ep->scratch);
 	free(ep);
 }
 
@@ -436,6 +437,7 @@ void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc)
 		/* The rest of a partly read message will never come. */
 		sg_rxpool_put_chain(ep->rx_head);
 		ep->rx_head = ep->rx_tail = NULL;
+		sg_place_reset(ep);
 	}
 	sg_map_del(&ep->assocs, assoc);
 }
@@ -614,6 +616,9 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(crc_drops);
 	P(rx_data_wrong_queue);
 	P(tx_first_pkt_early);
+	P(rx_direct_bytes);
+	P(rx_direct_msgs);
+	P(rx_discard_bytes);
 #undef P
 }
 

@@ -303,6 +303,16 @@ struct sg_ep {
 	struct sg_evq evq;
 	struct sg_map assocs;	 /* assoc id -> packed sg_assoc_info */
 	struct sg_stats st;
+	/* Direct placement (sg_place.c) */
+	sg_place_fn place;
+	sg_place_done_fn place_done;
+	void *place_arg;
+	uint32_t peek_bytes;	 /* first piece of a message */
+	bool peek_on;		 /* peek new messages (sg_ep_place_peek) */
+	bool rx_placing;	 /* rx_head's rest goes to place() buffers */
+	bool rx_discarding;	 /* ... into scratch: destination gone */
+	uint8_t *scratch;
+	size_t scratch_bytes;
 };
 
 uint64_t sg_assoc_pack(const struct sg_assoc_info *ai);
@@ -313,6 +323,16 @@ void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc);
 
 /* Read ready messages and notifications. @return messages completed. */
 unsigned int sg_msg_read(struct sg_ep *ep);
+/* Publish rx_head (complete) with @flags added. */
+void sg_msg_publish(struct sg_ep *ep, uint16_t flags);
+/* Read the rest of rx_head into place() buffers (rx_placing set): one
+ * read.  @return 1 bytes read (*done + 1 when the message completed);
+ * 0 nothing to read now; -1 the first place() declined (rx_placing is
+ * cleared: read the message into descriptors). */
+int sg_place_read(struct sg_ep *ep, unsigned int *done);
+/* Forget a partly placed message (its association went). */
+void sg_place_reset(struct sg_ep *ep);
+
 /* Continue a large send. @return 1 when bytes were taken. */
 unsigned int sg_msg_send_more(struct sg_ep *ep);
 /* Drop a large send to a vanished association. */

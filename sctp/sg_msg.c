@@ -16,6 +16,9 @@
  * chained until MSG_EOR and the chain is published whole.  With
  * SCTP_FRAGMENT_INTERLEAVE 0 the next read after a piece always continues
  * the same message.  No descriptor free -> stop reading (back-pressure).
+ * With a place function (sg_place.c) a new message's first read takes at
+ * most peek_bytes; the rest goes to the consumer's buffer, or into the
+ * same descriptor when the consumer has none.
  *
  *   readable -> get desc -(none)-> stall, rx_backpressure++
  *            -> recvv -(EWOULDBLOCK)-> readable = false
@@ -412,7 +415,7 @@ void sg_msg_send_abort(struct sg_ep *ep, sg_assoc_t assoc)
 		big_finish(ep, SG_EV_SEND_FAILED);
 }
 
-static void rx_publish(struct sg_ep *ep, uint16_t flags)
+void sg_msg_publish(struct sg_ep *ep, uint16_t flags)
 {
 	struct sg_msg_desc *head = ep->rx_head;
 
@@ -428,14 +431,36 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 	unsigned int budget = SG_READ_BUDGET, done = 0;
 
 	while (ep->readable && budget-- > 0) {
-		struct sg_rxdesc *d = sg_rxpool_get(&ep->rx);
+		struct sg_rxdesc *d;
 		struct sctp_rcvinfo ri;
 		struct sockaddr_conn from;
 		socklen_t ilen = sizeof(ri), flen = sizeof(from);
 		unsigned int itype = 0;
 		int mflags = 0;
+		bool more = false; /* continues the tail descriptor */
+		bool peeked = false;
+		uint8_t *dst;
+		size_t room;
 		ssize_t n;
 
+		if (ep->rx_placing) {
+			int rc = sg_place_read(ep, &done);
+
+			if (rc == 0)
+				break;
+			if (rc > 0)
+				continue;
+			/* declined: into descriptors, below */
+		}
+		if (ep->place != NULL && ep->rx_tail != NULL &&
+		    ep->rx_tail->len < ((struct sg_rxdesc *)ep->rx_tail)->cap) {
+			/* The rest of a message whose first piece was
+			 * peeked: into the same descriptor. */
+			d = (struct sg_rxdesc *)ep->rx_tail;
+			more = true;
+		} else {
+			d = sg_rxpool_get(&ep->rx);
+		}
 		if (d == NULL) {
 			if (!ep->rx_stalled)
 				ep->st.rx_backpressure++;
@@ -443,12 +468,22 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 			break;
 		}
 		ep->rx_stalled = false;
+		dst = d->pub.data;
+		room = d->cap;
+		if (more) {
+			dst += d->pub.len;
+			room -= d->pub.len;
+		} else if (ep->place != NULL && ep->peek_on &&
+			   ep->rx_head == NULL && ep->peek_bytes < room) {
+			room = ep->peek_bytes;
+			peeked = true;
+		}
 		memset(&ri, 0, sizeof(ri));
-		n = usrsctp_recvv(ep->so, d->pub.data, d->cap,
-				  (struct sockaddr *)&from, &flen, &ri, &ilen,
-				  &itype, &mflags);
+		n = usrsctp_recvv(ep->so, dst, room, (struct sockaddr *)&from,
+				  &flen, &ri, &ilen, &itype, &mflags);
 		if (n <= 0) {
-			sg_rxpool_put_chain(&d->pub);
+			if (!more)
+				sg_rxpool_put_chain(&d->pub);
 			if (n < 0 && errno != EWOULDBLOCK && errno != EAGAIN)
 				SDP_LOG(DEBUG, SCTP, "usrsctp_recvv: %m");
 			ep->readable = false;
@@ -456,40 +491,51 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 		}
 		SDP_TRACE(RECV, n);
 		if (mflags & MSG_NOTIFICATION) {
-			sg_notify_handle(ep, d->pub.data, (size_t)n);
-			sg_rxpool_put_chain(&d->pub);
+			sg_notify_handle(ep, dst, (size_t)n);
+			if (!more)
+				sg_rxpool_put_chain(&d->pub);
 			continue;
 		}
 		/* the second receive copy: out of usrsctp's chain */
 		ep->st.rx_copies++;
 		ep->st.rx_copy_recv_bytes += (uint64_t)n;
-		d->pub.len = (uint32_t)n;
-		d->pub.next = NULL;
-		if (ep->rx_head == NULL) {
-			struct sg_msg_desc *h = &d->pub;
-
-			h->msg_len = 0;
-			h->nb_segs = 0;
-			h->assoc = (sg_assoc_t)ri.rcv_assoc_id;
-			h->stream = ri.rcv_sid;
-			h->ppid = ri.rcv_ppid;
-			h->flags = (ri.rcv_flags & SCTP_UNORDERED) != 0
-					   ? SG_MSG_UNORDERED
-					   : 0;
-			ep->rx_head = h;
+		if (more) {
+			d->pub.len += (uint32_t)n;
 		} else {
-			ep->rx_tail->next = &d->pub;
+			d->pub.len = (uint32_t)n;
+			d->pub.next = NULL;
+			if (ep->rx_head == NULL) {
+				struct sg_msg_desc *h = &d->pub;
+
+				h->msg_len = 0;
+				h->nb_segs = 0;
+				h->assoc = (sg_assoc_t)ri.rcv_assoc_id;
+				h->stream = ri.rcv_sid;
+				h->ppid = ri.rcv_ppid;
+				h->flags = (ri.rcv_flags & SCTP_UNORDERED) != 0
+						   ? SG_MSG_UNORDERED
+						   : 0;
+				ep->rx_head = h;
+				/* A longer message: its rest may have
+				 * a place of its own (sg_place.c). */
+				ep->rx_placing = peeked &&
+						 (mflags & MSG_EOR) == 0;
+			} else {
+				ep->rx_tail->next = &d->pub;
+			}
+			ep->rx_tail = &d->pub;
+			ep->rx_head->nb_segs++;
 		}
-		ep->rx_tail = &d->pub;
 		ep->rx_head->msg_len += (uint32_t)n;
-		ep->rx_head->nb_segs++;
 		if (mflags & MSG_EOR) {
-			rx_publish(ep, 0);
+			ep->rx_placing = false;
+			sg_msg_publish(ep, 0);
 			done++;
 		} else if (ep->rx_head->msg_len >= ep->cfg.max_msg_bytes) {
 			/* Above max_msg: hand over what we have rather than
 			 * hold every descriptor forever. */
-			rx_publish(ep, SG_MSG_PARTIAL);
+			ep->rx_placing = false;
+			sg_msg_publish(ep, SG_MSG_PARTIAL);
 			done++;
 		}
 	}

@@ -1607,3 +1607,177 @@ TEST_F(SgStreamSched, DefaultRoundRobinTakesTheOtherStreamFirst)
 }
 
 } /* namespace */
+
+namespace {
+
+/*
+ * Direct placement (sg_ep_set_place, sg_place.c): the receiver peeks 16
+ * bytes of each message; the header names what its place function does
+ * with the rest of a 100000-byte message (no multiple of the MTU):
+ *   0  declines at once: the message comes whole in one descriptor
+ *   1  hands out its buffer 1000 bytes per call: every byte lands there,
+ *      the message is published as its 16 bytes with SG_MSG_PLACED
+ *   2  hands out 3000 bytes, then NULL (its destination went away): the
+ *      rest is discarded (SG_MSG_DISCARDED), the buffer past 3000 bytes
+ *      is never written, and the next message is intact
+ * and a 10-byte message ends within the peek.  rx_direct_bytes and
+ * rx_discard_bytes count exactly those bytes; done runs after every read
+ * into a buffer place gave (bytes summed == placed).
+ */
+struct PlaceState {
+	std::vector<uint8_t> dst;
+	uint32_t calls = 0, dones = 0;
+	uint64_t done_bytes = 0;
+};
+
+void *place_cb(void *arg, sg_ep *, const sg_msg_desc *head, uint32_t off,
+	       size_t *len_p)
+{
+	PlaceState *ps = static_cast<PlaceState *>(arg);
+	uint32_t mode;
+	size_t at;
+
+	if (head->len < 16)
+		return nullptr;
+	memcpy(&mode, head->data, sizeof(mode));
+	ps->calls++;
+	at = off - 16;
+	if (mode == 0 || at >= ps->dst.size() || (mode == 2 && at >= 3000))
+		return nullptr;
+	*len_p = std::min<size_t>(1000, ps->dst.size() - at);
+	return ps->dst.data() + at;
+}
+
+void place_done_cb(void *arg, const sg_msg_desc *, uint32_t, size_t bytes)
+{
+	PlaceState *ps = static_cast<PlaceState *>(arg);
+
+	ps->dones++;
+	ps->done_bytes += bytes;
+}
+
+uint8_t place_byte(uint32_t mode, size_t i)
+{
+	return (uint8_t)(i * 13 + mode * 101 + 5);
+}
+
+TEST_F(SgTwoNodes, PlaceWritesTheRestStraightIntoTheConsumersBuffer)
+{
+	constexpr uint32_t kLen = 100000, kPeek = 16;
+
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		PlaceState ps;
+		sg_event ev;
+		sg_stats s0, s1;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		CHILD_CHECK(sg_ep_set_place(n.ep, 0, place_cb, place_done_cb,
+					    &ps) == -EINVAL);
+		CHILD_CHECK(sg_ep_set_place(n.ep, kPeek, place_cb,
+					    place_done_cb, &ps) == 0);
+		for (uint32_t mode = 0; mode < 4; mode++) {
+			uint32_t len = mode == 3 ? 10 : kLen;
+			sg_msg_desc *m = nullptr;
+
+			ps.dst.assign(kLen - kPeek, 0xee);
+			ps.calls = ps.dones = 0;
+			ps.done_bytes = 0;
+			sg_ep_stats(n.ep, &s0);
+			CHILD_CHECK(n.wait(
+				[&] { return sg_recv(n.ep, &m, 1) == 1; }, 60));
+			sg_ep_stats(n.ep, &s1);
+			if (m->msg_len != len)
+				fprintf(stderr, "mode %u: msg_len %u flags %u "
+					"len %u\n", mode, m->msg_len, m->flags,
+					m->len);
+			CHILD_CHECK(m->msg_len == len);
+			uint64_t direct = s1.rx_direct_bytes -
+					  s0.rx_direct_bytes;
+			uint64_t discard = s1.rx_discard_bytes -
+					   s0.rx_discard_bytes;
+			char line[160];
+			snprintf(line, sizeof(line),
+				 "MODE %u flags %u len %u direct %" PRIu64
+				 " discard %" PRIu64 " calls %u dones %u", mode,
+				 m->flags, m->len, direct, discard, ps.calls,
+				 ps.dones);
+			n.report(line);
+			CHILD_CHECK(ps.done_bytes == direct);
+			if (mode == 0 || mode == 3) {
+				/* whole, in descriptors (rx_buf 64 KiB: two
+				 * for 100000 bytes, the first one full) */
+				uint32_t i = 0;
+
+				CHILD_CHECK(m->flags == 0 && direct == 0 &&
+					    discard == 0);
+				CHILD_CHECK(m->nb_segs == (mode == 0 ? 2u : 1u));
+				for (sg_msg_desc *s = m; s != nullptr;
+				     s = s->next)
+					for (uint32_t k = 0; k < s->len; k++, i++)
+						CHILD_CHECK(i < 4 ||
+							    s->data[k] ==
+								    place_byte(
+									    mode,
+									    i));
+				CHILD_CHECK(i == len);
+				CHILD_CHECK(ps.calls == (mode == 0 ? 1u : 0u));
+			} else {
+				size_t placed = mode == 1 ? kLen - kPeek : 3000;
+
+				CHILD_CHECK(m->len == kPeek && m->nb_segs == 1);
+				CHILD_CHECK(m->flags ==
+					    (mode == 1 ? SG_MSG_PLACED :
+							 SG_MSG_PLACED |
+								 SG_MSG_DISCARDED));
+				CHILD_CHECK(direct == placed &&
+					    discard == kLen - kPeek - placed);
+				CHILD_CHECK(ps.dones == ps.calls - (mode == 2));
+				for (size_t i = 0; i < ps.dst.size(); i++)
+					CHILD_CHECK(ps.dst[i] ==
+						    (i < placed ?
+							     place_byte(mode,
+									i + kPeek) :
+							     0xee));
+			}
+			sg_msg_release(m);
+		}
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", "");
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		usleep(200000); /* the server sets its place function */
+		for (uint32_t mode = 0; mode < 4; mode++) {
+			std::vector<uint8_t> m(mode == 3 ? 10 : kLen);
+
+			for (size_t i = 0; i < m.size(); i++)
+				m[i] = place_byte(mode, i);
+			memcpy(m.data(), &mode, sizeof(mode));
+			n.send(a, 0, 0, PPID_BULK, m.data(),
+			       m.size());
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+	for (int mode = 0; mode < 4; mode++) {
+		std::string l;
+		EXPECT_TRUE(expect_line(srv, "MODE " + std::to_string(mode), 90,
+					&l));
+		printf("%s\n", l.c_str());
+	}
+	EXPECT_EQ(0, reap(cli, 60));
+	EXPECT_EQ(0, reap(srv, 60));
+}
+
+} /* namespace */

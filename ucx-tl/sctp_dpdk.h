@@ -239,6 +239,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * UCP path (sctp_dpdk_lanes.c) */
 	size_t sack_hold_us;	/* SACK_HOLD_US: sg sack_hold_us;
 				 * UCS_ULUNITS_AUTO = the transport's */
+	int rx_direct;		/* RX_DIRECT: RMA data straight from usrsctp
+				 * into its destination (sctp_dpdk_rma.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -354,6 +356,17 @@ typedef struct uct_sctp_dpdk_ctx {
 	/* trylocks a lane's thread lost (ctx->lock was held): contention */
 	uint64_t lane_lock_misses[UCT_SCTP_DPDK_MAX_LANES];
 	int lane_cpu[UCT_SCTP_DPDK_MAX_LANES]; /* -1: not pinned */
+	/* RX_DIRECT (sctp_dpdk_rma.c, "Direct placement"): GET ops whose
+	 * replies usrsctp_recvv writes into their buffers, under lock; and
+	 * the receive-side RMA data bytes by path (get_copy: atomic, from
+	 * the ifaces' threads; the rest under lock) */
+	int rx_direct;
+	void *rma_place;
+	uint64_t rma_put_peek_until_tsc; /* a PUT came: peek until then */
+	uint64_t rma_get_direct_bytes;
+	uint64_t rma_get_copy_bytes;
+	uint64_t rma_put_direct_bytes;
+	uint64_t rma_put_copy_bytes;
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -734,6 +747,11 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 /* Target: send queued replies (ctx->lock held).  @return work done. */
 unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx);
 void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx);
+/* RX_DIRECT: set the place function on every lane's endpoint. */
+ucs_status_t uct_sctp_dpdk_rma_place_enable(uct_sctp_dpdk_ctx_t *ctx);
+/* RX_DIRECT: whether @sg peeks the messages of this poll (lock held). */
+void uct_sctp_dpdk_rma_place_peek(uct_sctp_dpdk_ctx_t *ctx, struct sg_ep *sg,
+				  uint64_t now_tsc);
 /* Initiator: a reply taken from the iface's RX queue (its thread). */
 void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 				uct_sctp_dpdk_rx_desc_t *rx);

@@ -126,12 +126,17 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 "}, %s%s%s}\n",
+		 PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
+		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
+		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
+		 ctx->rma_get_direct_bytes,
+		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),
+		 ctx->rma_put_direct_bytes, ctx->rma_put_copy_bytes,
 		 lanes, st_json, paths);
 	fputs(buf, stderr);
 }
@@ -281,6 +286,12 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	status = uct_sctp_dpdk_lanes_open(ctx, config);
 	if (status != UCS_OK)
 		goto err_smap;
+	ctx->rx_direct = config->rx_direct;
+	if (ctx->rx_direct) {
+		status = uct_sctp_dpdk_rma_place_enable(ctx);
+		if (status != UCS_OK)
+			goto err_lanes;
+	}
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
@@ -309,6 +320,8 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	*ctx_p = ctx;
 	return UCS_OK;
 
+err_lanes:
+	uct_sctp_dpdk_lanes_close(ctx);
 err_smap:
 	uct_sctp_dpdk_stream_map_cleanup(&ctx->smap);
 err_sg:

@@ -244,6 +244,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, sack_hold_us),
 	 UCS_CONFIG_TYPE_ULUNITS},
 
+	{"RX_DIRECT", "y",
+	 "Receive RMA data (GET replies at the initiator, PUT data at the\n"
+	 "target) straight from usrsctp into the destination buffer, one copy\n"
+	 "per byte fewer than through a receive descriptor. n: through the\n"
+	 "descriptor (for comparison). Process-wide: the first iface of a\n"
+	 "device decides.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rx_direct),
+	 UCS_CONFIG_TYPE_BOOL},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,

@@ -88,6 +88,20 @@
 
 #define UCT_SCTP_DPDK_RMA_OPS_INIT 256 /* initial op table slots */
 #define UCT_SCTP_DPDK_RMA_MP_GROW 64   /* op/reply records per chunk */
+/* rma_hdr.reserved of a GET reply at the initiator (never on the wire):
+ * its data were placed; rma_hdr.key holds their length. */
+#define UCT_SCTP_DPDK_RMA_REP_PLACED 0x1
+#define UCT_SCTP_DPDK_RMA_REP_DISCARDED 0x2
+/* RX_DIRECT peeks while GETs wait for replies, and for this long after a
+ * PUT of at least UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES came (a PUT target
+ * cannot know one is coming) */
+#define UCT_SCTP_DPDK_RMA_PEEK_PUT_MS 10
+#define UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES 4096
+
+typedef struct uct_sctp_dpdk_rma_op uct_sctp_dpdk_rma_op_t;
+
+/* RX_DIRECT: (iface id << 32 | op slot) -> GET op, in ctx->rma_place */
+KHASH_MAP_INIT_INT64(uct_sctp_dpdk_rma_place, uct_sctp_dpdk_rma_op_t *)
 
 /* ---- registration table (process-wide) ---- */
 
@@ -294,6 +308,11 @@ void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_rma_reply_t *r;
 
+	if (ctx->rma_place != NULL) {
+		kh_destroy(uct_sctp_dpdk_rma_place,
+			   (khash_t(uct_sctp_dpdk_rma_place) *)ctx->rma_place);
+		ctx->rma_place = NULL;
+	}
 	if (!ctx->rma_reply_mp_ready)
 		return;
 	while (!ucs_queue_is_empty(&ctx->rma_replyq)) {
@@ -457,15 +476,35 @@ static int uct_sctp_dpdk_rma_serve(uct_sctp_dpdk_ctx_t *ctx,
 	addr = rte_be_to_cpu_64(rh->addr);
 	length = rte_be_to_cpu_64(rh->length);
 	offset = rte_be_to_cpu_64(rh->offset);
-	data_len = msg->len - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	/* Placed: the data were written when they were read (the access
+	 * checked first, uct_sctp_dpdk_rma_place); msg holds the headers. */
+	data_len = ((msg->flags & SG_MSG_PLACED) ? msg->msg_len : msg->len) -
+		   UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	switch (hdr->am_id) {
 	case UCT_SCTP_DPDK_RMA_PUT:
-		if (offset <= length && data_len <= length - offset &&
+		if (ctx->rx_direct &&
+		    data_len >= UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES)
+			ctx->rma_put_peek_until_tsc =
+				dp_tsc() + dp_tsc_hz() *
+						   UCT_SCTP_DPDK_RMA_PEEK_PUT_MS /
+						   1000;
+		if (msg->flags & SG_MSG_PLACED) {
+			if (!(msg->flags & SG_MSG_DISCARDED) &&
+			    offset <= length && data_len <= length - offset) {
+				ctx->rma_put_msgs++;
+			} else {
+				uct_sctp_dpdk_rma_refuse(ctx, msg->assoc,
+							 "put", key, addr,
+							 length);
+				status = UCS_ERR_INVALID_ADDR;
+			}
+		} else if (offset <= length && data_len <= length - offset &&
 		    uct_sctp_dpdk_rma_access_begin(key, addr, length)) {
 			memcpy((void *)(uintptr_t)(addr + offset), rh + 1,
 			       data_len);
 			uct_sctp_dpdk_rma_access_end();
 			ctx->rma_put_msgs++;
+			ctx->rma_put_copy_bytes += data_len;
 		} else {
 			uct_sctp_dpdk_rma_refuse(ctx, msg->assoc, "put", key,
 						 addr, length);
@@ -507,6 +546,25 @@ out:
 	return rc;
 }
 
+/* A GET reply placed by uct_sctp_dpdk_rma_place (its data are in the op's
+ * buffer, @msg holds the headers): tell the initiator's iface, which sees
+ * only the RMA header, through fields a reply does not use otherwise. */
+static void uct_sctp_dpdk_rma_placed_mark(struct sg_msg_desc *msg)
+{
+	uct_sctp_dpdk_am_hdr_t *hdr = (uct_sctp_dpdk_am_hdr_t *)msg->data;
+	uct_sctp_dpdk_rma_hdr_t *rh = (uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
+
+	if (hdr->am_id != UCT_SCTP_DPDK_RMA_GET_REP ||
+	    msg->len != UCT_SCTP_DPDK_RMA_HDRS_BYTES)
+		return;
+	rh->reserved = rte_cpu_to_be_16(UCT_SCTP_DPDK_RMA_REP_PLACED);
+	rh->key = rte_cpu_to_be_64((uint64_t)msg->msg_len -
+				   UCT_SCTP_DPDK_RMA_HDRS_BYTES);
+	if (msg->flags & SG_MSG_DISCARDED)
+		rh->reserved = rte_cpu_to_be_16(UCT_SCTP_DPDK_RMA_REP_PLACED |
+						UCT_SCTP_DPDK_RMA_REP_DISCARDED);
+}
+
 /* Whether @msg is a request (served by this process as the target). */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_rma_is_request(const struct sg_msg_desc *msg)
@@ -540,6 +598,8 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_rma_reply_t *r;
 	int is_request = uct_sctp_dpdk_rma_is_request(msg);
 
+	if (ucs_unlikely(msg->flags & SG_MSG_PLACED) && !is_request)
+		uct_sctp_dpdk_rma_placed_mark(msg);
 	if (ucs_likely(!ctx->rma_reply_mp_ready ||
 		       ucs_queue_is_empty(&ctx->rma_replyq))) {
 		if (!is_request)
@@ -605,13 +665,14 @@ unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx)
 
 /* ---- initiator: op records ---- */
 
-typedef struct uct_sctp_dpdk_rma_op {
+struct uct_sctp_dpdk_rma_op {
 	ucs_queue_elem_t tx_elem;	/* in iface->rma_txq while queued */
 	ucs_list_link_t ep_elem;	/* in ep->rma_ops */
 	uct_sctp_dpdk_ep_t *ep;
 	uct_completion_t *comp;		/* NULL: nobody waits (flush) */
 	uint8_t kind;			/* PUT (zcopy), GET_REQ or FLUSH */
 	uint8_t on_txq;
+	uint8_t placed;			/* GET zcopy: in ctx->rma_place */
 	uint16_t reply_stream;		/* GET: for its replies; 0 = ep's */
 	uint32_t slot, cookie;		/* echoed by the target */
 	uint64_t key, remote_addr, length;
@@ -621,7 +682,193 @@ typedef struct uct_sctp_dpdk_rma_op {
 	void *unpack_arg;
 	unsigned iovcnt;
 	struct iovec iov[UCT_SCTP_DPDK_RMA_MAX_IOV]; /* local buffers */
-} uct_sctp_dpdk_rma_op_t;
+};
+
+
+/* ---- direct placement (RX_DIRECT) ----
+ *
+ * The poll loop reads the headers of every longer message first
+ * (sg_ep_set_place, peek = UCT_SCTP_DPDK_RMA_HDRS_BYTES) and asks here
+ * where the rest goes, before every read of it:
+ *
+ *   GET_REP  the op's buffer at the reply's offset, if the op is in
+ *            ctx->rma_place (GET zcopy, added before its request leaves,
+ *            removed under ctx->lock before it completes or is freed:
+ *            ep destroy, cancel, iface close), so a vanished op is never
+ *            written: sg discards the rest of its message
+ *   PUT      the registered memory, after the same access check as
+ *            serve(), read lock held until the read is done; only when
+ *            no earlier message of this lane waits unserved (rx ring and
+ *            reply queue empty), so a GET_REQ before it still reads the
+ *            memory first
+ *
+ * The message then goes on as its headers alone (SG_MSG_PLACED):
+ * serve() acknowledges the PUT, the iface counts the GET's bytes.
+ * Peeking costs a second usrsctp_recvv for every message longer than the
+ * headers, so a lane peeks only while GETs wait for replies or a large
+ * PUT came in the last UCT_SCTP_DPDK_RMA_PEEK_PUT_MS
+ * (uct_sctp_dpdk_rma_place_peek); the PUTs read before that are copied.
+ */
+static void *uct_sctp_dpdk_rma_place(void *arg, struct sg_ep *sg,
+				     const struct sg_msg_desc *head,
+				     uint32_t off, size_t *len_p)
+{
+	uct_sctp_dpdk_ctx_t *ctx = arg;
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)head->data;
+	const uct_sctp_dpdk_rma_hdr_t *rh =
+		(const uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
+	khash_t(uct_sctp_dpdk_rma_place) *map = ctx->rma_place;
+	uct_sctp_dpdk_rma_op_t *op;
+	uint64_t key, addr, length, doff;
+	khiter_t it;
+	unsigned i;
+	int first;
+
+	if (head->len != UCT_SCTP_DPDK_RMA_HDRS_BYTES ||
+	    !(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA) ||
+	    off < UCT_SCTP_DPDK_RMA_HDRS_BYTES)
+		return NULL;
+	doff = rte_be_to_cpu_64(rh->offset);
+	if (doff > UINT64_MAX - off)
+		return NULL;
+	doff += off - UCT_SCTP_DPDK_RMA_HDRS_BYTES; /* of the operation */
+	first = off == head->len && !(head->flags & SG_MSG_PLACED);
+	switch (hdr->am_id) {
+	case UCT_SCTP_DPDK_RMA_GET_REP:
+		if (map == NULL || rh->status != 0)
+			return NULL;
+		key = (uint64_t)rte_be_to_cpu_16(hdr->dst_iface_id) << 32 |
+		      rte_be_to_cpu_32(rh->op_slot);
+		it = kh_get(uct_sctp_dpdk_rma_place, map, key);
+		if (it == kh_end(map))
+			return NULL;
+		op = kh_val(map, it);
+		if (op->cookie != rte_be_to_cpu_32(rh->op_cookie) ||
+		    doff >= op->length)
+			return NULL;
+		for (i = 0; i < op->iovcnt; i++) {
+			if (doff < op->iov[i].iov_len) {
+				*len_p = op->iov[i].iov_len - doff;
+				return UCS_PTR_BYTE_OFFSET(op->iov[i].iov_base,
+							   doff);
+			}
+			doff -= op->iov[i].iov_len;
+		}
+		return NULL;
+	case UCT_SCTP_DPDK_RMA_PUT:
+		if (first && ((ctx->rma_reply_mp_ready &&
+			       !ucs_queue_is_empty(&ctx->rma_replyq)) ||
+			      sg_rx_pending(sg) != 0))
+			return NULL; /* serve() in order, from the copy */
+		key = rte_be_to_cpu_64(rh->key);
+		addr = rte_be_to_cpu_64(rh->addr);
+		length = rte_be_to_cpu_64(rh->length);
+		if (doff >= length ||
+		    !uct_sctp_dpdk_rma_access_begin(key, addr, length))
+			return NULL; /* serve() refuses it */
+		*len_p = length - doff;
+		return (void *)(uintptr_t)(addr + doff);
+	default:
+		return NULL;
+	}
+}
+
+static void uct_sctp_dpdk_rma_place_done(void *arg,
+					 const struct sg_msg_desc *head,
+					 uint32_t off, size_t bytes)
+{
+	uct_sctp_dpdk_ctx_t *ctx = arg;
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)head->data;
+
+	(void)off;
+	if (hdr->am_id == UCT_SCTP_DPDK_RMA_PUT) {
+		uct_sctp_dpdk_rma_access_end();
+		ctx->rma_put_direct_bytes += bytes;
+	} else {
+		ctx->rma_get_direct_bytes += bytes;
+	}
+}
+
+ucs_status_t uct_sctp_dpdk_rma_place_enable(uct_sctp_dpdk_ctx_t *ctx)
+{
+	unsigned k;
+	int rc;
+
+	ctx->rma_place = kh_init(uct_sctp_dpdk_rma_place);
+	if (ctx->rma_place == NULL) {
+		ucs_error("sctp_dpdk: no memory for the RX_DIRECT table");
+		return UCS_ERR_NO_MEMORY;
+	}
+	for (k = 0; k < ctx->nb_lanes; k++) {
+		rc = sg_ep_set_place(ctx->lane_sg[k],
+				     UCT_SCTP_DPDK_RMA_HDRS_BYTES,
+				     uct_sctp_dpdk_rma_place,
+				     uct_sctp_dpdk_rma_place_done, ctx);
+		if (rc != 0) {
+			ucs_error("sctp_dpdk: lane %u: cannot receive RMA data "
+				  "directly (%s); " UCT_SCTP_DPDK_ENV
+				  "RX_DIRECT=n turns it off", k,
+				  strerror(-rc));
+			return sdp_status_from_errno(rc);
+		}
+	}
+	return UCS_OK;
+}
+
+/* Peeking costs a second usrsctp_recvv per message longer than the
+ * headers (AMs too): only while something may be placed. */
+void uct_sctp_dpdk_rma_place_peek(uct_sctp_dpdk_ctx_t *ctx, struct sg_ep *sg,
+				  uint64_t now_tsc)
+{
+	khash_t(uct_sctp_dpdk_rma_place) *map = ctx->rma_place;
+
+	sg_ep_place_peek(sg, map != NULL &&
+				     (kh_size(map) != 0 ||
+				      now_tsc < ctx->rma_put_peek_until_tsc));
+}
+
+/* A GET zcopy whose replies may be placed: before its request leaves. */
+static void uct_sctp_dpdk_rma_place_add(uct_sctp_dpdk_iface_t *iface,
+					uct_sctp_dpdk_rma_op_t *op)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	khiter_t it;
+	int ret;
+
+	if (ctx->rma_place == NULL)
+		return;
+	ucs_recursive_spin_lock(ctx->lock);
+	it = kh_put(uct_sctp_dpdk_rma_place, ctx->rma_place,
+		    (uint64_t)iface->id << 32 | op->slot, &ret);
+	if (ret >= 0) { /* else no memory: through descriptors */
+		kh_val((khash_t(uct_sctp_dpdk_rma_place) *)ctx->rma_place,
+		       it) = op;
+		op->placed = 1;
+	}
+	ucs_recursive_spin_unlock(ctx->lock);
+}
+
+/* Under ctx->lock, so the poll loop is not writing into the op's buffer
+ * now and never will again. */
+static void uct_sctp_dpdk_rma_place_del(uct_sctp_dpdk_iface_t *iface,
+					uct_sctp_dpdk_rma_op_t *op)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	khiter_t it;
+
+	ucs_recursive_spin_lock(ctx->lock);
+	if (ctx->rma_place != NULL) {
+		it = kh_get(uct_sctp_dpdk_rma_place, ctx->rma_place,
+			    (uint64_t)iface->id << 32 | op->slot);
+		if (it != kh_end((khash_t(uct_sctp_dpdk_rma_place) *)
+					 ctx->rma_place))
+			kh_del(uct_sctp_dpdk_rma_place, ctx->rma_place, it);
+	}
+	op->placed = 0;
+	ucs_recursive_spin_unlock(ctx->lock);
+}
 
 ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface)
 {
@@ -650,8 +897,18 @@ ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface)
 
 void uct_sctp_dpdk_rma_iface_cleanup(uct_sctp_dpdk_iface_t *iface)
 {
+	uint32_t slot;
+
 	if (!iface->rma_ready)
 		return;
+	/* Ops still live (eps not destroyed): out of the poll loop's reach
+	 * before their memory goes. */
+	for (slot = 0; slot < iface->rma_ops_size; slot++) {
+		if (iface->rma_ops[slot] != NULL &&
+		    iface->rma_ops[slot]->placed)
+			uct_sctp_dpdk_rma_place_del(iface,
+						    iface->rma_ops[slot]);
+	}
 	ucs_mpool_cleanup(&iface->rma_op_mp, 1);
 	ucs_free(iface->rma_ops);
 	iface->rma_ready = 0;
@@ -688,6 +945,7 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	op->comp = comp;
 	op->kind = kind;
 	op->on_txq = 0;
+	op->placed = 0;
 	op->reply_stream = 0;
 	op->tx_offset = 0;
 	op->rx_bytes = 0;
@@ -700,6 +958,8 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 static void uct_sctp_dpdk_rma_op_put(uct_sctp_dpdk_iface_t *iface,
 				     uct_sctp_dpdk_rma_op_t *op)
 {
+	if (op->placed)
+		uct_sctp_dpdk_rma_place_del(iface, op);
 	if (op->on_txq) {
 		ucs_queue_remove(&iface->rma_txq, &op->tx_elem);
 		op->ep->rma_txq_len--;
@@ -936,6 +1196,7 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 	uct_sctp_dpdk_rma_op_t *op;
 	uint32_t slot, cookie;
 	uint64_t offset, n;
+	uint16_t placed;
 	int32_t status;
 
 	if (ucs_unlikely(rx->length < sizeof(*rh) || !iface->rma_ready))
@@ -961,16 +1222,24 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 	if (op->kind != UCT_SCTP_DPDK_RMA_GET_REQ)
 		return;
 	offset = rte_be_to_cpu_64(rh->offset);
-	n = rx->length - sizeof(*rh);
+	placed = rte_be_to_cpu_16(rh->reserved);
+	n = placed ? rte_be_to_cpu_64(rh->key) : rx->length - sizeof(*rh);
 	if (offset > op->length || n > op->length - offset ||
-	    (op->unpack_cb != NULL && n != op->length)) {
+	    (op->unpack_cb != NULL && (n != op->length || placed)) ||
+	    (placed & UCT_SCTP_DPDK_RMA_REP_DISCARDED)) {
 		uct_sctp_dpdk_rma_op_complete(iface, op, UCS_ERR_IO_ERROR);
 		return;
 	}
-	if (op->unpack_cb != NULL)
-		op->unpack_cb(op->unpack_arg, rh + 1, n);
-	else
-		uct_sctp_dpdk_rma_copy_in(op, offset, rh + 1, n);
+	if (placed) {
+		/* written by the poll loop (uct_sctp_dpdk_rma_place) */
+	} else {
+		if (op->unpack_cb != NULL)
+			op->unpack_cb(op->unpack_arg, rh + 1, n);
+		else
+			uct_sctp_dpdk_rma_copy_in(op, offset, rh + 1, n);
+		__atomic_fetch_add(&iface->ctx->rma_get_copy_bytes, n,
+				   __ATOMIC_RELAXED);
+	}
 	op->rx_bytes += n;
 	if (op->rx_bytes >= op->length)
 		uct_sctp_dpdk_rma_op_complete(iface, op, UCS_OK);
@@ -1213,9 +1482,11 @@ static ucs_status_t uct_sctp_dpdk_rma_zcopy(uct_ep_h tl_ep, uint8_t kind,
 		uct_sctp_dpdk_rma_op_put(iface, op);
 		return UCS_OK;
 	}
-	if (kind == UCT_SCTP_DPDK_RMA_GET_REQ)
+	if (kind == UCT_SCTP_DPDK_RMA_GET_REQ) {
 		op->reply_stream = uct_sctp_dpdk_rma_get_stream(
 			iface, ep, remote_addr, op->length);
+		uct_sctp_dpdk_rma_place_add(iface, op);
+	}
 	return uct_sctp_dpdk_rma_op_start(iface, op);
 }
 

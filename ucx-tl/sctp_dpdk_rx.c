@@ -83,6 +83,8 @@ static unsigned uct_sctp_dpdk_lane_poll(uct_sctp_dpdk_ctx_t *ctx,
 	unsigned work, n, i;
 
 	ctx->rx_sg = ctx->lane_sg[lane];
+	if (ctx->rx_direct)
+		uct_sctp_dpdk_rma_place_peek(ctx, ctx->rx_sg, now_tsc);
 	work = sg_poll(ctx->rx_sg, now_tsc);
 	while (sg_next_event(ctx->rx_sg, &ev) == 0) {
 		uct_sctp_dpdk_peer_event(ctx, lane, &ev);

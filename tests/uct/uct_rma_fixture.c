@@ -135,6 +135,13 @@ void fx_rma_peer_main(int fd)
 		case 'D':
 			CHECK_OK(uct_md_mem_dereg(e.md, b_memh), "dereg B");
 			break;
+		case 'C':
+			/* PUT data bytes written: region 0 placed straight
+			 * from usrsctp, 1 copied from a descriptor */
+			reply = cmd.region ?
+					uct_sctp_dpdk_ctx_peek()->rma_put_copy_bytes :
+					uct_sctp_dpdk_ctx_peek()->rma_put_direct_bytes;
+			break;
 		case 'P':
 			/* probes seen << 32 | probes that came early */
 			reply = fx_rma_probes << 32 | fx_rma_probes_early;

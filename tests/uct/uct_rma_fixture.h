@@ -35,6 +35,7 @@ typedef struct {
 /* Control commands from the test to the peer (socketpair). */
 typedef struct {
 	char op;	 /* F fill, V verify, R refused count, D dereg B,
+			  * C PUT bytes placed (region 0) / copied (1),
 			  * P probe counts, S GET replies sent on stream
 			  * offset, G GET requests received on stream
 			  * offset, Q quit */
@@ -82,7 +83,9 @@ void fx_rma_peer_main(int fd) __attribute__((noreturn));
  * One control command: F fill / V verify (reply: 1 + first bad byte, 0
  * good, UINT64_MAX a guard changed) @region at @offset for @length with
  * @seed; R the peer's refusal count; D deregister B; P probes seen << 32 |
- * probes that ran before their PUT's data was there; S the GET reply
+ * probes that ran before their PUT's data was there; C the PUT data bytes
+ * the peer wrote straight from usrsctp (@region 0) or copied from a
+ * receive descriptor (1); S the GET reply
  * messages the peer sent on stream @offset (UINT64_MAX: no such stream);
  * Q deregister A, quit.
  * exit(1) when the peer is gone.
