@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_alarm.h>
 #include <rte_ethdev.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -361,6 +362,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	if (rc != 0)
 		goto err_free_port;
 	port->dev = info.device;
+	port->memif = strcmp(info.driver_name, "net_memif") == 0;
 	memset(&conf, 0, sizeof(conf));
 	detect_offloads(port, &info, &conf);
 	rc = choose_crc(port, cfg, &info);
@@ -527,32 +529,69 @@ err_free_port:
 }
 
 /*
- * DPDK 22.11's memif server tears a connection down from its interrupt
- * thread when the client leaves, with no lock against dev_close on this
- * thread: closing the server while its client is leaving frees twice (a
- * SIGSEGV in eal-intr-thread at exit, seen in sdp-ping's server under
- * load).  When the client is gone or going (link down within
- * MEMIF_LEAVE_WAIT_MS), let that teardown finish first.  A client that
- * stays connected costs the close that wait, once.
+ * DPDK 22.11's memif tears a connection down from the EAL interrupt thread
+ * when the peer leaves (memif_disconnect: link down first, then the control
+ * channel, the queues' fds and the shared regions), and dev_stop runs the
+ * same teardown on the calling thread with nothing against the other:
+ * both freed the regions, a SIGSEGV in eal-intr-thread at exit.  The
+ * interrupt thread runs its callbacks one at a time and EAL alarms are
+ * among them: a memif port is stopped and closed from an alarm, so the
+ * two teardowns never overlap whenever the peer leaves.
  */
-#define MEMIF_LEAVE_WAIT_MS 200
-#define MEMIF_SETTLE_MS 50
+#define INTR_CLOSE_WAIT_MS 10000
 
-static void memif_server_settle(struct dp_port *port)
+struct intr_close {
+	uint16_t port_id;
+	uint32_t done;		/* __atomic */
+};
+
+static void stop_close(uint16_t port_id)
 {
-	struct timespec ts = {0, 1000 * 1000};
-	int i;
+	rte_eth_dev_stop(port_id);
+	rte_eth_dev_close(port_id);
+}
 
-	if (strncmp(port->cfg.devargs, "net_memif", 9) != 0 ||
-	    strstr(port->cfg.devargs, "role=client") != NULL)
+static void intr_close_cb(void *arg)
+{
+	struct intr_close *c = arg;
+
+	stop_close(c->port_id);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+}
+
+static void port_stop_close(struct dp_port *port)
+{
+	struct intr_close c = { .port_id = port->port_id, .done = 0 };
+	struct timespec ts = { 0, 200 * 1000 };
+	uint64_t end;
+	int rc;
+
+	if (!port->memif) {
+		stop_close(port->port_id);
 		return;
-	for (i = 0; i < MEMIF_LEAVE_WAIT_MS && dp_port_link_up(port, NULL);
-	     i++)
+	}
+	rc = rte_eal_alarm_set(1, intr_close_cb, &c);
+	if (rc != 0) {
+		SDP_LOG(WARN, DP, "port %u: cannot close on the interrupt "
+			"thread (alarm: %s): closing here", port->port_id,
+			rte_strerror(-rc));
+		stop_close(port->port_id);
+		return;
+	}
+	end = dp_tsc() + dp_ms_to_tsc(INTR_CLOSE_WAIT_MS);
+	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) && dp_tsc() < end)
 		nanosleep(&ts, NULL);
-	if (dp_port_link_up(port, NULL))
-		return; /* the client stays: nothing tears down meanwhile */
-	ts.tv_nsec = MEMIF_SETTLE_MS * 1000 * 1000;
-	nanosleep(&ts, NULL);
+	if (__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
+		return;
+	/* cancel waits for a running callback; one that never started is
+	 * ours to run */
+	if (rte_eal_alarm_cancel(intr_close_cb, &c) > 0 &&
+	    !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
+		SDP_LOG(WARN, DP, "port %u: the interrupt thread did not run "
+			"the close within %u ms: closing here", port->port_id,
+			INTR_CLOSE_WAIT_MS);
+		stop_close(port->port_id);
+	}
 }
 
 static void port_close(struct dp_port *port)
@@ -565,12 +604,12 @@ static void port_close(struct dp_port *port)
 	dp_tx_drain(port, dp_tsc());
 	for (i = 1; i < port->nb_queues; i++)
 		dp_port_flush_queue(port, i, dp_tsc());
-	memif_server_settle(port);
+	/* a memif peer stops touching the rings before we go */
+	dp_bye_leave(port);
 	/* Stop and close the device before freeing any pool it may hold
 	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
 	 * that sit in TX descriptors until the PMD frees them. */
-	rte_eth_dev_stop(port->port_id);
-	rte_eth_dev_close(port->port_id);
+	port_stop_close(port);
 	dp_tx_release(port);
 	dp_arp_port_release(port);
 	dp_queues_free(port);
@@ -732,11 +771,12 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		"\npace_clamps %" PRIu64
 		"\npace_late %" PRIu64
 		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64
-		"\ntx_bursts %" PRIu64 "\ntx_held %" PRIu64 "\n",
+		"\ntx_bursts %" PRIu64 "\ntx_held %" PRIu64
+		"\nbye_rx %" PRIu64 "\n",
 		s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw,
-		s->crc_hw, s->tx_bursts, s->tx_held);
+		s->crc_hw, s->tx_bursts, s->tx_held, s->bye_rx);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
@@ -761,13 +801,14 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"pace_dest_overflow\": %" PRIu64
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
 		     ", \"pace_polls\": %" PRIu64 ", \"tx_bursts\": %" PRIu64
-		     ", \"tx_held\": %" PRIu64 ", \"drops\": {",
+		     ", \"tx_held\": %" PRIu64 ", \"bye_rx\": %" PRIu64
+		     ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
 		     s->pace_rate_changes, s->pace_dest_drops,
 		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
-		     s->pace_polls, s->tx_bursts, s->tx_held);
+		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)
