@@ -263,6 +263,87 @@ static bool is_memif_client(const struct dp_port *port,
 	       strstr(port->cfg.devargs, "role=client") != NULL;
 }
 
+/*
+ * DPDK 22.11's memif runs its side of the connection protocol, teardown
+ * included, on the EAL interrupt thread (memif_intr_handler ->
+ * memif_msg_receive_* / memif_disconnect), with nothing against dev_stop,
+ * dev_start or dev_close on the calling thread, which change the same
+ * state (link status, flags, control channel, regions):
+ *   - closing while the peer leaves, both freed the regions (SIGSEGV in
+ *     eal-intr-thread at exit);
+ *   - a client restarted by wait_link while its interrupt thread was
+ *     finishing the previous handshake: that thread marked the link up
+ *     after the stop had marked it down and freed the regions, so the
+ *     client reported its link up at ~1.5 s, stopped retrying, and its new
+ *     connection was refused by the server ("Already connected": the old
+ *     one not yet torn down there), whose link then stayed down (the
+ *     dp-memif-order flake).
+ * The interrupt thread runs its callbacks one at a time and EAL alarms are
+ * among them: memif ports are stopped, restarted and closed from an alarm,
+ * so these never overlap memif's own handling.
+ */
+#define INTR_OP_WAIT_MS 10000
+
+enum intr_op_kind { INTR_OP_CLOSE, INTR_OP_RESTART };
+
+struct intr_op {
+	uint16_t port_id;
+	enum intr_op_kind kind;
+	int rc;
+	uint32_t done;		/* __atomic */
+};
+
+static int intr_op_run(uint16_t port_id, enum intr_op_kind kind)
+{
+	rte_eth_dev_stop(port_id);
+	if (kind == INTR_OP_CLOSE)
+		return rte_eth_dev_close(port_id);
+	return rte_eth_dev_start(port_id);
+}
+
+static void intr_op_cb(void *arg)
+{
+	struct intr_op *op = arg;
+
+	op->rc = intr_op_run(op->port_id, op->kind);
+	__atomic_store_n(&op->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Run @kind for a memif port on the interrupt thread (see above); other
+ * drivers here.  @return what dev_start / dev_close returned. */
+static int port_intr_op(uint16_t port_id, bool memif, enum intr_op_kind kind)
+{
+	struct intr_op op = { .port_id = port_id, .kind = kind, .done = 0 };
+	struct timespec ts = { 0, 200 * 1000 };
+	uint64_t end;
+	int rc;
+
+	if (!memif)
+		return intr_op_run(port_id, kind);
+	rc = rte_eal_alarm_set(1, intr_op_cb, &op);
+	if (rc != 0) {
+		SDP_LOG(WARN, DP, "port %u: cannot reach the interrupt thread "
+			"(alarm: %s): stopping the port here", port_id,
+			rte_strerror(-rc));
+		return intr_op_run(port_id, kind);
+	}
+	end = dp_tsc() + dp_ms_to_tsc(INTR_OP_WAIT_MS);
+	while (!__atomic_load_n(&op.done, __ATOMIC_ACQUIRE) && dp_tsc() < end)
+		nanosleep(&ts, NULL);
+	if (__atomic_load_n(&op.done, __ATOMIC_ACQUIRE))
+		return op.rc;
+	/* cancel waits for a running callback; one that never started is
+	 * ours to run */
+	if (rte_eal_alarm_cancel(intr_op_cb, &op) > 0 &&
+	    !__atomic_load_n(&op.done, __ATOMIC_ACQUIRE)) {
+		SDP_LOG(WARN, DP, "port %u: the interrupt thread did not run "
+			"within %u ms: stopping the port here", port_id,
+			INTR_OP_WAIT_MS);
+		return intr_op_run(port_id, kind);
+	}
+	return op.rc;
+}
+
 static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 		     uint32_t wait_ms)
 {
@@ -284,8 +365,9 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 			break;
 		if (since_start >= MEMIF_RECONNECT_MS &&
 		    is_memif_client(port, info)) {
-			rte_eth_dev_stop(port->port_id);
-			if (start_port(port->port_id, info,
+			if (port_intr_op(port->port_id, true,
+					 INTR_OP_RESTART) != 0 &&
+			    start_port(port->port_id, info,
 				       wait_ms - waited) != 0)
 				break;
 			since_start = 0;
@@ -528,72 +610,6 @@ err_free_port:
 	return rc;
 }
 
-/*
- * DPDK 22.11's memif tears a connection down from the EAL interrupt thread
- * when the peer leaves (memif_disconnect: link down first, then the control
- * channel, the queues' fds and the shared regions), and dev_stop runs the
- * same teardown on the calling thread with nothing against the other:
- * both freed the regions, a SIGSEGV in eal-intr-thread at exit.  The
- * interrupt thread runs its callbacks one at a time and EAL alarms are
- * among them: a memif port is stopped and closed from an alarm, so the
- * two teardowns never overlap whenever the peer leaves.
- */
-#define INTR_CLOSE_WAIT_MS 10000
-
-struct intr_close {
-	uint16_t port_id;
-	uint32_t done;		/* __atomic */
-};
-
-static void stop_close(uint16_t port_id)
-{
-	rte_eth_dev_stop(port_id);
-	rte_eth_dev_close(port_id);
-}
-
-static void intr_close_cb(void *arg)
-{
-	struct intr_close *c = arg;
-
-	stop_close(c->port_id);
-	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
-}
-
-static void port_stop_close(struct dp_port *port)
-{
-	struct intr_close c = { .port_id = port->port_id, .done = 0 };
-	struct timespec ts = { 0, 200 * 1000 };
-	uint64_t end;
-	int rc;
-
-	if (!port->memif) {
-		stop_close(port->port_id);
-		return;
-	}
-	rc = rte_eal_alarm_set(1, intr_close_cb, &c);
-	if (rc != 0) {
-		SDP_LOG(WARN, DP, "port %u: cannot close on the interrupt "
-			"thread (alarm: %s): closing here", port->port_id,
-			rte_strerror(-rc));
-		stop_close(port->port_id);
-		return;
-	}
-	end = dp_tsc() + dp_ms_to_tsc(INTR_CLOSE_WAIT_MS);
-	while (!__atomic_load_n(&c.done, __ATOMIC_ACQUIRE) && dp_tsc() < end)
-		nanosleep(&ts, NULL);
-	if (__atomic_load_n(&c.done, __ATOMIC_ACQUIRE))
-		return;
-	/* cancel waits for a running callback; one that never started is
-	 * ours to run */
-	if (rte_eal_alarm_cancel(intr_close_cb, &c) > 0 &&
-	    !__atomic_load_n(&c.done, __ATOMIC_ACQUIRE)) {
-		SDP_LOG(WARN, DP, "port %u: the interrupt thread did not run "
-			"the close within %u ms: closing here", port->port_id,
-			INTR_CLOSE_WAIT_MS);
-		stop_close(port->port_id);
-	}
-}
-
 static void port_close(struct dp_port *port)
 {
 	struct rte_mbuf *m;
@@ -609,7 +625,7 @@ static void port_close(struct dp_port *port)
 	/* Stop and close the device before freeing any pool it may hold
 	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
 	 * that sit in TX descriptors until the PMD frees them. */
-	port_stop_close(port);
+	port_intr_op(port->port_id, port->memif, INTR_OP_CLOSE);
 	dp_tx_release(port);
 	dp_arp_port_release(port);
 	dp_queues_free(port);

@@ -51,13 +51,17 @@ static int child(int server)
 		dp_eal_fini();
 		return 1;
 	}
-	/* Client leaves first (see ucx-tl/README.md on memif teardown). */
+	/* Client leaves first (see ucx-tl/README.md on memif teardown); the
+	 * server polls meanwhile, which answers the client's close handshake
+	 * (dataplane/dp_bye.c). */
 	if (server) {
-		struct timespec w = {0, 10 * 1000 * 1000};
+		struct timespec w = {0, 1000 * 1000};
 		int i;
 
-		for (i = 0; i < 300 && dp_port_link_up(port, NULL); i++)
+		for (i = 0; i < 3000 && dp_port_link_up(port, NULL); i++) {
+			dp_port_poll(port, dp_tsc());
 			nanosleep(&w, NULL);
+		}
 	}
 	dp_port_close(port);
 	dp_eal_fini();
