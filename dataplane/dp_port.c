@@ -271,13 +271,11 @@ static bool is_memif_client(const struct dp_port *port,
  * state (link status, flags, control channel, regions):
  *   - closing while the peer leaves, both freed the regions (SIGSEGV in
  *     eal-intr-thread at exit);
- *   - a client restarted by wait_link while its interrupt thread was
- *     finishing the previous handshake: that thread marked the link up
- *     after the stop had marked it down and freed the regions, so the
- *     client reported its link up at ~1.5 s, stopped retrying, and its new
- *     connection was refused by the server ("Already connected": the old
- *     one not yet torn down there), whose link then stayed down (the
- *     dp-memif-order flake).
+ *   - a client restarted by wait_link while its interrupt thread is
+ *     finishing the previous handshake (read in the source, not seen):
+ *     memif_connect can mark the link up after the stop marked it down
+ *     and freed the regions, and the thread's teardown of the old channel
+ *     then takes the new one (pmd->cc) with it.
  * The interrupt thread runs its callbacks one at a time and EAL alarms are
  * among them: memif ports are stopped, restarted and closed from an alarm,
  * so these never overlap memif's own handling.
