@@ -8,8 +8,12 @@ always tear everything down (also on errors and Ctrl-C).  Processes are
 ended only by the PIDs we started; every wait has a deadline.
 """
 
+import glob
 import json
 import os
+import re
+import resource
+import shutil
 import signal
 import subprocess
 import sys
@@ -187,9 +191,110 @@ class Testbed:
     def start(self, i, argv, **kw):
         p = subprocess.Popen(self.wrap(i, argv), stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True,
-                             start_new_session=True, **kw)
+                             start_new_session=True, preexec_fn=enable_cores,
+                             **kw)
+        p.sdp_argv0 = argv[0]
         self.procs.append(p)
         return p
+
+
+def enable_cores():
+    """Let this process and its children dump core on a crash (soft limit
+    up to the hard one), without the shared memory (DPDK's memfd heap and
+    memif regions: hundreds of MB; stacks and ELF headers are what a
+    backtrace needs: coredump_filter 0x11).  Children inherit both."""
+    try:
+        _, hard = resource.getrlimit(resource.RLIMIT_CORE)
+        resource.setrlimit(resource.RLIMIT_CORE, (hard, hard))
+        with open("/proc/self/coredump_filter", "w") as f:
+            f.write("0x11")
+    except (OSError, ValueError):
+        pass
+
+
+def signal_name(rc):
+    """'SIGSEGV' for a subprocess return code -11 (None if not a signal)."""
+    if rc is None or rc >= 0:
+        return None
+    try:
+        return signal.Signals(-rc).name
+    except ValueError:
+        return f"signal {-rc}"
+
+
+def _core_candidates(pid, cwd):
+    """Core files the kernel may have written for pid (core_pattern of
+    the plain-file kind: 'core', 'core.%p', ...; a piped pattern leaves
+    none here)."""
+    try:
+        with open("/proc/sys/kernel/core_pattern") as f:
+            pattern = f.read().strip()
+        with open("/proc/sys/kernel/core_uses_pid") as f:
+            uses_pid = f.read().strip() == "1"
+    except OSError:
+        return [], "core_pattern unreadable"
+    if pattern.startswith("|"):
+        return [], f"core_pattern pipes cores to {pattern[1:].split()[0]}"
+    name = pattern.replace("%p", str(pid)).replace("%%", "%")
+    name = re.sub(r"%[a-zA-Z]", "*", name)
+    if uses_pid and "%p" not in pattern:
+        name += f".{pid}"
+    if not os.path.isabs(name):
+        name = os.path.join(cwd or os.getcwd(), name)
+    return sorted(glob.glob(name)), None
+
+
+def core_backtrace(core, exe=None, timeout=120):
+    """gdb's view of a core: the signal, every thread's backtrace."""
+    if shutil.which("gdb") is None:
+        return "(gdb not installed: apt-get install gdb)"
+    if exe is None:
+        r = subprocess.run(["file", core], capture_output=True, text=True,
+                           timeout=30)
+        m = re.search(r"execfn: '([^']+)'", r.stdout)
+        exe = m.group(1) if m else None
+    cmd = ["gdb", "-batch", "-nx", "-ex", "info threads", "-ex",
+           "thread apply all bt 30"] + ([exe] if exe else []) + [core]
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True,
+                           timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return f"(gdb on {core} took over {timeout} s)"
+    keep = [l for l in (r.stdout + r.stderr).splitlines()
+            if not l.startswith(("warning: Can't open file",
+                                 "warning: Section `.reg-xstate",
+                                 "[New LWP", "Using host libthread_db",
+                                 "[Thread debugging using"))
+            and l.strip()]
+    return "\n".join(keep)
+
+
+def death_report(pid, rc, argv0="", cwd=None, remove=True):
+    """What to print about a process that died by a signal: its name and,
+    when it dumped core, gdb's backtrace (the core is removed after, as
+    it is large).  Empty when rc is not a signal."""
+    sig = signal_name(rc)
+    if sig is None:
+        return ""
+    lines = [f"[{os.path.basename(argv0) or 'process'} pid {pid} died by "
+             f"{sig}]"]
+    cores, why = _core_candidates(pid, cwd)
+    if why:
+        lines.append(f"[no core: {why}]")
+    elif not cores:
+        lines.append("[no core file (RLIMIT_CORE "
+                     f"{resource.getrlimit(resource.RLIMIT_CORE)[0]}, "
+                     "core_pattern relative to the process's cwd)]")
+    for c in cores:
+        lines.append(f"[core {c}: backtrace]")
+        lines.append(core_backtrace(c, argv0 if os.path.isabs(argv0)
+                                    else None))
+        if remove:
+            try:
+                os.unlink(c)
+            except OSError:
+                pass
+    return "\n".join(lines)
 
 
 def stop(p, grace=5.0):
@@ -215,6 +320,14 @@ def finish(p, timeout):
         stop(p)
         out, err = p.communicate()
         return 124, out, err + f"\n[sdp-launch: killed after {timeout} s]"
+    if p.returncode < 0:
+        # a signal: name it, and where it happened when a core was dumped
+        # (the endpoint ran in our cwd; "ip netns exec" keeps it)
+        # (the test harness sets SDP_KEEP_CORES=1: it fails the test on
+        # the core it finds after)
+        err += "\n" + death_report(
+            p.pid, p.returncode, getattr(p, "sdp_argv0", ""),
+            remove=os.environ.get("SDP_KEEP_CORES") != "1")
     return p.returncode, out, err
 
 

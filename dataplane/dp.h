@@ -141,6 +141,9 @@ struct dp_config {
 	uint16_t nb_queues;
 	bool own_mac;		/* use 02:5d:<ip> as our MAC; an af_packet
 				 * interface keeps its own (own_mac=) */
+	uint32_t bye_wait_ms;	/* memif close handshake: wait this long
+				 * for the peer's answer; 0 = none;
+				 * default 1000 */
 };
 
 /**
@@ -364,6 +367,7 @@ struct dp_stats {
 	uint64_t tx_bursts;		/* rte_eth_tx_burst calls (af_packet:
 					 * one sendto each) */
 	uint64_t tx_held;		/* frames held by dp_port_send_held */
+	uint64_t bye_rx;		/* memif close handshake frames */
 };
 
 /** Snapshot of the port's counters (owning thread). */

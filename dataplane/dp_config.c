@@ -59,6 +59,8 @@ static const char help_text[] =
 	"(default 20)\n"
 	"  link_wait_ms=N     wait for link at start, 0..600000 "
 	"(default 5000)\n"
+	"  bye_wait_ms=N      memif close: wait for the peer to stop using the "
+	"rings, 0..60000; 0 = no handshake (default 1000)\n"
 	"  rate=BPS           pacing rate, e.g. 500M, 1G; 0 = unpaced\n"
 	"  link=BPS           link rate for pacing; 0 = from link speed\n"
 	"  pace=auto|deadline|gap  pacing mode (default auto)\n"
@@ -113,6 +115,7 @@ void dp_config_defaults(struct dp_config *cfg)
 	cfg->idle_polls = 256;
 	cfg->idle_sleep_us = 20;
 	cfg->link_wait_ms = 5000;
+	cfg->bye_wait_ms = 1000;
 	cfg->pace_queue_us = 10000;
 	cfg->pace_dests = 256;
 	cfg->nb_queues = 1;
@@ -313,6 +316,7 @@ static int apply(void *arg, const char *key, const char *val)
 	RANGE("idle_polls", 1, 100000000, idle_polls)
 	RANGE("idle_sleep_us", 0, 100000, idle_sleep_us)
 	RANGE("link_wait_ms", 0, 600000, link_wait_ms)
+	RANGE("bye_wait_ms", 0, 60000, bye_wait_ms)
 	RANGE("pace_queue_us", 100, 10000000, pace_queue_us)
 	RANGE("pace_dests", 1, 65536, pace_dests)
 	RANGE("queues", 1, DP_MAX_QUEUES, nb_queues)

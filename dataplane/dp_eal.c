@@ -12,6 +12,9 @@
  * Also here: the SDP_LOG sink that forwards to rte_log (types sdp.dp,
  * sdp.sctp, sdp.pace, sdp.uct, sdp.app), TSC helpers and the idle back-off.
  */
+/* rte_intr_instance_alloc and its accessors are experimental in 22.11 */
+#define ALLOW_EXPERIMENTAL_API 1
+
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
@@ -19,11 +22,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/eventfd.h>
 #include <sys/prctl.h>
 
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_interrupts.h>
 #include <rte_log.h>
 
 #include "dp_internal.h"
@@ -190,6 +195,56 @@ static void remove_runtime_dir(const char *dir)
 		SDP_LOG(WARN, DP, "cannot remove %s: %m", dir);
 }
 
+/*
+ * DPDK 22.11's rte_eal_cleanup unmaps all EAL memory (rte_eal_memory_detach)
+ * while the EAL interrupt thread keeps running, and memif never
+ * unregisters its listener socket's callback: that source's handle, an
+ * rte_malloc copy, stays on the thread's list.  Whatever wakes the thread
+ * after the unmap -- the rebuild of its wait list that every unregister
+ * asks for (rte_eal_cleanup's own alarm cleanup among them, after our
+ * close used an alarm) or a connection to the listener -- reads it: a
+ * memif server died by SIGSEGV in eal-intr-thread at exit under load.
+ * So before the cleanup the thread is parked for good in a callback of
+ * ours: it has run everything queued before, and runs nothing after.
+ */
+#define INTR_PARK_WAIT_MS 5000
+
+static uint32_t intr_parked;	/* __atomic */
+
+static void intr_park_cb(void *arg)
+{
+	RTE_SET_USED(arg);
+	__atomic_store_n(&intr_parked, 1, __ATOMIC_RELEASE);
+	for (;;)
+		pause(); /* until the process exits */
+}
+
+static void intr_thread_park(void)
+{
+	struct timespec ts = { 0, 200 * 1000 };
+	struct rte_intr_handle *ih;
+	uint64_t one = 1, end;
+	int efd;
+
+	ih = rte_intr_instance_alloc(RTE_INTR_INSTANCE_F_PRIVATE);
+	efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (ih == NULL || efd < 0 || rte_intr_fd_set(ih, efd) != 0 ||
+	    rte_intr_type_set(ih, RTE_INTR_HANDLE_EXT) != 0 ||
+	    rte_intr_callback_register(ih, intr_park_cb, NULL) != 0 ||
+	    write(efd, &one, sizeof(one)) != (ssize_t)sizeof(one)) {
+		SDP_LOG(WARN, DP, "cannot park the EAL interrupt thread "
+			"before cleanup: %m");
+		return; /* handle and fd stay: the process is exiting */
+	}
+	end = dp_tsc() + dp_ms_to_tsc(INTR_PARK_WAIT_MS);
+	while (!__atomic_load_n(&intr_parked, __ATOMIC_ACQUIRE) &&
+	       dp_tsc() < end)
+		nanosleep(&ts, NULL);
+	if (!__atomic_load_n(&intr_parked, __ATOMIC_ACQUIRE))
+		SDP_LOG(WARN, DP, "the EAL interrupt thread did not park within "
+			"%u ms: cleaning up anyway", INTR_PARK_WAIT_MS);
+}
+
 void dp_eal_fini(void)
 {
 	if (eal_state != EAL_UP) {
@@ -198,6 +253,7 @@ void dp_eal_fini(void)
 	}
 	if (--eal_refs > 0)
 		return;
+	intr_thread_park();
 	sdp_log_set_sink(NULL);
 	rte_eal_cleanup();
 	remove_runtime_dir(eal_runtime_dir);

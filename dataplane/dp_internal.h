@@ -176,6 +176,9 @@ struct dp_queue {
 	struct rte_mbuf *tx_buf[DP_BURST];
 	struct rte_ring *rx_ring;	/* SPSC: poll -> recv */
 	struct dp_stats st;
+	/* threads inside a burst of this queue (dp_bye.c waits for 0
+	 * before it lets a leaving memif peer go) */
+	uint32_t in_burst;
 } __rte_cache_aligned;
 
 /* Frames to unresolved neighbours that queues k > 0 hand to queue 0. */
@@ -244,7 +247,33 @@ struct dp_port {
 	rte_spinlock_t arp_lock;
 	struct dp_queue *xq;
 	struct rte_ring *handoff;
+
+	/* memif close handshake (dp_bye.c): while rings_off is set no
+	 * queue bursts (the peer is leaving or we are) */
+	bool memif;			/* driver net_memif */
+	uint32_t rings_off;		/* __atomic: bursts skipped */
+	bool peer_left;			/* we answered the peer's BYE */
+	bool bye_down_seen;		/* link seen down since rings_off */
+	bool closing;			/* dp_port_close under way */
 };
+
+/* dp_bye.c: the memif close handshake */
+#define DP_BYE_ETHERTYPE 0x88b5	/* IEEE 802 local experimental 1 */
+bool dp_bye_is_memif(const char *devargs);
+/* A frame queue 0 did not classify: consume it when it is a handshake
+ * frame (answering a BYE).  @return true when consumed. */
+bool dp_bye_input(struct dp_port *port, struct rte_mbuf *m);
+/* Rings are off: @return true (and rings on) once the link went down and
+ * came up again (a new peer). */
+bool dp_bye_rings_back(struct dp_port *port);
+/* Closing: tell a memif peer and wait until it stopped touching the
+ * rings (bye_wait_ms at most). */
+void dp_bye_leave(struct dp_port *port);
+
+static inline bool dp_rings_off(const struct dp_port *port)
+{
+	return __atomic_load_n(&port->rings_off, __ATOMIC_RELAXED) != 0;
+}
 
 static inline void dp_arp_lock(struct dp_port *port)
 {

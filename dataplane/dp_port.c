@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_alarm.h>
 #include <rte_ethdev.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
@@ -262,6 +263,85 @@ static bool is_memif_client(const struct dp_port *port,
 	       strstr(port->cfg.devargs, "role=client") != NULL;
 }
 
+/*
+ * DPDK 22.11's memif runs its side of the connection protocol, teardown
+ * included, on the EAL interrupt thread (memif_intr_handler ->
+ * memif_msg_receive_* / memif_disconnect), with nothing against dev_stop,
+ * dev_start or dev_close on the calling thread, which change the same
+ * state (link status, flags, control channel, regions):
+ *   - closing while the peer leaves, both freed the regions (SIGSEGV in
+ *     eal-intr-thread at exit);
+ *   - a client restarted by wait_link while its interrupt thread is
+ *     finishing the previous handshake (read in the source, not seen):
+ *     memif_connect can mark the link up after the stop marked it down
+ *     and freed the regions, and the thread's teardown of the old channel
+ *     then takes the new one (pmd->cc) with it.
+ * The interrupt thread runs its callbacks one at a time and EAL alarms are
+ * among them: memif ports are stopped, restarted and closed from an alarm,
+ * so these never overlap memif's own handling.
+ */
+#define INTR_OP_WAIT_MS 10000
+
+enum intr_op_kind { INTR_OP_CLOSE, INTR_OP_RESTART };
+
+struct intr_op {
+	uint16_t port_id;
+	enum intr_op_kind kind;
+	int rc;
+	uint32_t done;		/* __atomic */
+};
+
+static int intr_op_run(uint16_t port_id, enum intr_op_kind kind)
+{
+	rte_eth_dev_stop(port_id);
+	if (kind == INTR_OP_CLOSE)
+		return rte_eth_dev_close(port_id);
+	return rte_eth_dev_start(port_id);
+}
+
+static void intr_op_cb(void *arg)
+{
+	struct intr_op *op = arg;
+
+	op->rc = intr_op_run(op->port_id, op->kind);
+	__atomic_store_n(&op->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Run @kind for a memif port on the interrupt thread (see above); other
+ * drivers here.  @return what dev_start / dev_close returned. */
+static int port_intr_op(uint16_t port_id, bool memif, enum intr_op_kind kind)
+{
+	struct intr_op op = { .port_id = port_id, .kind = kind, .done = 0 };
+	struct timespec ts = { 0, 200 * 1000 };
+	uint64_t end;
+	int rc;
+
+	if (!memif)
+		return intr_op_run(port_id, kind);
+	rc = rte_eal_alarm_set(1, intr_op_cb, &op);
+	if (rc != 0) {
+		SDP_LOG(WARN, DP, "port %u: cannot reach the interrupt thread "
+			"(alarm: %s): stopping the port here", port_id,
+			rte_strerror(-rc));
+		return intr_op_run(port_id, kind);
+	}
+	end = dp_tsc() + dp_ms_to_tsc(INTR_OP_WAIT_MS);
+	while (!__atomic_load_n(&op.done, __ATOMIC_ACQUIRE) && dp_tsc() < end)
+		nanosleep(&ts, NULL);
+	if (__atomic_load_n(&op.done, __ATOMIC_ACQUIRE))
+		return op.rc;
+	/* cancel waits for a running callback; one that never started is
+	 * ours to run */
+	if (rte_eal_alarm_cancel(intr_op_cb, &op) > 0 &&
+	    !__atomic_load_n(&op.done, __ATOMIC_ACQUIRE)) {
+		SDP_LOG(WARN, DP, "port %u: the interrupt thread did not run "
+			"within %u ms: stopping the port here", port_id,
+			INTR_OP_WAIT_MS);
+		return intr_op_run(port_id, kind);
+	}
+	return op.rc;
+}
+
 static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 		     uint32_t wait_ms)
 {
@@ -283,8 +363,9 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 			break;
 		if (since_start >= MEMIF_RECONNECT_MS &&
 		    is_memif_client(port, info)) {
-			rte_eth_dev_stop(port->port_id);
-			if (start_port(port->port_id, info,
+			if (port_intr_op(port->port_id, true,
+					 INTR_OP_RESTART) != 0 &&
+			    start_port(port->port_id, info,
 				       wait_ms - waited) != 0)
 				break;
 			since_start = 0;
@@ -361,6 +442,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	if (rc != 0)
 		goto err_free_port;
 	port->dev = info.device;
+	port->memif = strcmp(info.driver_name, "net_memif") == 0;
 	memset(&conf, 0, sizeof(conf));
 	detect_offloads(port, &info, &conf);
 	rc = choose_crc(port, cfg, &info);
@@ -526,35 +608,6 @@ err_free_port:
 	return rc;
 }
 
-/*
- * DPDK 22.11's memif server tears a connection down from its interrupt
- * thread when the client leaves, with no lock against dev_close on this
- * thread: closing the server while its client is leaving frees twice (a
- * SIGSEGV in eal-intr-thread at exit, seen in sdp-ping's server under
- * load).  When the client is gone or going (link down within
- * MEMIF_LEAVE_WAIT_MS), let that teardown finish first.  A client that
- * stays connected costs the close that wait, once.
- */
-#define MEMIF_LEAVE_WAIT_MS 200
-#define MEMIF_SETTLE_MS 50
-
-static void memif_server_settle(struct dp_port *port)
-{
-	struct timespec ts = {0, 1000 * 1000};
-	int i;
-
-	if (strncmp(port->cfg.devargs, "net_memif", 9) != 0 ||
-	    strstr(port->cfg.devargs, "role=client") != NULL)
-		return;
-	for (i = 0; i < MEMIF_LEAVE_WAIT_MS && dp_port_link_up(port, NULL);
-	     i++)
-		nanosleep(&ts, NULL);
-	if (dp_port_link_up(port, NULL))
-		return; /* the client stays: nothing tears down meanwhile */
-	ts.tv_nsec = MEMIF_SETTLE_MS * 1000 * 1000;
-	nanosleep(&ts, NULL);
-}
-
 static void port_close(struct dp_port *port)
 {
 	struct rte_mbuf *m;
@@ -565,12 +618,12 @@ static void port_close(struct dp_port *port)
 	dp_tx_drain(port, dp_tsc());
 	for (i = 1; i < port->nb_queues; i++)
 		dp_port_flush_queue(port, i, dp_tsc());
-	memif_server_settle(port);
+	/* a memif peer stops touching the rings before we go */
+	dp_bye_leave(port);
 	/* Stop and close the device before freeing any pool it may hold
 	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
 	 * that sit in TX descriptors until the PMD frees them. */
-	rte_eth_dev_stop(port->port_id);
-	rte_eth_dev_close(port->port_id);
+	port_intr_op(port->port_id, port->memif, INTR_OP_CLOSE);
 	dp_tx_release(port);
 	dp_arp_port_release(port);
 	dp_queues_free(port);
@@ -732,11 +785,12 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		"\npace_clamps %" PRIu64
 		"\npace_late %" PRIu64
 		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64
-		"\ntx_bursts %" PRIu64 "\ntx_held %" PRIu64 "\n",
+		"\ntx_bursts %" PRIu64 "\ntx_held %" PRIu64
+		"\nbye_rx %" PRIu64 "\n",
 		s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw,
-		s->crc_hw, s->tx_bursts, s->tx_held);
+		s->crc_hw, s->tx_bursts, s->tx_held, s->bye_rx);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
@@ -761,13 +815,14 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"pace_dest_overflow\": %" PRIu64
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
 		     ", \"pace_polls\": %" PRIu64 ", \"tx_bursts\": %" PRIu64
-		     ", \"tx_held\": %" PRIu64 ", \"drops\": {",
+		     ", \"tx_held\": %" PRIu64 ", \"bye_rx\": %" PRIu64
+		     ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
 		     s->pace_rate_changes, s->pace_dest_drops,
 		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
-		     s->pace_polls, s->tx_bursts, s->tx_held);
+		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -194,16 +194,39 @@ static inline struct dp_queue *queue_of(struct dp_port *port, uint16_t q)
 	return &port->xq[q - 1];
 }
 
+/*
+ * A burst of queue k only while the rings are on: a thread counts itself
+ * in, then checks; dp_bye.c sets rings_off, then waits for the count to
+ * reach 0 before it lets a leaving memif peer go (both sequentially
+ * consistent: one of the two sees the other).
+ */
+static inline bool xq_enter(struct dp_port *port, struct dp_queue *q)
+{
+	__atomic_add_fetch(&q->in_burst, 1, __ATOMIC_SEQ_CST);
+	if (likely(__atomic_load_n(&port->rings_off, __ATOMIC_SEQ_CST) == 0))
+		return true;
+	__atomic_sub_fetch(&q->in_burst, 1, __ATOMIC_RELEASE);
+	return false;
+}
+
+static inline void xq_leave(struct dp_queue *q)
+{
+	__atomic_sub_fetch(&q->in_burst, 1, __ATOMIC_RELEASE);
+}
+
 static void xq_burst_now(struct dp_port *port, struct dp_queue *q)
 {
 	uint16_t sent = 0, n = q->nb_tx, kept = 0, i;
 	unsigned int tries = 0;
 
+	if (!xq_enter(port, q))
+		return; /* frames stay until the rings are back */
 	while (sent < n && tries++ < TX_RETRIES)
 		sent = (uint16_t)(sent + rte_eth_tx_burst(port->port_id, q->id,
 							  q->tx_buf + sent,
 							  (uint16_t)(n -
 								     sent)));
+	xq_leave(q);
 	SDP_TRACE(TX_BURST, sent);
 	q->st.tx_pkts += sent;
 	for (i = sent; i < n; i++)
@@ -251,7 +274,10 @@ unsigned int dp_port_poll_queue(struct dp_port *port, uint16_t qid,
 			xq_burst_now(port, q);
 		rte_spinlock_unlock(&q->tx_lock);
 	}
+	if (!xq_enter(port, q))
+		return 0;
 	n = rte_eth_rx_burst(port->port_id, qid, pkts, DP_BURST);
+	xq_leave(q);
 	q->st.rx_pkts += n;
 	if (n != 0)
 		SDP_TRACE(RX_BURST, n);

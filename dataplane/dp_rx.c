@@ -79,6 +79,9 @@ void dp_rx_one(struct dp_port *port, struct dp_stats *st,
 			RTE_MBUF_F_RX_IP_CKSUM_GOOD;
 	v = dp_frame_classify(&fctx, rte_pktmbuf_mtod(m, uint8_t *),
 			      pkt_len, &p);
+	if (unlikely(v == DP_V_DROP && p.drop == DP_DROP_ETHERTYPE) && q0 &&
+	    port->memif && dp_bye_input(port, m))
+		return;
 	if (v == DP_V_ARP) {
 		if (unlikely(!q0)) {
 			/* ARP is queue 0's (a memif peer sends it there) */
@@ -133,6 +136,9 @@ unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
 	struct rte_mbuf *pkts[DP_BURST];
 	uint16_t i, n;
 
+	/* a memif peer is leaving (dp_bye.c): its rings may go any time */
+	if (unlikely(dp_rings_off(port)) && !dp_bye_rings_back(port))
+		return 0;
 	if (unlikely(port->handoff != NULL))
 		dp_queues_handoff(port, now_tsc);
 	dp_tx_drain(port, now_tsc);

@@ -58,6 +58,8 @@ void dp_tx_burst_now(struct dp_port *port)
 	uint16_t sent = 0, n, kept = 0, clones = 0, i;
 	unsigned int tries = 0;
 
+	if (unlikely(dp_rings_off(port)))
+		return; /* a memif peer is leaving: frames stay (dp_bye.c) */
 	if (port->nb_held != 0 && port->nb_tx != 0)
 		tx_take_held(port);
 	n = port->nb_tx;

@@ -7,6 +7,8 @@
  */
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <functional>
 #include <map>
 #include <memory>
 #include <random>
@@ -19,6 +21,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
 
 #include "dp_internal.h"
@@ -1121,33 +1124,82 @@ static void check_burst(rte_mbuf **got, unsigned int n, uint32_t src_ip,
 	}
 }
 
-TEST_F(DpPortTest, TwoHotPluggedPortsExchangeFramesBothWays)
-{
-	std::string dir = "/tmp/sdp-dptest-" + std::to_string(getpid());
-	std::string sock = dir + "/memif.sock";
-	std::string memif = ",id=0,socket=" + sock + ",socket-abstract=no";
+/*
+ * A memif server and its client, both opened by dp_port_open in this
+ * process (hot-plugged, each found by its own name).  The server waits for
+ * its link on a thread while the client opens (the server's socket exists
+ * once it is probed; the client reconnects until the server accepts).
+ */
+struct MemifPair {
+	std::string dir, sock;
 	dp_config cs, cc;
 	dp_port *srv = nullptr, *cli = nullptr;
-	std::vector<rte_mbuf *> got(64);
-	int srv_rc = -1;
 
-	ASSERT_EQ(0, mkdir(dir.c_str(), 0700));
-	ASSERT_EQ(0, dp_config_parse(("dev=net_memif0,role=server" + memif +
-				      " ip=10.9.0.1/24 link_wait_ms=10000 "
-				      "rx_ring=256").c_str(), &cs));
-	ASSERT_EQ(0, dp_config_parse(("dev=net_memif1,role=client" + memif +
-				      " ip=10.9.0.2/24 link_wait_ms=10000 "
-				      "rx_ring=256").c_str(), &cc));
-	for (int round = 0; round < 2; round++) {
-		/* the server waits for its link, so the client opens meanwhile
-		 * (the server's socket exists once it is probed; the client
-		 * reconnects until the server accepts) */
+	/* @srv_dev/@cli_dev: net_memifN names; @net: "10.9.K" (.1 server,
+	 * .2 client); @extra_*: more keys for each end */
+	void config(const char *tag, const char *srv_dev, const char *cli_dev,
+		    const char *net, const std::string &extra_srv,
+		    const std::string &extra_cli)
+	{
+		dir = std::string("/tmp/sdp-") + tag + "-" +
+		      std::to_string(getpid());
+		sock = dir + "/memif.sock";
+		std::string memif = ",id=0,socket=" + sock +
+				    ",socket-abstract=no";
+		ASSERT_EQ(0, mkdir(dir.c_str(), 0700));
+		ASSERT_EQ(0, dp_config_parse((std::string("dev=") + srv_dev +
+					      ",role=server" + memif + " ip=" +
+					      net + ".1/24 link_wait_ms=10000 " +
+					      extra_srv).c_str(), &cs));
+		ASSERT_EQ(0, dp_config_parse((std::string("dev=") + cli_dev +
+					      ",role=client" + memif + " ip=" +
+					      net + ".2/24 link_wait_ms=10000 " +
+					      extra_cli).c_str(), &cc));
+	}
+	/* @between runs once the server is opening, before the client */
+	void open(const std::function<void()> &between = nullptr)
+	{
+		int srv_rc = -1;
 		std::thread t([&] { srv_rc = dp_port_open(&cs, &srv); });
 		usleep(300 * 1000);
+		if (between)
+			between();
 		int cli_rc = dp_port_open(&cc, &cli);
 		t.join();
 		ASSERT_EQ(0, srv_rc);
 		ASSERT_EQ(0, cli_rc);
+	}
+	/* Server first, the client once its link went down (DPDK 22.11's
+	 * memif frees the listener's interrupt handle, its callback still
+	 * registered, when a server is the last device on the socket); the
+	 * server's close handshake times out: nobody polls the client. */
+	void close()
+	{
+		dp_port_close(srv);
+		for (int i = 0; i < 200 && dp_port_link_up(cli, nullptr); i++)
+			usleep(10 * 1000);
+		dp_port_close(cli);
+		srv = cli = nullptr;
+	}
+	void cleanup()
+	{
+		unlink(sock.c_str());
+		rmdir(dir.c_str());
+	}
+};
+
+TEST_F(DpPortTest, TwoHotPluggedPortsExchangeFramesBothWays)
+{
+	MemifPair mp;
+	std::vector<rte_mbuf *> got(64);
+
+	ASSERT_NO_FATAL_FAILURE(mp.config("dptest", "net_memif0", "net_memif1",
+					  "10.9.0", "rx_ring=256",
+					  "rx_ring=256"));
+	dp_config &cs = mp.cs, &cc = mp.cc;
+	for (int round = 0; round < 2; round++) {
+		ASSERT_NO_FATAL_FAILURE(mp.open());
+		dp_port *srv = mp.srv, *cli = mp.cli;
 		char sn[RTE_ETH_NAME_MAX_LEN], cn[RTE_ETH_NAME_MAX_LEN];
 		ASSERT_EQ(0, rte_eth_dev_get_name_by_port(dp_port_id(srv), sn));
 		ASSERT_EQ(0, rte_eth_dev_get_name_by_port(dp_port_id(cli), cn));
@@ -1177,23 +1229,135 @@ TEST_F(DpPortTest, TwoHotPluggedPortsExchangeFramesBothWays)
 		EXPECT_NE(nullptr, dp_arp_find(&srv->arp, cc.ip_be));
 		EXPECT_NE(nullptr, dp_arp_find(&cli->arp, cs.ip_be));
 		EXPECT_EQ(nullptr, dp_arp_find(&port->arp, cc.ip_be));
-		/* Server first, then the client once it saw the link go
-		 * down: DPDK 22.11's memif frees a listener socket's interrupt
-		 * handle (callback still registered) when a server is the
-		 * last device on it, and the interrupt thread then read
-		 * freed memory; the client's own teardown of the connection
-		 * runs in that thread, so let it finish before closing. */
-		dp_port_close(srv);
-		for (int i = 0; i < 200 && dp_port_link_up(cli, nullptr); i++)
-			usleep(10 * 1000);
-		usleep(50 * 1000);
-		dp_port_close(cli);
+		mp.close();
 		uint16_t pid;
 		EXPECT_NE(0, rte_eth_dev_get_port_by_name("net_memif0", &pid))
 			<< "server device left behind at close";
 	}
-	unlink(sock.c_str());
-	rmdir(dir.c_str());
+	mp.cleanup();
+}
+
+/*
+ * A memif peer leaves while this end is inside an RX burst.  DPDK 22.11's
+ * memif unmaps the shared regions from its interrupt thread when the peer
+ * closes, with nothing against a burst under way on the polling thread:
+ * sdp-ping's server died by SIGSEGV in eth_memif_rx (its client closed
+ * while it polled, under load).  Here the race is made certain: the
+ * server's mbuf pool holds the polling thread inside eth_memif_rx (the
+ * PMD allocates an mbuf between reading the ring's head and its
+ * descriptors) while the client closes.  With the close handshake
+ * (dp_bye.c) the client's close waits until the server has answered its
+ * BYE, which the server can only do after the burst: the link stays up
+ * while the burst is held, every frame arrives, and the link goes down
+ * once the server stopped polling.  Without it the server's link went
+ * down under the held burst and the burst then read unmapped memory.
+ */
+static rte_mempool_ops gate_ops;
+static const rte_mempool_ops *gate_inner;
+static std::atomic<rte_mempool *> gate_pool{nullptr};
+/* 0 idle, 1 armed, 2 a thread is held, 3 released */
+static std::atomic<int> gate_state{0};
+
+static int gate_dequeue(rte_mempool *mp, void **objs, unsigned int n)
+{
+	int armed = 1;
+
+	if (mp == gate_pool.load() &&
+	    gate_state.compare_exchange_strong(armed, 2))
+		for (int i = 0; i < 20000 && gate_state.load() == 2; i++)
+			usleep(1000);
+	return gate_inner->dequeue(mp, objs, n);
+}
+
+/* mempool ops "sdp_test_gate": ring_mp_mc's, with a dequeue that can hold
+ * its caller. */
+static void gate_register(void)
+{
+	if (gate_inner != nullptr)
+		return;
+	for (unsigned int i = 0; i < rte_mempool_ops_table.num_ops; i++)
+		if (strcmp(rte_mempool_ops_table.ops[i].name, "ring_mp_mc") ==
+		    0)
+			gate_inner = &rte_mempool_ops_table.ops[i];
+	ASSERT_NE(nullptr, gate_inner) << "no ring_mp_mc mempool ops";
+	gate_ops = *gate_inner;
+	snprintf(gate_ops.name, sizeof(gate_ops.name), "sdp_test_gate");
+	gate_ops.dequeue = gate_dequeue;
+	ASSERT_GE(rte_mempool_register_ops(&gate_ops), 0);
+}
+
+TEST_F(DpPortTest, MemifPeerLeavingDuringABurstWaitsForIt)
+{
+	MemifPair mp;
+	std::vector<rte_mbuf *> got(64);
+
+	gate_register();
+	ASSERT_NO_FATAL_FAILURE(mp.config("dpbye", "net_memif4", "net_memif5",
+					  "10.9.2", "rx_ring=256",
+					  "rx_ring=256 bye_wait_ms=5000"));
+	/* the server's pools get the gate ops, the client's the default */
+	ASSERT_EQ(0, rte_mbuf_set_user_mempool_ops("sdp_test_gate"));
+	ASSERT_NO_FATAL_FAILURE(mp.open(
+		[] { rte_mbuf_set_user_mempool_ops("ring_mp_mc"); }));
+	dp_port *srv = mp.srv, *cli = mp.cli;
+	dp_config &cs = mp.cs, &cc = mp.cc;
+	ASSERT_STREQ("sdp_test_gate", rte_mempool_get_ops(srv->pool->ops_index)
+					      ->name);
+	/* neighbours resolved both ways */
+	send_burst(srv, cc.ip_be, 1, 4);
+	ASSERT_EQ(4u, poll_pair(srv, cli, cli, got.data(), 4));
+	check_burst(got.data(), 4, cs.ip_be, 1);
+	send_burst(cli, cs.ip_be, 2, 4);
+	ASSERT_EQ(4u, poll_pair(srv, cli, srv, got.data(), 4));
+	check_burst(got.data(), 4, cc.ip_be, 2);
+
+	/* 8 frames wait in the server's RX ring; its next burst is held */
+	send_burst(cli, cs.ip_be, 9, 8);
+	gate_pool = srv->pool;
+	gate_state = 1;
+	std::atomic<bool> stop{false};
+	std::vector<rte_mbuf *> srv_got;
+	std::thread poller([&] {
+		rte_mbuf *pkts[32];
+
+		while (!stop.load()) {
+			dp_port_poll(srv, dp_tsc());
+			unsigned int n = dp_port_recv(srv, pkts, 32);
+			srv_got.insert(srv_got.end(), pkts, pkts + n);
+		}
+	});
+	for (int i = 0; i < 5000 && gate_state.load() != 2; i++)
+		usleep(1000);
+	ASSERT_EQ(2, gate_state.load()) << "the server never polled";
+
+	/* the client leaves while the server is inside eth_memif_rx */
+	std::thread closer([&] { dp_port_close(cli); });
+	bool down_while_held = false;
+	for (int i = 0; i < 50 && !down_while_held; i++) {
+		usleep(10 * 1000);
+		down_while_held = !dp_port_link_up(srv, nullptr);
+	}
+	if (down_while_held)
+		usleep(100 * 1000); /* the teardown has unmapped by now */
+	gate_state = 3;
+	closer.join();
+	for (int i = 0; i < 500 && dp_port_link_up(srv, nullptr); i++)
+		usleep(10 * 1000);
+	stop = true;
+	poller.join();
+	gate_pool = nullptr;
+
+	EXPECT_FALSE(down_while_held)
+		<< "the client closed while the server was inside a burst";
+	EXPECT_FALSE(dp_port_link_up(srv, nullptr))
+		<< "the client never left";
+	ASSERT_EQ(8u, srv_got.size());
+	check_burst(srv_got.data(), 8, cc.ip_be, 9);
+	dp_stats ss;
+	dp_port_stats(srv, &ss);
+	EXPECT_EQ(1u, ss.bye_rx) << "the client's BYE";
+	dp_port_close(srv);
+	mp.cleanup();
 }
 
 /* Issue 9.5: an unpaced port with an empty pacer never runs the pacer on
@@ -1663,12 +1827,9 @@ static void collect_queue(dp_port *a, dp_port *b, dp_port *rx, uint16_t q,
 
 TEST_F(DpPortTest, QueuePairQueueKReachesThePeersQueueK)
 {
-	std::string dir = "/tmp/sdp-dpq-" + std::to_string(getpid());
-	std::string sock = dir + "/memif.sock";
-	std::string memif = ",id=0,socket=" + sock + ",socket-abstract=no";
-	dp_config cs, cc, bad;
-	dp_port *srv = nullptr, *cli = nullptr, *none = nullptr;
-	int srv_rc = -1;
+	MemifPair mp;
+	dp_config bad;
+	dp_port *none = nullptr;
 
 	EXPECT_NE(0, dp_config_parse("dev=net_memif9 ip=10.9.1.1 queues=9",
 				     &bad));
@@ -1678,19 +1839,12 @@ TEST_F(DpPortTest, QueuePairQueueKReachesThePeersQueueK)
 				     "link_wait_ms=100", &bad));
 	EXPECT_EQ(-EINVAL, dp_port_open(&bad, &none));
 
-	ASSERT_EQ(0, mkdir(dir.c_str(), 0700));
-	ASSERT_EQ(0, dp_config_parse(("dev=net_memif2,role=server" + memif +
-				      " ip=10.9.1.1/24 link_wait_ms=10000 "
-				      "rx_ring=1024 queues=2").c_str(), &cs));
-	ASSERT_EQ(0, dp_config_parse(("dev=net_memif3,role=client" + memif +
-				      " ip=10.9.1.2/24 link_wait_ms=10000 "
-				      "rx_ring=1024 queues=2").c_str(), &cc));
-	std::thread t([&] { srv_rc = dp_port_open(&cs, &srv); });
-	usleep(300 * 1000);
-	int cli_rc = dp_port_open(&cc, &cli);
-	t.join();
-	ASSERT_EQ(0, srv_rc);
-	ASSERT_EQ(0, cli_rc);
+	ASSERT_NO_FATAL_FAILURE(mp.config("dpq", "net_memif2", "net_memif3",
+					  "10.9.1", "rx_ring=1024 queues=2",
+					  "rx_ring=1024 queues=2"));
+	ASSERT_NO_FATAL_FAILURE(mp.open());
+	dp_port *srv = mp.srv, *cli = mp.cli;
+	dp_config &cs = mp.cs, &cc = mp.cc;
 	EXPECT_EQ(2u, dp_port_nb_queues(srv));
 	EXPECT_EQ(2u, dp_port_nb_queues(cli));
 	EXPECT_EQ(1u, dp_port_nb_queues(port));
@@ -1747,11 +1901,6 @@ TEST_F(DpPortTest, QueuePairQueueKReachesThePeersQueueK)
 	EXPECT_EQ(s0.rx_pkts + s1.rx_pkts, all.rx_pkts);
 	EXPECT_EQ(n + 1, all.delivered);
 
-	dp_port_close(srv);
-	for (int i = 0; i < 200 && dp_port_link_up(cli, nullptr); i++)
-		usleep(10 * 1000);
-	usleep(50 * 1000);
-	dp_port_close(cli);
-	unlink(sock.c_str());
-	rmdir(dir.c_str());
+	mp.close();
+	mp.cleanup();
 }

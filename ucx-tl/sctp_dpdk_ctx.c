@@ -803,11 +803,14 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 			deadline = dp_tsc() + dp_tsc_hz() *
 					UCT_SCTP_DPDK_MEMIF_WAIT_MS / 1000;
 			while (dp_port_link_up(ctx->port, NULL) &&
-			       dp_tsc() < deadline)
+			       dp_tsc() < deadline) {
+				/* polled: the client's close handshake
+				 * (dataplane dp_bye.c) is answered here */
+				dp_port_poll(ctx->port, dp_tsc());
 				nanosleep(&ts, NULL);
-			/* dp_port_close lets the interrupt thread finish
-			 * freeing the connection (the link is marked down
-			 * before it has). */
+			}
+			/* dp_port_close closes on the interrupt thread, after
+			 * its teardown of the connection. */
 		}
 		dp_port_close(ctx->port);
 		uct_sctp_dpdk_path_close(ctx);

@@ -19,14 +19,16 @@ N = 100000
 
 
 def accounted(side, stats):
-    """rx_pkts = delivered + valid ARP + receive-side drops by reason (the
-    transmit-side reasons count frames we sent, not received)."""
+    """rx_pkts = delivered + valid ARP + memif close handshake frames +
+    receive-side drops by reason (the transmit-side reasons count frames
+    we sent, not received)."""
     tx_reasons = {"tx_full", "hold_full", "arp_timeout", "no_mbuf"}
     drops = sum(v for k, v in stats["drops"].items() if k not in tx_reasons)
-    total = stats["delivered"] + stats["arp_rx"] + drops
+    total = stats["delivered"] + stats["arp_rx"] + stats["bye_rx"] + drops
     check(stats["rx_pkts"] == total,
           f"{side}: rx_pkts {stats['rx_pkts']} != delivered "
-          f"{stats['delivered']} + arp {stats['arp_rx']} + drops {drops}")
+          f"{stats['delivered']} + arp {stats['arp_rx']} + bye "
+          f"{stats['bye_rx']} + drops {drops}")
 
 
 def clean_run(fabric):

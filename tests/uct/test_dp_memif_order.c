@@ -10,8 +10,16 @@
  * Client child: dp_eal_init, dp_port_open (connects at once, is refused).
  * Both must see the link up within link_wait_ms.  Exit 0 pass, 1 fail
  * (also when not root: a test that cannot run fails with the reason).
+ *
+ * The client stays until the server's open returned (a pipe): a client
+ * that closed as soon as its own link was up left the server's link up
+ * for a few milliseconds only, and the server's wait_link, which samples
+ * the link every 10 ms (much less often under load), could miss it and
+ * time out (1 in ~7 runs under load: server 'link still down after
+ * 6000 ms', its memif log 'Connected' then the client's close).
  */
 #include <errno.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +32,7 @@
 #include "dp.h"
 
 static char dir[96], job[48];
+static int up_pipe[2]; /* the server writes a byte once its port is up */
 
 static int child(int server)
 {
@@ -51,13 +60,27 @@ static int child(int server)
 		dp_eal_fini();
 		return 1;
 	}
-	/* Client leaves first (see ucx-tl/README.md on memif teardown). */
 	if (server) {
-		struct timespec w = {0, 10 * 1000 * 1000};
+		if (write(up_pipe[1], "u", 1) != 1)
+			fprintf(stderr, "server: cannot tell the client\n");
+	} else {
+		struct pollfd pfd = { .fd = up_pipe[0], .events = POLLIN };
+
+		/* the server's link wait is 6 s; then it fails on its own */
+		if (poll(&pfd, 1, 10000) != 1)
+			fprintf(stderr, "client: the server never came up\n");
+	}
+	/* Client leaves first (see ucx-tl/README.md on memif teardown); the
+	 * server polls meanwhile, which answers the client's close handshake
+	 * (dataplane/dp_bye.c). */
+	if (server) {
+		struct timespec w = {0, 1000 * 1000};
 		int i;
 
-		for (i = 0; i < 300 && dp_port_link_up(port, NULL); i++)
+		for (i = 0; i < 3000 && dp_port_link_up(port, NULL); i++) {
+			dp_port_poll(port, dp_tsc());
 			nanosleep(&w, NULL);
+		}
 	}
 	dp_port_close(port);
 	dp_eal_fini();
@@ -80,6 +103,10 @@ int main(void)
 	mkdir("/run/sdp", 0755);
 	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
 		return 1;
+	if (pipe(up_pipe) != 0) {
+		perror("FAIL: pipe");
+		return 1;
+	}
 	for (i = 0; i < 2; i++) {
 		pids[i] = fork();
 		if (pids[i] == 0) {
