@@ -137,6 +137,16 @@ def test_big_mtu():
               f"60000 B one-way p50 {r['latency_us_p50']:.2f} us")
 
 
+def test_bridge_mtu_8150():
+    """An MTU whose af_packet frame (MTU + 84 rounded up to 1 KiB: 9216)
+    outgrows MTU + 18 rounded up (8192): the mbufs must hold the former
+    (before, the PMD's queue set-up failed: 'Cannot allocate memory')."""
+    r = perf("--fabric", "bridge", "--mtu", "8150", "--test", "bw",
+             "--size", "65536", "--count", "256")
+    intact(r, "bridge mtu 8150")
+    check(r["mtu"] == 8150, f"mtu {r['mtu']}")
+
+
 def test_mtu_above_limit():
     """One byte above the limit: a clear error naming it, before anything
     is set up."""
@@ -205,6 +215,8 @@ if __name__ == "__main__":
     run("af_packet bridge: bw and lat verified", test_bridge)
     run(f"memif and af_packet at MTU {BIG_MTU}: bw and lat verified",
         test_big_mtu)
+    run("af_packet bridge: MTU 8150 (frame room from af_packet's framesz)",
+        test_bridge_mtu_8150)
     run(f"MTU above {BIG_MTU}: an error naming the limit",
         test_mtu_above_limit)
     run("af_packet bridge: 100 MiB intact under " + NETEM_WAN,
