@@ -30,6 +30,29 @@ MEMIF_RAIL_NET = "10.77.%d"
 # are 2 KiB in DPDK 22.11's PMD (queue set-up fails at MTU 3498 on veth).
 DEFAULT_MTU = 9000
 XDP_DEFAULT_MTU = 1500
+# The largest MTU (dataplane DP_MTU_MAX, sdp-testbed --mtu): a frame fills
+# one DPDK mbuf, whose size is 16-bit.
+MIN_MTU = 576
+MAX_MTU = 64000
+
+
+def mtu_arg(text):
+    """argparse type of --mtu: an MTU the dataplane carries."""
+    import argparse
+    try:
+        v = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number: use {MIN_MTU}..{MAX_MTU}")
+    if v > MAX_MTU:
+        raise argparse.ArgumentTypeError(
+            f"{v} is above {MAX_MTU}, the largest MTU the DPDK dataplane "
+            f"carries (a frame fills one mbuf, whose size is 16-bit): use "
+            f"{MIN_MTU}..{MAX_MTU}")
+    if v < MIN_MTU:
+        raise argparse.ArgumentTypeError(f"{v} is below {MIN_MTU}: use "
+                                         f"{MIN_MTU}..{MAX_MTU}")
+    return v
 
 
 def default_mtu(xdp=False):

@@ -47,7 +47,10 @@ extern "C" {
 #define DP_SCTP_UDP_PORT 9899 /* RFC 6951 */
 #define DP_MAX_STATIC_ARP 4096 /* arp= entries (< DP_ARP_MAX_ENTRIES) */
 #define DP_MTU_MIN 576
-#define DP_MTU_MAX 9000
+/* The largest IP MTU: a frame fills one mbuf, whose buf_len is 16-bit
+ * (data room <= 65535 with the 128-byte headroom), and net_af_packet's
+ * TPACKET frame (MTU + 84 rounded up to 1 KiB, 64512 here) must fit it. */
+#define DP_MTU_MAX 64000
 #define DP_ETH_OVERHEAD 18 /* Ethernet header + FCS */
 
 /** CRC32c back-ends for SCTP (RFC 3309/4960). */

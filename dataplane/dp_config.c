@@ -25,7 +25,7 @@ static const char help_text[] =
 	"(/var/run/netns/NAME); the process stays in its own\n"
 	"  ip=A.B.C.D[/N]     our IPv4 address and on-link prefix (required;"
 	" default /24)\n"
-	"  mtu=N              IP MTU, 576..9000 (default 1500)\n"
+	"  mtu=N              IP MTU, 576..64000 (default 1500)\n"
 	"  prefix=NAME        EAL --file-prefix (default sdp-<pid>)\n"
 	"  mem=MB             EAL memory, 64..65536 (default 512)\n"
 	"  huge=0|1           use hugepages (default 0: --no-huge)\n"
@@ -157,6 +157,24 @@ static int parse_range(const char *key, const char *val, uint64_t lo,
 		return -EINVAL;
 	}
 	*v_p = v;
+	return 0;
+}
+
+/* mtu=: above DP_MTU_MAX the reason is the mbuf, not a choice of ours */
+static int parse_mtu(const char *val, uint16_t *mtu_p)
+{
+	uint64_t v;
+
+	if (sdp_parse_u64(val, 0, &v) == 0 && v > DP_MTU_MAX) {
+		CFG_ERR("mtu=%" PRIu64 " is above %u, the largest MTU whose "
+			"frame fits one DPDK mbuf (16-bit buf_len; af_packet "
+			"needs MTU + 84 bytes rounded up to 1 KiB): use "
+			"mtu=%u..%u", v, DP_MTU_MAX, DP_MTU_MIN, DP_MTU_MAX);
+		return -EINVAL;
+	}
+	if (parse_range("mtu", val, DP_MTU_MIN, DP_MTU_MAX, &v) != 0)
+		return -EINVAL;
+	*mtu_p = (uint16_t)v;
 	return 0;
 }
 
@@ -302,7 +320,8 @@ static int apply(void *arg, const char *key, const char *val)
 			cfg->field = (__typeof__(cfg->field))v;               \
 		return rc;                                                    \
 	}
-	RANGE("mtu", DP_MTU_MIN, DP_MTU_MAX, mtu)
+	if (strcmp(key, "mtu") == 0)
+		return parse_mtu(val, &cfg->mtu);
 	RANGE("mem", 64, 65536, mem_mb)
 	RANGE("lcore", 0, CPU_SETSIZE - 1, lcore)
 	RANGE("rxd", 64, 16384, nb_rxd)

@@ -141,9 +141,12 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 		pc.mode = cfg->is_pci ? PACE_MODE_GAP : PACE_MODE_DEADLINE;
 		break;
 	}
+	/* gap frames are PAUSE frames of at most a 9000-MTU jumbo frame, also
+	 * when the port's MTU is larger */
 	if (pc.mode == PACE_MODE_GAP)
-		pc.gap_frame_max_bytes = (uint32_t)port->mtu +
-					 DP_ETH_OVERHEAD;
+		pc.gap_frame_max_bytes = RTE_MIN((uint32_t)port->mtu +
+						 DP_ETH_OVERHEAD,
+						 PACE_GAP_FRAME_MAX_BYTES);
 	rc = pace_profile_init(&p->prof, &pc);
 	if (rc != 0) {
 		SDP_LOG(ERR, DP, "port %u: pacing config rejected (rate=%"

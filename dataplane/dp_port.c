@@ -108,14 +108,43 @@ static uint32_t pow2_ge(uint32_t v)
 	return p;
 }
 
+/*
+ * One frame per mbuf: room for MTU + 84 bytes rounded up to 1 KiB, which is
+ * net_af_packet's TPACKET frame (framesz=, 66 bytes of header before the
+ * Ethernet frame; the PMD wants data room >= framesz - 32) as sdp-testbed
+ * sizes it; MTU + 18 alone fell short of it for MTUs such as 8150.
+ */
+#define DP_AFP_FRAME_OVERHEAD 84u
+
+_Static_assert(((DP_MTU_MAX + DP_AFP_FRAME_OVERHEAD + 1023) & ~1023u) +
+			       RTE_PKTMBUF_HEADROOM <= UINT16_MAX,
+	       "DP_MTU_MAX: its frame must fit one mbuf (16-bit buf_len)");
+
 static uint16_t mbuf_data_room(uint16_t mtu)
 {
-	uint32_t need = (uint32_t)mtu + RTE_ETHER_HDR_LEN + RTE_ETHER_CRC_LEN;
+	uint32_t need = (uint32_t)mtu + DP_AFP_FRAME_OVERHEAD;
 
 	if (need < RTE_MBUF_DEFAULT_DATAROOM)
 		need = RTE_MBUF_DEFAULT_DATAROOM;
 	need = (need + 1023) & ~1023u;
 	return (uint16_t)(need + RTE_PKTMBUF_HEADROOM);
+}
+
+/*
+ * The computed pool holds a frame for every descriptor and ring slot.  At
+ * MTU 9000 that is 16383 mbufs, ~153 MB; above it the count is cut (to a
+ * power of 2 less 1, at least 1023) so the pool stays within about that
+ * many bytes: 16383 mbufs of 64 KiB would not fit the default mem=512.
+ */
+#define DP_POOL_AUTO_BYTES (160u << 20)
+
+static uint32_t pool_cap_by_bytes(uint32_t nb_mbufs, uint16_t room)
+{
+	uint32_t cap = DP_POOL_AUTO_BYTES / room, p = 1024;
+
+	while (p * 2 <= cap)
+		p *= 2;
+	return nb_mbufs < p - 1 ? nb_mbufs : p - 1;
 }
 
 static void detect_offloads(struct dp_port *port,
@@ -472,13 +501,16 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_close;
 
 	nb_mbufs = cfg->nb_mbufs;
-	if (nb_mbufs == 0)
+	if (nb_mbufs == 0) {
 		nb_mbufs = pow2_ge(port->nb_queues *
 					   (nb_rxd + nb_txd + cfg->rx_ring +
 					    2u * DP_BURST) +
 				   (port->nb_queues > 1 ? DP_HANDOFF_RING : 0) +
 				   cfg->tx_hold + DP_ARP_HOLD +
 				   6 * DP_BURST) - 1;
+		nb_mbufs = pool_cap_by_bytes(nb_mbufs,
+					     mbuf_data_room(cfg->mtu));
+	}
 	snprintf(name, sizeof(name), "dp_pool_%u", pid);
 	port->pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256, 0,
 					     mbuf_data_room(cfg->mtu), socket);

@@ -528,7 +528,7 @@ TEST(DpConfig, ThousandsOfStaticArpEntries)
 TEST(DpConfig, EveryBadFieldIsRejected)
 {
 	const char *bad[] = {
-		"mtu=10000",	   "mtu=100",	    "mtu=abc",
+		"mtu=64001",	   "mtu=100",	    "mtu=abc",
 		"mem=1",	   "rxd=1",	    "txd=99999",
 		"rx_ring=1000",	   "tx_hold=3",	    "tx_drain_us=0",
 		"udp=maybe",	   "udp_port=0",    "crc=ipsecmb",
@@ -551,6 +551,41 @@ TEST(DpConfig, EveryBadFieldIsRejected)
 
 		EXPECT_EQ(-EINVAL, dp_config_parse(s.c_str(), &c)) << b;
 	}
+}
+
+static std::string g_mtu_log;
+
+static void mtu_log_sink(enum sdp_log_level, enum sdp_log_comp,
+			 const char *msg)
+{
+	g_mtu_log += msg;
+}
+
+/* MTUs above 9000 up to the mbuf's limit; above it the error names the
+ * limit and why. */
+TEST(DpConfig, MtuUpTo64000AndTheLimitNamed)
+{
+	auto c_p = std::make_unique<dp_config>();
+	dp_config &c = *c_p;
+
+	for (unsigned mtu : { 9001u, 16000u, 32000u, 64000u }) {
+		std::string s = "dev=net_null0 ip=10.0.0.1 mtu=" +
+				std::to_string(mtu);
+
+		ASSERT_EQ(0, dp_config_parse(s.c_str(), &c)) << mtu;
+		EXPECT_EQ(mtu, c.mtu);
+	}
+	EXPECT_EQ(64000, DP_MTU_MAX);
+	g_mtu_log.clear();
+	sdp_log_set_sink(mtu_log_sink);
+	int rc = dp_config_parse("dev=net_null0 ip=10.0.0.1 mtu=65000", &c);
+	sdp_log_set_sink(nullptr);
+	EXPECT_EQ(-EINVAL, rc);
+	EXPECT_NE(std::string::npos, g_mtu_log.find("mtu=65000 is above 64000"))
+		<< g_mtu_log;
+	EXPECT_NE(std::string::npos, g_mtu_log.find("mbuf")) << g_mtu_log;
+	EXPECT_NE(std::string::npos, g_mtu_log.find("use mtu=576..64000"))
+		<< g_mtu_log;
 }
 
 /* ---- idle back-off ---- */

@@ -71,7 +71,7 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 "reachable. Several ports: one address per port, ';'-separated.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, ip), UCS_CONFIG_TYPE_STRING},
 
-	{"MTU", "1500", "IP MTU of the port, 576..9000 bytes (per-port ';' list).",
+	{"MTU", "1500", "IP MTU of the port, 576..64000 bytes (per-port ';' list).",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, mtu),
 	 UCS_CONFIG_TYPE_STRING},
 

@@ -8,6 +8,8 @@ ordered); under loss, delay and reordering 100 MiB arrive intact; under
 corruption the SCTP CRC32c drops the damaged packets (counted) and nothing
 corrupted is delivered."""
 
+import os
+import subprocess
 import time
 
 import harness
@@ -110,6 +112,58 @@ def test_memif_mtu1500():
     print(f"    memif mtu 1500: {r['gbps']:.3f} Gbit/s")
 
 
+# The largest MTU (dataplane DP_MTU_MAX, sdp-testbed --mtu): a frame fills
+# one DPDK mbuf, whose size is 16-bit.
+BIG_MTU = 64000
+
+
+def test_big_mtu():
+    """memif and af_packet at the largest MTU: every byte verified, and
+    the packets really are larger than a 9000-MTU frame could be."""
+    for fabric in ("memif", "bridge"):
+        r = perf("--fabric", fabric, "--mtu", str(BIG_MTU), "--test", "bw",
+                 "--size", str(MIB), "--count", "64")
+        intact(r, f"{fabric} mtu {BIG_MTU} bw")
+        check(r["mtu"] == BIG_MTU, f"{fabric}: mtu {r['mtu']}")
+        sg = r["server"]["sg"]
+        per_pkt = sg["bytes_in"] / max(sg["pkts_in"], 1)
+        check(per_pkt > 20000, f"{fabric} mtu {BIG_MTU}: {per_pkt:.0f} "
+              f"payload bytes per received packet, expected > 20000 "
+              f"({sg})")
+        r = perf("--fabric", fabric, "--mtu", str(BIG_MTU), "--test", "lat",
+                 "--size", "60000", "--count", "200")
+        intact(r, f"{fabric} mtu {BIG_MTU} lat 60000 B")
+        print(f"    {fabric} mtu {BIG_MTU}: {per_pkt:.0f} B per packet, "
+              f"60000 B one-way p50 {r['latency_us_p50']:.2f} us")
+
+
+def test_bridge_mtu_8150():
+    """An MTU whose af_packet frame (MTU + 84 rounded up to 1 KiB: 9216)
+    outgrows MTU + 18 rounded up (8192): the mbufs must hold the former
+    (before, the PMD's queue set-up failed: 'Cannot allocate memory')."""
+    r = perf("--fabric", "bridge", "--mtu", "8150", "--test", "bw",
+             "--size", "65536", "--count", "256")
+    intact(r, "bridge mtu 8150")
+    check(r["mtu"] == 8150, f"mtu {r['mtu']}")
+
+
+def test_mtu_above_limit():
+    """One byte above the limit: a clear error naming it, before anything
+    is set up."""
+    for cmd in (["sdp-perf", "--fabric", "memif", "--test", "bw", "--size",
+                 "1K", "--count", "1"],
+                ["sdp-testbed", "memif", "up", "--job", "mt%d" % (os.getpid() % 100000)]):
+        r = subprocess.run([os.path.join(harness.APPS, cmd[0]), *cmd[1:],
+                            "--mtu", str(BIG_MTU + 1)],
+                           capture_output=True, text=True, timeout=120)
+        t = r.stdout + r.stderr
+        check(r.returncode == 2, f"{cmd[0]} --mtu {BIG_MTU + 1}: exit "
+              f"{r.returncode}, expected 2 (usage error): {t[-800:]}")
+        check(f"{BIG_MTU + 1} is above {BIG_MTU}" in t and "mbuf" in t and
+              "Traceback" not in t, f"{cmd[0]} --mtu {BIG_MTU + 1}: no "
+              f"clear error naming the limit: {t[-800:]}")
+
+
 def test_bridge():
     r = perf("--fabric", "bridge", "--test", "bw", "--size", "65536",
              "--count", "512")
@@ -159,6 +213,12 @@ if __name__ == "__main__":
         test_memif_streams_unordered_crc)
     run("memif: MTU 9000 by default, 1500 on request", test_memif_mtu1500)
     run("af_packet bridge: bw and lat verified", test_bridge)
+    run(f"memif and af_packet at MTU {BIG_MTU}: bw and lat verified",
+        test_big_mtu)
+    run("af_packet bridge: MTU 8150 (frame room from af_packet's framesz)",
+        test_bridge_mtu_8150)
+    run(f"MTU above {BIG_MTU}: an error naming the limit",
+        test_mtu_above_limit)
     run("af_packet bridge: 100 MiB intact under " + NETEM_WAN,
         test_bridge_wan_100mib)
     run("af_packet bridge: corruption caught by CRC32c",
