@@ -79,6 +79,13 @@ struct sg_config {
 				    * leave with the reply (ports that batch
 				    * TX: dp_port_send_held); 0 = off
 				    * (default; sg_link_hold_end) */
+	bool sack_immediate;	   /* the last packet of each message asks
+				    * the peer to SACK it at once (I bit,
+				    * RFC 7053), so a sender waiting for
+				    * its acknowledgment (flush) never waits
+				    * out the peer's delayed SACK while the
+				    * other packets are SACKed every second
+				    * one; default 1 */
 };
 
 /**

@@ -44,7 +44,10 @@ static const char help_text[] =
 	"SACKs of a poll\n"
 	"                     that delivered messages up to N us for the "
 	"reply's burst,\n"
-	"                     0..100000, below rto_min_ms (default 0 = off)\n";
+	"                     0..100000, below rto_min_ms (default 0 = off)\n"
+	"  sack_immediate=0|1 ask the peer to SACK each message's last "
+	"packet at once\n"
+	"                     (I bit, RFC 7053; default 1)\n";
 
 const char *sg_config_help(void)
 {
@@ -75,6 +78,8 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->max_peers = 256;
 	cfg->event_queue = 1024;
 	cfg->max_burst = 4; /* usrsctp's SCTP_DEF_MAX_BURST */
+	/* a flush waits for the last packet's SACK: never the delayed one */
+	cfg->sack_immediate = true;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -110,6 +115,7 @@ static const struct field fields[] = {
 	F("event_queue", 16, 65536, event_queue, false),
 	F("max_burst", 0, 1024, max_burst, false),
 	F("sack_hold_us", 0, 100000, sack_hold_us, false),
+	F("sack_immediate", 0, 1, sack_immediate, false),
 };
 #undef F
 

@@ -51,8 +51,10 @@ TEST(SgConfig, DefaultsAreValid)
 	EXPECT_EQ(10, c.streams);
 	EXPECT_EQ(4u, c.max_burst); /* usrsctp's */
 	EXPECT_EQ(0, sg_config_check(&c));
-	ASSERT_EQ(0, sg_config_parse("max_burst=0", &c));
+	EXPECT_TRUE(c.sack_immediate);
+	ASSERT_EQ(0, sg_config_parse("max_burst=0 sack_immediate=0", &c));
 	EXPECT_EQ(0u, c.max_burst);
+	EXPECT_FALSE(c.sack_immediate);
 	ASSERT_EQ(0, sg_config_parse("streams=65535 port=7 rto_min_ms=10 sack_delay_ms=5 "
 				     "rto_initial_ms=20 rto_max_ms=30 "
 				     "sndbuf=1M rx_buf=4K rx_descs=1024 "
@@ -75,7 +77,7 @@ TEST(SgConfig, EachBadTokenIsRejected)
 		"sndbuf=1000", "rcvbuf=2G", "rx_descs=8", "rx_buf=512",
 		"rx_headroom=4097", "max_msg=0", "max_peers=0",
 		"event_queue=8", "bogus=1", "streams", "=5",
-		"max_burst=1025", "max_burst=-1",
+		"max_burst=1025", "max_burst=-1", "sack_immediate=2",
 		/* relations between fields */
 		"rto_min_ms=500 rto_initial_ms=400",
 		"rto_initial_ms=5000 rto_max_ms=4000",
@@ -1342,6 +1344,144 @@ TEST_F(SgTwoNodes, SackHoldRidesWithTheReply)
 	EXPECT_LE(nb, kRounds + kRounds / 10) << bursts;
 	EXPECT_GE(held, kRounds - 5) << bursts;
 	EXPECT_EQ("QUIET 0 1", quiet);
+}
+
+/* The same with the transport's SACK settings (every second packet, the
+ * last of each message at once: sack_delay_ms=5 and the I bit): the echo's
+ * SACK is still made in the poll that read the message, so it is held
+ * and rides with the echo, and a flush still finds it owed at once (QUIET
+ * 0 1; with a delayed SACK it would be 0 0). */
+TEST_F(SgTwoNodes, SackHoldRidesWithTheReplyWhenSackingEverySecond)
+{
+	const uint32_t kRounds = 200;
+	std::string bursts, quiet;
+	unsigned long long nb = 0, held = 0;
+
+	sack_hold_pingpong(kids, "sack_delay_ms=5 sack_hold_us=50000",
+			   kRounds, &bursts, &quiet);
+	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
+			    &held)) << bursts;
+	EXPECT_LE(nb, kRounds + kRounds / 10) << bursts;
+	EXPECT_GE(held, kRounds - 5) << bursts;
+	EXPECT_EQ("QUIET 0 1", quiet);
+}
+
+/*
+ * The I bit (sack_immediate, RFC 7053): the receiver delays SACKs 200 ms
+ * and SACKs every second packet.  The sender sends @rounds pairs of
+ * messages of 1 and 3 packets (MTU 1500), each once the one before was
+ * acknowledged, and reports the median time from sg_send until
+ * sg_assoc_quiet (what a flush waits for: everything acknowledged), after
+ * a warm-up message.  The
+ * receiver reports after how many messages it was quiet right after the
+ * poll that read the message (no SACK owed: the last packet's SACK left
+ * at once).
+ */
+void sack_flush(std::vector<Child *> &kids, const char *sg_tx,
+		uint32_t rounds, double *med_ms, unsigned *rx_quiet)
+{
+	const char *sg_rx = "sack_delay_ms=200 rto_min_ms=500";
+	const uint32_t lens[2] = { 1000u, 4000u };
+
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", sg_rx);
+		sg_event ev;
+		unsigned q = 0;
+		char line[64];
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		for (uint32_t k = 0; k <= 2 * rounds; k++) {
+			std::vector<uint8_t> b;
+			sg_msg_desc meta;
+			bool quiet;
+
+			CHILD_CHECK(n.recv(b, meta, 30));
+			quiet = sg_assoc_quiet(n.ep, ev.assoc, dp_tsc());
+			if (k == 0) /* warm-up */
+				continue;
+			CHILD_CHECK(b.size() == lens[k % 2]);
+			q += quiet;
+		}
+		snprintf(line, sizeof(line), "RXQUIET %u", q);
+		n.report(line);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", sg_tx);
+		sg_assoc_t a = 0;
+		std::vector<double> t;
+		std::vector<uint8_t> m(lens[1], 0x5a);
+		char line[64];
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		/* k = 0: warm-up (usrsctp SACKs the first DATA at once) */
+		for (uint32_t k = 0; k <= 2 * rounds; k++) {
+			iovec iov = { m.data(), k == 0 ? 100 : lens[k % 2] };
+			double t0 = now_s();
+
+			CHILD_CHECK(sg_send(n.ep, a, 0, 0, PPID_BULK, &iov,
+					    1) == 0);
+			CHILD_CHECK(n.wait(
+				[&] {
+					return sg_assoc_quiet(n.ep, a,
+							      dp_tsc());
+				},
+				30));
+			if (k != 0)
+				t.push_back(now_s() - t0);
+		}
+		for (uint32_t k = 0; k < t.size(); k++)
+			fprintf(stderr, "%s%.1f", k ? " " : "flush ms: ",
+				1000 * t[k]);
+		fprintf(stderr, "\n");
+		std::sort(t.begin(), t.end());
+		snprintf(line, sizeof(line), "MEDIAN %.3f",
+			 1000 * (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2);
+		n.report(line);
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+	std::string med, q;
+	EXPECT_TRUE(expect_line(cli, "MEDIAN", 120, &med));
+	EXPECT_TRUE(expect_line(srv, "RXQUIET", 120, &q));
+	*med_ms = strtod(med.c_str() + 7, nullptr);
+	*rx_quiet = (unsigned)strtoul(q.c_str() + 8, nullptr, 10);
+	printf("%s: %u rounds: %s, %s\n", sg_tx, rounds, med.c_str(),
+	       q.c_str());
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/* With the I bit (the default): acknowledged well before the receiver's
+ * 200 ms delayed SACK, and the receiver owes nothing after each read.
+ * Fails without the I bit (see the next test). */
+TEST_F(SgTwoNodes, LastPacketOfAMessageIsSackedAtOnce)
+{
+	const uint32_t kRounds = 8;
+	double med = 0;
+	unsigned q = 0;
+
+	sack_flush(kids, "", kRounds, &med, &q);
+	EXPECT_LT(med, 100.0);
+	EXPECT_EQ(2 * kRounds, q);
+}
+
+/* The control: without it a flush waits out the delayed SACK (the
+ * median message, 1 or 3 packets, has an odd last packet), and after a
+ * 1-packet message the receiver owes its SACK. */
+TEST_F(SgTwoNodes, WithoutTheIBitAFlushWaitsForTheDelayedSack)
+{
+	const uint32_t kRounds = 8;
+	double med = 0;
+	unsigned q = 0;
+
+	sack_flush(kids, "sack_immediate=0", kRounds, &med, &q);
+	EXPECT_GE(med, 150.0);
+	EXPECT_LE(q, kRounds);
 }
 
 } /* namespace */
