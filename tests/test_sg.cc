@@ -482,6 +482,28 @@ int reap(Child &c, double sec)
 }
 
 class SgTwoNodes : public ::testing::Test {
+      public:
+	using Body = std::function<void(Node &, sg_assoc_t)>;
+
+	/*
+	 * The two-node set-up most tests share: a server child (memif
+	 * server, 10.77.1.1) and a client child that connects to it, each
+	 * with its own sctp configuration (and, with @tx_batch, a port that
+	 * batches TX to one burst per poll as af_packet does).  Once the
+	 * association is up on its side each runs its body (the client's
+	 * @assoc is its handle, the server's the one SG_EV_UP named); then
+	 * the client shuts the association down and both wait for the
+	 * shutdown.  Bodies report lines the test reads with
+	 * expect_line(pair_srv / pair_cli, ...); pair_end() reaps both
+	 * (status 0: every CHILD_CHECK held).
+	 */
+	void pair_start(const char *sg_srv, const char *sg_cli,
+			const Body &srv_body, const Body &cli_body,
+			bool tx_batch = false);
+	void pair_end();
+
+	Child pair_srv, pair_cli;
+
       protected:
 	std::vector<Child *> kids;
 
@@ -514,6 +536,45 @@ class SgTwoNodes : public ::testing::Test {
 		g_sockdir.clear();
 	}
 };
+
+void SgTwoNodes::pair_start(const char *sg_srv, const char *sg_cli,
+			    const Body &srv_body, const Body &cli_body,
+			    bool tx_batch)
+{
+	pair_srv = spawn([&](Node &n) {
+		sg_event ev;
+
+		n.up(true, "server", sg_srv);
+		if (tx_batch)
+			n.port->tx_batch = true;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		srv_body(n, ev.assoc);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&pair_srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	pair_cli = spawn([&](Node &n) {
+		sg_assoc_t a = 0;
+
+		n.up(false, "client", sg_cli);
+		if (tx_batch)
+			n.port->tx_batch = true;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		cli_body(n, a);
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&pair_cli);
+}
+
+void SgTwoNodes::pair_end()
+{
+	EXPECT_EQ(0, reap(pair_cli, 30));
+	EXPECT_EQ(0, reap(pair_srv, 30));
+}
 
 const char *kFastFail = "rto_initial_ms=200 rto_min_ms=50 rto_max_ms=200 "
 			"hb_interval_ms=100 path_max_rxt=3";
@@ -1176,10 +1237,7 @@ namespace {
  */
 TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 {
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", "");
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
 		for (uint32_t len : { 1016u, 2016u }) {
 			sg_msg_desc *m = nullptr;
 
@@ -1190,17 +1248,8 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 				CHILD_CHECK(m->data[i] == (uint8_t)(i * 7 + 1));
 			sg_msg_release(m);
 		}
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", "");
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> m(2016);
 		for (size_t i = 0; i < m.size(); i++)
 			m[i] = (uint8_t)(i * 7 + 1);
@@ -1222,18 +1271,13 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 60));
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 	std::string l1, l2;
-	EXPECT_TRUE(expect_line(cli, "PKTS 1000", 60, &l1));
-	EXPECT_TRUE(expect_line(cli, "PKTS 2000", 60, &l2));
+	EXPECT_TRUE(expect_line(pair_cli, "PKTS 1000", 60, &l1));
+	EXPECT_TRUE(expect_line(pair_cli, "PKTS 2000", 60, &l2));
 	EXPECT_EQ("PKTS 1000 1", l1);
 	EXPECT_EQ("PKTS 2000 2", l2);
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	pair_end();
 }
 
 /*
@@ -1244,43 +1288,29 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
  * last echo, whether sg_assoc_quiet saw the association quiet before and
  * after one more poll.
  */
-void sack_hold_pingpong(std::vector<Child *> &kids, const char *sg,
-			uint32_t rounds, std::string *bursts,
-			std::string *quiet)
+void sack_hold_pingpong(SgTwoNodes &fx, const char *sg, uint32_t rounds,
+			std::string *bursts, std::string *quiet)
 {
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", sg);
-		n.port->tx_batch = true; /* af_packet's: a burst per poll */
-		sg_event ev;
-		dp_stats a, b;
+	fx.pair_start(sg, sg, [&](Node &n, sg_assoc_t a) {
+		dp_stats st0, st1;
 		char line[96];
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
 		std::vector<uint8_t> m;
 		sg_msg_desc meta;
 		/* round 0 warms up (the association's first SACKs) */
 		CHILD_CHECK(n.recv(m, meta, 60));
-		n.send(ev.assoc, 0, 0, PPID_BULK, m.data(), m.size());
-		dp_port_stats(n.port, &a);
+		n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
+		dp_port_stats(n.port, &st0);
 		for (uint32_t r = 0; r < rounds; r++) {
 			CHILD_CHECK(n.recv(m, meta, 60));
-			n.send(ev.assoc, 0, 0, PPID_BULK, m.data(), m.size());
+			n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
 		}
-		dp_port_stats(n.port, &b);
+		dp_port_stats(n.port, &st1);
 		snprintf(line, sizeof(line), "BURSTS %" PRIu64 " HELD %" PRIu64,
-			 b.tx_bursts - a.tx_bursts, b.tx_held - a.tx_held);
+			 st1.tx_bursts - st0.tx_bursts,
+			 st1.tx_held - st0.tx_held);
 		n.report(line);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", sg);
-		n.port->tx_batch = true;
-		sg_assoc_t a = 0;
+	}, [&](Node &n, sg_assoc_t a) {
 		char line[96];
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
 		std::vector<uint8_t> m(8), b;
 		sg_msg_desc meta;
 		for (uint32_t r = 0; r <= rounds; r++) {
@@ -1295,17 +1325,12 @@ void sack_hold_pingpong(std::vector<Child *> &kids, const char *sg,
 		bool q1 = sg_assoc_quiet(n.ep, a, dp_tsc());
 		snprintf(line, sizeof(line), "QUIET %d %d", q0, q1);
 		n.report(line);
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&cli);
-	EXPECT_TRUE(expect_line(srv, "BURSTS", 120, bursts));
-	EXPECT_TRUE(expect_line(cli, "QUIET", 120, quiet));
+	}, true /* af_packet's TX: a burst per poll */);
+	EXPECT_TRUE(expect_line(fx.pair_srv, "BURSTS", 120, bursts));
+	EXPECT_TRUE(expect_line(fx.pair_cli, "QUIET", 120, quiet));
 	printf("%s: %u rounds: %s, %s\n", sg, rounds, bursts->c_str(),
 	       quiet->c_str());
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	fx.pair_end();
 }
 
 /* Without the hold: two bursts per echo (the SACK at the end of the poll
@@ -1317,7 +1342,7 @@ TEST_F(SgTwoNodes, SackAtOnceCostsABurstOfItsOwn)
 	std::string bursts, quiet;
 	unsigned long long nb = 0, held = 0;
 
-	sack_hold_pingpong(kids, "sack_delay_ms=0 sack_hold_us=0", kRounds,
+	sack_hold_pingpong(*this, "sack_delay_ms=0 sack_hold_us=0", kRounds,
 			   &bursts, &quiet);
 	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
 			    &held)) << bursts;
@@ -1337,7 +1362,7 @@ TEST_F(SgTwoNodes, SackHoldRidesWithTheReply)
 	std::string bursts, quiet;
 	unsigned long long nb = 0, held = 0;
 
-	sack_hold_pingpong(kids, "sack_delay_ms=0 sack_hold_us=50000",
+	sack_hold_pingpong(*this, "sack_delay_ms=0 sack_hold_us=50000",
 			   kRounds, &bursts, &quiet);
 	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
 			    &held)) << bursts;
@@ -1357,7 +1382,7 @@ TEST_F(SgTwoNodes, SackHoldRidesWithTheReplyWhenSackingEverySecond)
 	std::string bursts, quiet;
 	unsigned long long nb = 0, held = 0;
 
-	sack_hold_pingpong(kids, "sack_delay_ms=5 sack_hold_us=50000",
+	sack_hold_pingpong(*this, "sack_delay_ms=5 sack_hold_us=50000",
 			   kRounds, &bursts, &quiet);
 	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
 			    &held)) << bursts;
@@ -1377,25 +1402,22 @@ TEST_F(SgTwoNodes, SackHoldRidesWithTheReplyWhenSackingEverySecond)
  * poll that read the message (no SACK owed: the last packet's SACK left
  * at once).
  */
-void sack_flush(std::vector<Child *> &kids, const char *sg_tx,
-		uint32_t rounds, double *med_ms, unsigned *rx_quiet)
+void sack_flush(SgTwoNodes &fx, const char *sg_tx, uint32_t rounds,
+		double *med_ms, unsigned *rx_quiet)
 {
-	const char *sg_rx = "sack_delay_ms=200 rto_min_ms=500";
 	const uint32_t lens[2] = { 1000u, 4000u };
 
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", sg_rx);
-		sg_event ev;
+	fx.pair_start("sack_delay_ms=200 rto_min_ms=500", sg_tx,
+		      [&](Node &n, sg_assoc_t a) {
 		unsigned q = 0;
 		char line[64];
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
 		for (uint32_t k = 0; k <= 2 * rounds; k++) {
 			std::vector<uint8_t> b;
 			sg_msg_desc meta;
 			bool quiet;
 
 			CHILD_CHECK(n.recv(b, meta, 30));
-			quiet = sg_assoc_quiet(n.ep, ev.assoc, dp_tsc());
+			quiet = sg_assoc_quiet(n.ep, a, dp_tsc());
 			if (k == 0) /* warm-up */
 				continue;
 			CHILD_CHECK(b.size() == lens[k % 2]);
@@ -1403,19 +1425,10 @@ void sack_flush(std::vector<Child *> &kids, const char *sg_tx,
 		}
 		snprintf(line, sizeof(line), "RXQUIET %u", q);
 		n.report(line);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", sg_tx);
-		sg_assoc_t a = 0;
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<double> t;
 		std::vector<uint8_t> m(lens[1], 0x5a);
 		char line[64];
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
 		/* k = 0: warm-up (usrsctp SACKs the first DATA at once) */
 		for (uint32_t k = 0; k <= 2 * rounds; k++) {
 			iovec iov = { m.data(), k == 0 ? 100 : lens[k % 2] };
@@ -1440,20 +1453,15 @@ void sack_flush(std::vector<Child *> &kids, const char *sg_tx,
 		snprintf(line, sizeof(line), "MEDIAN %.3f",
 			 1000 * (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2);
 		n.report(line);
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 	std::string med, q;
-	EXPECT_TRUE(expect_line(cli, "MEDIAN", 120, &med));
-	EXPECT_TRUE(expect_line(srv, "RXQUIET", 120, &q));
+	EXPECT_TRUE(expect_line(fx.pair_cli, "MEDIAN", 120, &med));
+	EXPECT_TRUE(expect_line(fx.pair_srv, "RXQUIET", 120, &q));
 	*med_ms = strtod(med.c_str() + 7, nullptr);
 	*rx_quiet = (unsigned)strtoul(q.c_str() + 8, nullptr, 10);
 	printf("%s: %u rounds: %s, %s\n", sg_tx, rounds, med.c_str(),
 	       q.c_str());
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	fx.pair_end();
 }
 
 /* With the I bit (the default): acknowledged well before the receiver's
@@ -1465,7 +1473,7 @@ TEST_F(SgTwoNodes, LastPacketOfAMessageIsSackedAtOnce)
 	double med = 0;
 	unsigned q = 0;
 
-	sack_flush(kids, "", kRounds, &med, &q);
+	sack_flush(*this, "", kRounds, &med, &q);
 	EXPECT_LT(med, 100.0);
 	EXPECT_EQ(2 * kRounds, q);
 }
@@ -1479,7 +1487,7 @@ TEST_F(SgTwoNodes, WithoutTheIBitAFlushWaitsForTheDelayedSack)
 	double med = 0;
 	unsigned q = 0;
 
-	sack_flush(kids, "sack_immediate=0", kRounds, &med, &q);
+	sack_flush(*this, "sack_immediate=0", kRounds, &med, &q);
 	EXPECT_GE(med, 150.0);
 	EXPECT_LE(q, kRounds);
 }
@@ -1504,10 +1512,7 @@ TEST_F(SgTwoNodes, FirstPacketLeavesEarlyOnlyWhenIdle)
 {
 	const uint32_t lens[] = { 3000u, 3000u, 1000u };
 
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", "");
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
 		for (uint32_t k = 0; k < 3; k++) {
 			std::vector<uint8_t> b;
 			sg_msg_desc meta;
@@ -1517,17 +1522,8 @@ TEST_F(SgTwoNodes, FirstPacketLeavesEarlyOnlyWhenIdle)
 			for (uint32_t i = 0; i < lens[k]; i++)
 				CHILD_CHECK(b[i] == (uint8_t)(i * 7 + k));
 		}
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", "");
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<std::vector<uint8_t>> m(3);
 		for (uint32_t k = 0; k < 3; k++) {
 			m[k].resize(lens[k]);
@@ -1563,20 +1559,15 @@ TEST_F(SgTwoNodes, FirstPacketLeavesEarlyOnlyWhenIdle)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 60));
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 	std::string l0, l1, l2;
-	EXPECT_TRUE(expect_line(cli, "EARLY 0", 60, &l0));
-	EXPECT_TRUE(expect_line(cli, "EARLY 1", 60, &l1));
-	EXPECT_TRUE(expect_line(cli, "EARLY 2", 60, &l2));
+	EXPECT_TRUE(expect_line(pair_cli, "EARLY 0", 60, &l0));
+	EXPECT_TRUE(expect_line(pair_cli, "EARLY 1", 60, &l1));
+	EXPECT_TRUE(expect_line(pair_cli, "EARLY 2", 60, &l2));
 	EXPECT_EQ("EARLY 0 1", l0);
 	EXPECT_EQ("EARLY 1 0", l1);
 	EXPECT_EQ("EARLY 2 0", l2);
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	pair_end();
 }
 
 } /* namespace */
@@ -1602,27 +1593,15 @@ void SgFirstFlight::first_flight(const char *sg_extra, uint64_t *pkts)
 {
 	const uint32_t len = 14000;
 
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", sg_extra);
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start(sg_extra, sg_extra, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 30));
 		CHILD_CHECK(b.size() == len);
 		for (uint32_t i = 0; i < len; i++)
 			CHILD_CHECK(b[i] == (uint8_t)(i * 13 + 5));
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", sg_extra);
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> m(len);
 		for (uint32_t i = 0; i < len; i++)
 			m[i] = (uint8_t)(i * 13 + 5);
@@ -1639,16 +1618,11 @@ void SgFirstFlight::first_flight(const char *sg_extra, uint64_t *pkts)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 60));
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 	std::string l;
-	EXPECT_TRUE(expect_line(cli, "PKTS", 60, &l));
+	EXPECT_TRUE(expect_line(pair_cli, "PKTS", 60, &l));
 	*pkts = strtoull(l.c_str() + 5, nullptr, 10);
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	pair_end();
 }
 
 TEST_F(SgFirstFlight, MaxBurstLimitsTheFirstFlight)
