@@ -24,7 +24,9 @@
  * --sack-delay MS: SCTP_DELAYED_SACK as sg sets it (0 = SACK every DATA
  * packet, the transport's default; else every 2nd packet or MS); without
  * it usrsctp's default (200 ms, every 2nd).  --max-burst N: SCTP_MAX_BURST
- * (0 = no limit; usrsctp's default 4).
+ * (0 = no limit; usrsctp's default 4).  --sack-immediate: every message
+ * with SCTP_SACK_IMMEDIATELY, as sg sends it (sack_immediate=1): the
+ * message's last packet carries the I bit and is SACKed at once.
  * Output: one JSON object on stdout.
  */
 #include <errno.h>
@@ -64,6 +66,7 @@ static uint64_t fifo_drops, pkts, crc_bad;
 static bool use_crc;
 static int sack_delay_ms = -1; /* -1: usrsctp's default (200 ms, every 2nd) */
 static int max_burst = -1;     /* -1: usrsctp's default (4) */
+static bool sack_immediate;    /* SCTP_SACK_IMMEDIATELY on every message */
 static int addr_c = 0, addr_s = 1; /* AF_CONN handles: their addresses */
 
 static uint64_t now_ns(void)
@@ -227,7 +230,7 @@ static bool send_msg(struct socket *so, const uint8_t *buf, size_t len)
 	struct sctp_sndinfo si;
 
 	memset(&si, 0, sizeof(si));
-	si.snd_flags = SCTP_EOR;
+	si.snd_flags = SCTP_EOR | (sack_immediate ? SCTP_SACK_IMMEDIATELY : 0);
 	return usrsctp_sendv(so, buf, len, NULL, 0, &si, sizeof(si),
 			     SCTP_SENDV_SNDINFO, 0) == (ssize_t)len;
 }
@@ -273,6 +276,7 @@ int main(int argc, char **argv)
 		{ "fifo-slots", required_argument, NULL, 'f' },
 		{ "sack-delay", required_argument, NULL, 'd' },
 		{ "max-burst", required_argument, NULL, 'x' },
+		{ "sack-immediate", no_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool lat = false;
@@ -313,11 +317,15 @@ int main(int argc, char **argv)
 		case 'x':
 			max_burst = atoi(optarg);
 			break;
+		case 'i':
+			sack_immediate = true;
+			break;
 		default:
 			fprintf(stderr, "usage: sctp-loop-ep [--test lat|bw] "
 				"[--size B] [--count N] [--pathmtu B] [--buf B]"
 				" [--crc none|isal] [--fifo-slots N]"
-				" [--sack-delay MS] [--max-burst N]\n");
+				" [--sack-delay MS] [--max-burst N]"
+				" [--sack-immediate]\n");
 			return 2;
 		}
 	}
@@ -427,6 +435,8 @@ int main(int argc, char **argv)
 			       " %.3f", rtt[got_msgs / 2] / 2e3,
 			       rtt[got_msgs * 99 / 100] / 2e3);
 		}
+		printf(", \"sack_delay_ms\": %d, \"sack_immediate\": %s",
+		       sack_delay_ms, sack_immediate ? "true" : "false");
 		printf(", \"verified\": %s}\n",
 		       got_msgs == count ? "true" : "false");
 	}

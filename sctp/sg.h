@@ -85,6 +85,13 @@ struct sg_config {
 				    * (default), 5 first come first served:
 				    * messages leave in the order they were
 				    * sent, whatever their stream */
+	bool sack_immediate;	   /* the last packet of each message asks
+				    * the peer to SACK it at once (I bit,
+				    * RFC 7053), so a sender waiting for
+				    * its acknowledgment (flush) never waits
+				    * out the peer's delayed SACK while the
+				    * other packets are SACKed every second
+				    * one; default 1 */
 };
 
 /**

@@ -52,7 +52,10 @@ static const char help_text[] =
 	"                     2 round-robin per packet, 3 priority, 4 fair "
 	"bandwidth,\n"
 	"                     5 first come first served (the send order, any "
-	"stream)\n";
+	"stream)\n"
+	"  sack_immediate=0|1 ask the peer to SACK each message's last "
+	"packet at once\n"
+	"                     (I bit, RFC 7053; default 1)\n";
 
 const char *sg_config_help(void)
 {
@@ -83,6 +86,8 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->max_peers = 256;
 	cfg->event_queue = 1024;
 	cfg->max_burst = 4; /* usrsctp's SCTP_DEF_MAX_BURST */
+	/* a flush waits for the last packet's SACK: never the delayed one */
+	cfg->sack_immediate = true;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -119,6 +124,7 @@ static const struct field fields[] = {
 	F("max_burst", 0, 1024, max_burst, false),
 	F("sack_hold_us", 0, 100000, sack_hold_us, false),
 	F("stream_sched", 0, 5, stream_sched, false),
+	F("sack_immediate", 0, 1, sack_immediate, false),
 };
 #undef F
 

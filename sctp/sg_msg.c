@@ -64,6 +64,10 @@ static ssize_t push(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 					   ? SCTP_UNORDERED
 					   : 0) |
 				  (eor ? SCTP_EOR : 0));
+	/* usrsctp sets the I bit on the message's last DATA chunk only (when
+	 * the message is complete), whichever piece carried the flag */
+	if (ep->cfg.sack_immediate)
+		si.snd_flags |= SCTP_SACK_IMMEDIATELY;
 	n = usrsctp_sendv(ep->so, buf, len, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0);
 	SDP_TRACE(SENDV, n);
@@ -381,7 +385,9 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 	/* A packet of ours left after the peer's last DATA: usrsctp bundles
 	 * a pending delayed SACK into every packet it sends, so none is owed
 	 * (this keeps flushes, e.g. every MPI_Win_fence, from waiting out
-	 * the SACK delay).  Else wait until the delayed SACK has gone. */
+	 * the SACK delay).  A peer's message ends in a packet with the I bit
+	 * (sack_immediate), SACKed at once: this holds right after the poll
+	 * that took it.  Else wait until the delayed SACK has gone. */
 	if (p->tx_seq > p->rx_data_seq)
 		return true;
 	quiet_tsc = dp_tsc_hz() *

@@ -51,8 +51,10 @@ TEST(SgConfig, DefaultsAreValid)
 	EXPECT_EQ(10, c.streams);
 	EXPECT_EQ(4u, c.max_burst); /* usrsctp's */
 	EXPECT_EQ(0, sg_config_check(&c));
-	ASSERT_EQ(0, sg_config_parse("max_burst=0", &c));
+	EXPECT_TRUE(c.sack_immediate);
+	ASSERT_EQ(0, sg_config_parse("max_burst=0 sack_immediate=0", &c));
 	EXPECT_EQ(0u, c.max_burst);
+	EXPECT_FALSE(c.sack_immediate);
 	ASSERT_EQ(0, sg_config_parse("streams=65535 port=7 rto_min_ms=10 sack_delay_ms=5 "
 				     "rto_initial_ms=20 rto_max_ms=30 "
 				     "sndbuf=1M rx_buf=4K rx_descs=1024 "
@@ -75,7 +77,7 @@ TEST(SgConfig, EachBadTokenIsRejected)
 		"sndbuf=1000", "rcvbuf=2G", "rx_descs=8", "rx_buf=512",
 		"rx_headroom=4097", "max_msg=0", "max_peers=0",
 		"event_queue=8", "bogus=1", "streams", "=5",
-		"max_burst=1025", "max_burst=-1",
+		"max_burst=1025", "max_burst=-1", "sack_immediate=2",
 		/* relations between fields */
 		"rto_min_ms=500 rto_initial_ms=400",
 		"rto_initial_ms=5000 rto_max_ms=4000",
@@ -480,6 +482,28 @@ int reap(Child &c, double sec)
 }
 
 class SgTwoNodes : public ::testing::Test {
+      public:
+	using Body = std::function<void(Node &, sg_assoc_t)>;
+
+	/*
+	 * The two-node set-up most tests share: a server child (memif
+	 * server, 10.77.1.1) and a client child that connects to it, each
+	 * with its own sctp configuration (and, with @tx_batch, a port that
+	 * batches TX to one burst per poll as af_packet does).  Once the
+	 * association is up on its side each runs its body (the client's
+	 * @assoc is its handle, the server's the one SG_EV_UP named); then
+	 * the client shuts the association down and both wait for the
+	 * shutdown.  Bodies report lines the test reads with
+	 * expect_line(pair_srv / pair_cli, ...); pair_end() reaps both
+	 * (status 0: every CHILD_CHECK held).
+	 */
+	void pair_start(const char *sg_srv, const char *sg_cli,
+			const Body &srv_body, const Body &cli_body,
+			bool tx_batch = false);
+	void pair_end();
+
+	Child pair_srv, pair_cli;
+
       protected:
 	std::vector<Child *> kids;
 
@@ -512,6 +536,45 @@ class SgTwoNodes : public ::testing::Test {
 		g_sockdir.clear();
 	}
 };
+
+void SgTwoNodes::pair_start(const char *sg_srv, const char *sg_cli,
+			    const Body &srv_body, const Body &cli_body,
+			    bool tx_batch)
+{
+	pair_srv = spawn([&](Node &n) {
+		sg_event ev;
+
+		n.up(true, "server", sg_srv);
+		if (tx_batch)
+			n.port->tx_batch = true;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		srv_body(n, ev.assoc);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&pair_srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	pair_cli = spawn([&](Node &n) {
+		sg_assoc_t a = 0;
+
+		n.up(false, "client", sg_cli);
+		if (tx_batch)
+			n.port->tx_batch = true;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		cli_body(n, a);
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&pair_cli);
+}
+
+void SgTwoNodes::pair_end()
+{
+	EXPECT_EQ(0, reap(pair_cli, 30));
+	EXPECT_EQ(0, reap(pair_srv, 30));
+}
 
 const char *kFastFail = "rto_initial_ms=200 rto_min_ms=50 rto_max_ms=200 "
 			"hb_interval_ms=100 path_max_rxt=3";
@@ -1174,10 +1237,7 @@ namespace {
  */
 TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 {
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", "");
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
 		for (uint32_t len : { 1016u, 2016u }) {
 			sg_msg_desc *m = nullptr;
 
@@ -1188,17 +1248,8 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 				CHILD_CHECK(m->data[i] == (uint8_t)(i * 7 + 1));
 			sg_msg_release(m);
 		}
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", "");
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> m(2016);
 		for (size_t i = 0; i < m.size(); i++)
 			m[i] = (uint8_t)(i * 7 + 1);
@@ -1220,18 +1271,13 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 60));
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 	std::string l1, l2;
-	EXPECT_TRUE(expect_line(cli, "PKTS 1000", 60, &l1));
-	EXPECT_TRUE(expect_line(cli, "PKTS 2000", 60, &l2));
+	EXPECT_TRUE(expect_line(pair_cli, "PKTS 1000", 60, &l1));
+	EXPECT_TRUE(expect_line(pair_cli, "PKTS 2000", 60, &l2));
 	EXPECT_EQ("PKTS 1000 1", l1);
 	EXPECT_EQ("PKTS 2000 2", l2);
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	pair_end();
 }
 
 /*
@@ -1242,43 +1288,29 @@ TEST_F(SgTwoNodes, ShortLeadingPieceSharesThePacket)
  * last echo, whether sg_assoc_quiet saw the association quiet before and
  * after one more poll.
  */
-void sack_hold_pingpong(std::vector<Child *> &kids, const char *sg,
-			uint32_t rounds, std::string *bursts,
-			std::string *quiet)
+void sack_hold_pingpong(SgTwoNodes &fx, const char *sg, uint32_t rounds,
+			std::string *bursts, std::string *quiet)
 {
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", sg);
-		n.port->tx_batch = true; /* af_packet's: a burst per poll */
-		sg_event ev;
-		dp_stats a, b;
+	fx.pair_start(sg, sg, [&](Node &n, sg_assoc_t a) {
+		dp_stats st0, st1;
 		char line[96];
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
 		std::vector<uint8_t> m;
 		sg_msg_desc meta;
 		/* round 0 warms up (the association's first SACKs) */
 		CHILD_CHECK(n.recv(m, meta, 60));
-		n.send(ev.assoc, 0, 0, PPID_BULK, m.data(), m.size());
-		dp_port_stats(n.port, &a);
+		n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
+		dp_port_stats(n.port, &st0);
 		for (uint32_t r = 0; r < rounds; r++) {
 			CHILD_CHECK(n.recv(m, meta, 60));
-			n.send(ev.assoc, 0, 0, PPID_BULK, m.data(), m.size());
+			n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
 		}
-		dp_port_stats(n.port, &b);
+		dp_port_stats(n.port, &st1);
 		snprintf(line, sizeof(line), "BURSTS %" PRIu64 " HELD %" PRIu64,
-			 b.tx_bursts - a.tx_bursts, b.tx_held - a.tx_held);
+			 st1.tx_bursts - st0.tx_bursts,
+			 st1.tx_held - st0.tx_held);
 		n.report(line);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", sg);
-		n.port->tx_batch = true;
-		sg_assoc_t a = 0;
+	}, [&](Node &n, sg_assoc_t a) {
 		char line[96];
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
 		std::vector<uint8_t> m(8), b;
 		sg_msg_desc meta;
 		for (uint32_t r = 0; r <= rounds; r++) {
@@ -1293,17 +1325,12 @@ void sack_hold_pingpong(std::vector<Child *> &kids, const char *sg,
 		bool q1 = sg_assoc_quiet(n.ep, a, dp_tsc());
 		snprintf(line, sizeof(line), "QUIET %d %d", q0, q1);
 		n.report(line);
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&cli);
-	EXPECT_TRUE(expect_line(srv, "BURSTS", 120, bursts));
-	EXPECT_TRUE(expect_line(cli, "QUIET", 120, quiet));
+	}, true /* af_packet's TX: a burst per poll */);
+	EXPECT_TRUE(expect_line(fx.pair_srv, "BURSTS", 120, bursts));
+	EXPECT_TRUE(expect_line(fx.pair_cli, "QUIET", 120, quiet));
 	printf("%s: %u rounds: %s, %s\n", sg, rounds, bursts->c_str(),
 	       quiet->c_str());
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	fx.pair_end();
 }
 
 /* Without the hold: two bursts per echo (the SACK at the end of the poll
@@ -1315,7 +1342,7 @@ TEST_F(SgTwoNodes, SackAtOnceCostsABurstOfItsOwn)
 	std::string bursts, quiet;
 	unsigned long long nb = 0, held = 0;
 
-	sack_hold_pingpong(kids, "sack_delay_ms=0 sack_hold_us=0", kRounds,
+	sack_hold_pingpong(*this, "sack_delay_ms=0 sack_hold_us=0", kRounds,
 			   &bursts, &quiet);
 	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
 			    &held)) << bursts;
@@ -1335,13 +1362,134 @@ TEST_F(SgTwoNodes, SackHoldRidesWithTheReply)
 	std::string bursts, quiet;
 	unsigned long long nb = 0, held = 0;
 
-	sack_hold_pingpong(kids, "sack_delay_ms=0 sack_hold_us=50000",
+	sack_hold_pingpong(*this, "sack_delay_ms=0 sack_hold_us=50000",
 			   kRounds, &bursts, &quiet);
 	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
 			    &held)) << bursts;
 	EXPECT_LE(nb, kRounds + kRounds / 10) << bursts;
 	EXPECT_GE(held, kRounds - 5) << bursts;
 	EXPECT_EQ("QUIET 0 1", quiet);
+}
+
+/* The same with the transport's SACK settings (every second packet, the
+ * last of each message at once: sack_delay_ms=5 and the I bit): the echo's
+ * SACK is still made in the poll that read the message, so it is held
+ * and rides with the echo, and a flush still finds it owed at once (QUIET
+ * 0 1; with a delayed SACK it would be 0 0). */
+TEST_F(SgTwoNodes, SackHoldRidesWithTheReplyWhenSackingEverySecond)
+{
+	const uint32_t kRounds = 200;
+	std::string bursts, quiet;
+	unsigned long long nb = 0, held = 0;
+
+	sack_hold_pingpong(*this, "sack_delay_ms=5 sack_hold_us=50000",
+			   kRounds, &bursts, &quiet);
+	ASSERT_EQ(2, sscanf(bursts.c_str(), "BURSTS %llu HELD %llu", &nb,
+			    &held)) << bursts;
+	EXPECT_LE(nb, kRounds + kRounds / 10) << bursts;
+	EXPECT_GE(held, kRounds - 5) << bursts;
+	EXPECT_EQ("QUIET 0 1", quiet);
+}
+
+/*
+ * The I bit (sack_immediate, RFC 7053): the receiver delays SACKs 200 ms
+ * and SACKs every second packet.  The sender sends @rounds pairs of
+ * messages of 1 and 3 packets (MTU 1500), each once the one before was
+ * acknowledged, and reports the median time from sg_send until
+ * sg_assoc_quiet (what a flush waits for: everything acknowledged), after
+ * a warm-up message.  The
+ * receiver reports after how many messages it was quiet right after the
+ * poll that read the message (no SACK owed: the last packet's SACK left
+ * at once).
+ */
+void sack_flush(SgTwoNodes &fx, const char *sg_tx, uint32_t rounds,
+		double *med_ms, unsigned *rx_quiet)
+{
+	const uint32_t lens[2] = { 1000u, 4000u };
+
+	fx.pair_start("sack_delay_ms=200 rto_min_ms=500", sg_tx,
+		      [&](Node &n, sg_assoc_t a) {
+		unsigned q = 0;
+		char line[64];
+		for (uint32_t k = 0; k <= 2 * rounds; k++) {
+			std::vector<uint8_t> b;
+			sg_msg_desc meta;
+			bool quiet;
+
+			CHILD_CHECK(n.recv(b, meta, 30));
+			quiet = sg_assoc_quiet(n.ep, a, dp_tsc());
+			if (k == 0) /* warm-up */
+				continue;
+			CHILD_CHECK(b.size() == lens[k % 2]);
+			q += quiet;
+		}
+		snprintf(line, sizeof(line), "RXQUIET %u", q);
+		n.report(line);
+	}, [&](Node &n, sg_assoc_t a) {
+		std::vector<double> t;
+		std::vector<uint8_t> m(lens[1], 0x5a);
+		char line[64];
+		/* k = 0: warm-up (usrsctp SACKs the first DATA at once) */
+		for (uint32_t k = 0; k <= 2 * rounds; k++) {
+			iovec iov = { m.data(), k == 0 ? 100 : lens[k % 2] };
+			double t0 = now_s();
+
+			CHILD_CHECK(sg_send(n.ep, a, 0, 0, PPID_BULK, &iov,
+					    1) == 0);
+			CHILD_CHECK(n.wait(
+				[&] {
+					return sg_assoc_quiet(n.ep, a,
+							      dp_tsc());
+				},
+				30));
+			if (k != 0)
+				t.push_back(now_s() - t0);
+		}
+		for (uint32_t k = 0; k < t.size(); k++)
+			fprintf(stderr, "%s%.1f", k ? " " : "flush ms: ",
+				1000 * t[k]);
+		fprintf(stderr, "\n");
+		std::sort(t.begin(), t.end());
+		snprintf(line, sizeof(line), "MEDIAN %.3f",
+			 1000 * (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2);
+		n.report(line);
+	});
+	std::string med, q;
+	EXPECT_TRUE(expect_line(fx.pair_cli, "MEDIAN", 120, &med));
+	EXPECT_TRUE(expect_line(fx.pair_srv, "RXQUIET", 120, &q));
+	*med_ms = strtod(med.c_str() + 7, nullptr);
+	*rx_quiet = (unsigned)strtoul(q.c_str() + 8, nullptr, 10);
+	printf("%s: %u rounds: %s, %s\n", sg_tx, rounds, med.c_str(),
+	       q.c_str());
+	fx.pair_end();
+}
+
+/* With the I bit (the default): acknowledged well before the receiver's
+ * 200 ms delayed SACK, and the receiver owes nothing after each read.
+ * Fails without the I bit (see the next test). */
+TEST_F(SgTwoNodes, LastPacketOfAMessageIsSackedAtOnce)
+{
+	const uint32_t kRounds = 8;
+	double med = 0;
+	unsigned q = 0;
+
+	sack_flush(*this, "", kRounds, &med, &q);
+	EXPECT_LT(med, 100.0);
+	EXPECT_EQ(2 * kRounds, q);
+}
+
+/* The control: without it a flush waits out the delayed SACK (the
+ * median message, 1 or 3 packets, has an odd last packet), and after a
+ * 1-packet message the receiver owes its SACK. */
+TEST_F(SgTwoNodes, WithoutTheIBitAFlushWaitsForTheDelayedSack)
+{
+	const uint32_t kRounds = 8;
+	double med = 0;
+	unsigned q = 0;
+
+	sack_flush(*this, "sack_immediate=0", kRounds, &med, &q);
+	EXPECT_GE(med, 150.0);
+	EXPECT_LE(q, kRounds);
 }
 
 } /* namespace */
@@ -1364,10 +1512,7 @@ TEST_F(SgTwoNodes, FirstPacketLeavesEarlyOnlyWhenIdle)
 {
 	const uint32_t lens[] = { 3000u, 3000u, 1000u };
 
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", "");
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
 		for (uint32_t k = 0; k < 3; k++) {
 			std::vector<uint8_t> b;
 			sg_msg_desc meta;
@@ -1377,17 +1522,8 @@ TEST_F(SgTwoNodes, FirstPacketLeavesEarlyOnlyWhenIdle)
 			for (uint32_t i = 0; i < lens[k]; i++)
 				CHILD_CHECK(b[i] == (uint8_t)(i * 7 + k));
 		}
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", "");
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<std::vector<uint8_t>> m(3);
 		for (uint32_t k = 0; k < 3; k++) {
 			m[k].resize(lens[k]);
@@ -1423,20 +1559,15 @@ TEST_F(SgTwoNodes, FirstPacketLeavesEarlyOnlyWhenIdle)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 60));
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 	std::string l0, l1, l2;
-	EXPECT_TRUE(expect_line(cli, "EARLY 0", 60, &l0));
-	EXPECT_TRUE(expect_line(cli, "EARLY 1", 60, &l1));
-	EXPECT_TRUE(expect_line(cli, "EARLY 2", 60, &l2));
+	EXPECT_TRUE(expect_line(pair_cli, "EARLY 0", 60, &l0));
+	EXPECT_TRUE(expect_line(pair_cli, "EARLY 1", 60, &l1));
+	EXPECT_TRUE(expect_line(pair_cli, "EARLY 2", 60, &l2));
 	EXPECT_EQ("EARLY 0 1", l0);
 	EXPECT_EQ("EARLY 1 0", l1);
 	EXPECT_EQ("EARLY 2 0", l2);
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	pair_end();
 }
 
 } /* namespace */
@@ -1462,27 +1593,15 @@ void SgFirstFlight::first_flight(const char *sg_extra, uint64_t *pkts)
 {
 	const uint32_t len = 14000;
 
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", sg_extra);
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start(sg_extra, sg_extra, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 30));
 		CHILD_CHECK(b.size() == len);
 		for (uint32_t i = 0; i < len; i++)
 			CHILD_CHECK(b[i] == (uint8_t)(i * 13 + 5));
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", sg_extra);
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> m(len);
 		for (uint32_t i = 0; i < len; i++)
 			m[i] = (uint8_t)(i * 13 + 5);
@@ -1499,16 +1618,11 @@ void SgFirstFlight::first_flight(const char *sg_extra, uint64_t *pkts)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 60));
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 	std::string l;
-	EXPECT_TRUE(expect_line(cli, "PKTS", 60, &l));
+	EXPECT_TRUE(expect_line(pair_cli, "PKTS", 60, &l));
 	*pkts = strtoull(l.c_str() + 5, nullptr, 10);
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	pair_end();
 }
 
 TEST_F(SgFirstFlight, MaxBurstLimitsTheFirstFlight)

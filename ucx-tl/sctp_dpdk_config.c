@@ -31,10 +31,15 @@
 /*
  * The transport's SCTP defaults, applied before the user's
  * UCX_SCTP_DPDK_SG (the sctp layer's own defaults suit a generic socket).
- * sack_delay_ms=0: SACK every DATA packet at once (usrsctp's default
- * delays 20 ms here): a flush must not complete while a SACK is owed
- * (MPICH blocks without progress right after closing its eps), and a
- * delayed one made every flush after received data wait it out.
+ * sack_delay_ms=5 (SACK every second DATA packet, the odd one after at
+ * most 5 ms) with the sctp layer's sack_immediate=1: each message's last
+ * packet carries the I bit (RFC 7053) and is SACKed at once, so neither a
+ * sender's flush (waits for that SACK) nor a receiver's (sg_assoc_quiet:
+ * no SACK owed, 8fc5d1d) waits out the delay, while a bulk transfer sends
+ * half the SACK packets of sack_delay_ms=0 (each one a dataplane packet
+ * each way: mbuf, CRC, ring, usrsctp input).  5 ms is only the safety
+ * net, and leaves an SG rto_min_ms down to 6 valid.  docs/BENCHMARKS.md
+ * "SACK every second packet" has the numbers.
  *
  * rto_min_ms: MPI's request/response messages end in a packet with
  * nothing behind it to trigger a fast retransmit, so losing it costs a
@@ -61,7 +66,7 @@
  * flush semantics stand; docs/BENCHMARKS.md "SACK hold" has the numbers.
  */
 #define UCT_SCTP_DPDK_SG_DEFAULTS                                             \
-	"sack_delay_ms=0 sack_hold_us="                                       \
+	"sack_delay_ms=5 sack_immediate=1 sack_hold_us="                     \
 	UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US)
 #define UCT_SCTP_DPDK_SG_DEFAULTS_BUSY                                        \
 	"rto_min_ms=20 rto_max_ms=1000 path_max_rxt=10"

@@ -55,8 +55,9 @@ int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
 	 * in a PMI barrier without progress; a SACK it still owed then never
 	 * left and the peer's own flush waited until its retransmissions
 	 * declared the association lost (MPICH test/mpi sendrecv3,
-	 * mpi_finalize_drain).  The transport SACKs immediately by default
-	 * (sack_delay_ms=0, sctp_dpdk_config.c), so this rarely waits. */
+	 * mpi_finalize_drain).  Every message's last packet asks for its
+	 * SACK at once (the I bit, sack_immediate=1, sctp_dpdk_config.c),
+	 * so this rarely waits. */
 	if (!sg_assoc_quiet(peer->sg, peer->assoc, dp_tsc()))
 		return 0;
 	peer->drained_msgs = peer->tx_msgs;

@@ -4,9 +4,11 @@
  * user's UCX_SCTP_DPDK_SG, ucx-tl/sctp_dpdk_config.c) reach the sctp
  * configuration, and a user's SG is judged against them, not against the
  * sctp layer's own defaults: SG "rto_min_ms=10" or "rto_min_ms=20" is
- * valid with the transport's sack_delay_ms=0 (both were refused, checked
- * alone against sg's 20 ms delayed SACK), while an SG that contradicts
- * itself or the defaults is still refused.
+ * valid with the transport's sack_delay_ms (0 then, 5 now; both were
+ * refused, checked alone against sg's 20 ms delayed SACK), while an SG
+ * that contradicts itself or the defaults is still refused.  The
+ * transport SACKs every second packet (sack_delay_ms=5, sack_freq 2) and
+ * has each message's last packet SACKed at once (sack_immediate=1).
  *
  * No port is opened: uct_sctp_dpdk_config_build() only parses.
  */
@@ -79,7 +81,15 @@ int main(void)
 	 * tail packet waits 20 ms, not the sctp layer's 100 */
 	st = build("", &sg);
 	CHECK(st == UCS_OK, "no SG: %s", ucs_status_string(st));
-	CHECK(sg.sack_delay_ms == 0, "sack_delay_ms %u", sg.sack_delay_ms);
+	CHECK(sg.sack_delay_ms == 5, "sack_delay_ms %u, want 5",
+	      sg.sack_delay_ms);
+	CHECK(sg.sack_immediate && plain.sack_immediate,
+	      "sack_immediate %d (sctp layer: %d), want 1 and 1",
+	      sg.sack_immediate, plain.sack_immediate);
+	st = build("sack_immediate=0 sack_delay_ms=0", &sg);
+	CHECK(st == UCS_OK && !sg.sack_immediate && sg.sack_delay_ms == 0,
+	      "SG sack_immediate=0 sack_delay_ms=0: %s",
+	      ucs_status_string(st));
 	CHECK(sg.rto_min_ms == 20 && plain.rto_min_ms == 100,
 	      "busy poll: rto_min_ms %u (sctp layer: %u), want 20",
 	      sg.rto_min_ms, plain.rto_min_ms);
@@ -99,7 +109,7 @@ int main(void)
 	 * cannot acknowledge in 20 ms, the sctp layer's RTO bounds stay */
 	st = build_mode("", 20, &sg);
 	CHECK(st == UCS_OK, "back-off, no SG: %s", ucs_status_string(st));
-	CHECK(sg.sack_delay_ms == 0, "back-off: sack_delay_ms %u",
+	CHECK(sg.sack_delay_ms == 5, "back-off: sack_delay_ms %u",
 	      sg.sack_delay_ms);
 	CHECK(sg.rto_min_ms == plain.rto_min_ms &&
 		      sg.path_max_rxt == plain.path_max_rxt &&
@@ -115,7 +125,7 @@ int main(void)
 	      "SG rto_min_ms=100 path_max_rxt=5 not applied: %s",
 	      ucs_status_string(st));
 
-	/* valid after the transport's sack_delay_ms=0 */
+	/* valid after the transport's sack_delay_ms=5 */
 	st = build("rto_min_ms=10", &sg);
 	CHECK(st == UCS_OK && sg.rto_min_ms == 10,
 	      "SG rto_min_ms=10 refused: %s", ucs_status_string(st));
