@@ -322,6 +322,13 @@ struct sg_stats {
 					   * idle association whose first
 					   * packet left before usrsctp took
 					   * the rest (sg_send) */
+	/* Transmit copies of this layer: none while usrsctp writes each
+	 * packet into an mbuf of ours (usrsctp-patches/0002); a packet it
+	 * had to put in malloc'd memory (no mbuf free) is copied. */
+	uint64_t tx_direct_pkts;	  /* packets sent from the mbuf usrsctp
+					   * wrote them into */
+	uint64_t tx_copy_bytes;		  /* packet bytes copied by
+					   * conn_output into an mbuf */
 };
 
 /** Snapshot of the endpoint's counters (poll thread). */

@@ -604,6 +604,8 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(crc_drops);
 	P(rx_data_wrong_queue);
 	P(tx_first_pkt_early);
+	P(tx_direct_pkts);
+	P(tx_copy_bytes);
 #undef P
 }
 
