@@ -622,6 +622,7 @@ static uint16_t sg_link_queue_of(const struct sg_link *link, const void *pkt)
 static __thread struct {
 	void *buf;
 	struct rte_mbuf *m;
+	bool no_mbuf;	/* the pool was empty: conn_output need not try */
 } sg_tx_slot;
 
 void *sg_conn_output_alloc(void *addr, size_t len)
@@ -630,6 +631,7 @@ void *sg_conn_output_alloc(void *addr, size_t len)
 	struct rte_mbuf *m;
 	void *p;
 
+	sg_tx_slot.no_mbuf = false;
 	if (unlikely(peer == NULL || peer->magic != SG_PEER_MAGIC ||
 		     len > UINT16_MAX))
 		return NULL; /* malloc; conn_output refuses it */
@@ -640,8 +642,10 @@ void *sg_conn_output_alloc(void *addr, size_t len)
 	}
 	/* the port conn_output sends on: the peer's active path */
 	m = dp_pkt_alloc(peer->link->ports[peer->paths.active]);
-	if (unlikely(m == NULL))
-		return NULL; /* malloc, and conn_output finds no mbuf */
+	if (unlikely(m == NULL)) {
+		sg_tx_slot.no_mbuf = true; /* conn_output drops it */
+		return NULL;
+	}
 	p = rte_pktmbuf_append(m, (uint16_t)len);
 	if (unlikely(p == NULL)) {
 		dp_pkt_free(m);
@@ -660,6 +664,7 @@ void sg_conn_output_free(void *addr, void *buf)
 		sg_tx_slot.m = NULL;
 	}
 	sg_tx_slot.buf = NULL;
+	sg_tx_slot.no_mbuf = false;
 }
 
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
@@ -687,7 +692,10 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		sg_tx_slot.m = NULL;
 		link->st->tx_direct_pkts++;
 	} else {
-		m = dp_pkt_alloc(link->ports[k]);
+		/* sg_conn_output_alloc found the pool empty: no second try */
+		m = likely(!sg_tx_slot.no_mbuf) ? dp_pkt_alloc(link->ports[k])
+						: NULL;
+		sg_tx_slot.no_mbuf = false;
 		if (unlikely(m == NULL)) {
 			link->st->tx_drops++;
 			return ENOBUFS; /* usrsctp retransmits */

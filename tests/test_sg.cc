@@ -868,6 +868,75 @@ TEST_F(SgTwoNodes, TxFallsBackToACopyWhenNoBufferIsGiven)
 }
 
 /*
+ * An empty pool: each packet usrsctp sends meanwhile is dropped once
+ * (sg_conn_output_alloc finds no mbuf, conn_output does not try again:
+ * one no_mbuf drop per tx_drop), and once mbufs are back the message gets
+ * through, intact.
+ */
+TEST_F(SgTwoNodes, EmptyPoolDropsEachPacketOnceThenRecovers)
+{
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		MsgHdr h;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(check_msg(b, h) && h.seq == 7);
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", "");
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::vector<rte_mbuf *> held;
+		rte_mbuf *m;
+		while ((m = dp_pkt_alloc(n.port)) != nullptr)
+			held.push_back(m);
+		sg_stats s0, s1;
+		dp_stats d0, d1;
+		sg_ep_stats(n.ep, &s0);
+		dp_port_stats(n.port, &d0);
+		auto msg = make_msg(0, 7, 20000, false);
+		n.send(a, 0, 0, PPID_DATA, msg.data(), msg.size());
+		double t_end = now_s() + 0.3;
+		n.wait([&] { return now_s() > t_end; }, 5);
+		sg_ep_stats(n.ep, &s1);
+		dp_port_stats(n.port, &d1);
+		uint64_t drops = s1.tx_drops - s0.tx_drops;
+		uint64_t no_mbuf = d1.drops[DP_DROP_NO_MBUF] -
+				   d0.drops[DP_DROP_NO_MBUF];
+		fprintf(stderr, "held %zu mbufs: tx_drops %" PRIu64
+			", no_mbuf drops %" PRIu64 "\n", held.size(), drops,
+			no_mbuf);
+		CHILD_CHECK(drops > 0);
+		CHILD_CHECK(no_mbuf == drops);
+		CHILD_CHECK(s1.tx_copy_bytes == 0);
+		for (rte_mbuf *x : held)
+			dp_pkt_free(x);
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		n.report("DONE");
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+
+	EXPECT_TRUE(expect_line(cli, "DONE", 120));
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/*
  * SIGKILL the client: the server reports the association lost within its
  * configured timeout and keeps running; a restarted client reconnects.
  */
