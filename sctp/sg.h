@@ -324,7 +324,8 @@ struct sg_stats {
 					   * the rest (sg_send) */
 	/* Transmit copies of this layer: none while usrsctp writes each
 	 * packet into an mbuf of ours (usrsctp-patches/0002); a packet it
-	 * had to put in malloc'd memory (no mbuf free) is copied. */
+	 * put in malloc'd memory (its conn_output_alloc hook unset or
+	 * refusing; an empty pool drops the packet instead) is copied. */
 	uint64_t tx_direct_pkts;	  /* packets sent from the mbuf usrsctp
 					   * wrote them into */
 	uint64_t tx_copy_bytes;		  /* packet bytes copied by

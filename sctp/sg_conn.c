@@ -22,9 +22,10 @@
  * when conn_output returns.  With scripts/usrsctp-patches/0002 that buffer
  * is the data area of a DPDK mbuf we allocate (sg_conn_output_alloc, with
  * the port's headroom for the framing in front), so conn_output sends the
- * mbuf itself: no copy of ours.  Only when no mbuf could be had does
- * usrsctp fall back to malloc and conn_output copy the packet into an mbuf
- * (counted: sg_stats.tx_copy_bytes).  The mbuf belongs to the dataplane
+ * mbuf itself: no copy of ours.  Only a packet usrsctp put in malloc'd
+ * memory (the hook unset or refusing it) is copied into an mbuf (counted:
+ * sg_stats.tx_copy_bytes); an empty pool drops the packet (tx_drops,
+ * ENOBUFS: usrsctp sends it later).  The mbuf belongs to the dataplane
  * from dp_port_send on.
  * RX mbufs are ours until dp_pkt_free; usrsctp_conninput copies the packet
  * into its own mbufs (the first of usrsctp's two receive copies, counted
