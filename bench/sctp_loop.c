@@ -18,6 +18,9 @@
  * buffers, and --pathmtu as sg sets it: link MTU - 28 (IPv4 + the room sg
  * keeps for UDP encapsulation) - 12 (SCTP common header), e.g. 1460, 8960.
  *
+ * --direct: usrsctp writes each packet into the FIFO slot itself
+ * (usrsctp_set_conn_output_alloc, as sg does with its mbufs): no copy in
+ * conn_output.
  * --test bw: --count messages of --size bytes, client to server, as fast
  * as usrsctp takes them; goodput = bytes received / time.
  * --test lat: ping-pong of --size messages; one-way latency = RTT/2.
@@ -83,8 +86,27 @@ static uint32_t crc32c(const uint8_t *p, size_t len)
 			   0xffffffffu) ^ 0xffffffffu;
 }
 
+/* --direct: usrsctp writes each packet straight into the FIFO's next slot
+ * (usrsctp_set_conn_output_alloc, usrsctp-patches/0002), as the transport
+ * has it write into a DPDK mbuf; conn_output then copies nothing. */
+#ifdef USRSCTP_HAVE_CONN_OUTPUT_ALLOC
+static void *conn_output_alloc(void *addr, size_t len)
+{
+	(void)addr;
+	if (fifo_tail - fifo_head == fifo_slots || len > SLOT_BYTES)
+		return NULL; /* malloc; conn_output drops it */
+	return fifo[fifo_tail % fifo_slots].data;
+}
+
+static void conn_output_free(void *addr, void *buf)
+{
+	(void)addr;
+	(void)buf; /* the FIFO slot */
+}
+#endif
+
 /* usrsctp's output: @addr is the SENDING side's handle; the buffer is
- * freed when we return, so copy it. */
+ * freed when we return, so copy it (unless it is the FIFO slot). */
 static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		       uint8_t set_df)
 {
@@ -97,7 +119,8 @@ static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return 0; /* lost, like a full NIC ring */
 	}
 	p = &fifo[fifo_tail % fifo_slots];
-	memcpy(p->data, buf, len);
+	if (buf != p->data)
+		memcpy(p->data, buf, len);
 	p->len = (uint32_t)len;
 	p->to = addr == &addr_c ? 1 : 0;
 	if (use_crc) {
@@ -277,9 +300,10 @@ int main(int argc, char **argv)
 		{ "sack-delay", required_argument, NULL, 'd' },
 		{ "max-burst", required_argument, NULL, 'x' },
 		{ "sack-immediate", no_argument, NULL, 'i' },
+		{ "direct", no_argument, NULL, 'D' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool lat = false;
+	bool lat = false, direct = false;
 	uint32_t size = 65536, pathmtu = 1460, buf_bytes = 4u << 20;
 	uint64_t count = 4096, sent = 0, got_msgs = 0, got_bytes = 0, t0, t1;
 	uint64_t *rtt = NULL, deadline;
@@ -319,13 +343,15 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			sack_immediate = true;
+		case 'D':
+			direct = true;
 			break;
 		default:
 			fprintf(stderr, "usage: sctp-loop-ep [--test lat|bw] "
 				"[--size B] [--count N] [--pathmtu B] [--buf B]"
 				" [--crc none|isal] [--fifo-slots N]"
 				" [--sack-delay MS] [--max-burst N]"
-				" [--sack-immediate]\n");
+				" [--sack-immediate] [--direct]\n");
 			return 2;
 		}
 	}
@@ -353,6 +379,17 @@ int main(int argc, char **argv)
 
 	usrsctp_init_nothreads(0, conn_output, NULL);
 	usrsctp_enable_crc32c_offload();
+	if (direct) {
+#ifdef USRSCTP_HAVE_CONN_OUTPUT_ALLOC
+		usrsctp_set_conn_output_alloc(conn_output_alloc,
+					      conn_output_free);
+#else
+		fprintf(stderr, "sctp-loop-ep: --direct needs the project's "
+			"usrsctp (usrsctp-patches/0002); this binary uses "
+			"another: use build/bench/sctp-loop-ep\n");
+		return 2;
+#endif
+	}
 	usrsctp_sysctl_set_sctp_ecn_enable(0);
 	timer_last_ns = now_ns();
 	usrsctp_register_address(&addr_c);
@@ -425,10 +462,12 @@ int main(int argc, char **argv)
 		       "%u, \"pathmtu\": %u, \"crc\": \"%s\", \"messages\": %"
 		       PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
 		       "\"gbps\": %.4f, \"packets\": %" PRIu64
-		       ", \"fifo_drops\": %" PRIu64 ", \"crc_bad\": %" PRIu64,
+		       ", \"fifo_drops\": %" PRIu64 ", \"crc_bad\": %" PRIu64
+		       ", \"direct\": %s",
 		       lat ? "lat" : "bw", size, pathmtu,
 		       use_crc ? "isal" : "none", got_msgs, got_bytes, secs,
-		       gbps, pkts, fifo_drops, crc_bad);
+		       gbps, pkts, fifo_drops, crc_bad,
+		       direct ? "true" : "false");
 		if (lat && got_msgs > 0) {
 			qsort(rtt, got_msgs, sizeof(*rtt), cmp_u64);
 			printf(", \"latency_us_p50\": %.3f, \"latency_us_p99\":"

@@ -24,7 +24,11 @@
 # timer when the cumulative ack moves (RFC 9260 6.3.2 R3), as the slow path
 # does; without it every flight longer than one RTO took a T3 timeout with
 # no loss (resending the chunks older than SRTT + 4 RTTVAR, if any, and
-# cutting cwnd to one MTU): docs/BENCHMARKS.md, seed 001.
+# cutting cwnd to one MTU): docs/BENCHMARKS.md, seed 001.  0002:
+# usrsctp_set_conn_output_alloc(), the application allocates the buffer
+# each AF_CONN packet is written into (sg: the data area of a DPDK mbuf,
+# sent as is: one copy per byte less on TX; docs/BENCHMARKS.md, "TX
+# without our copy"); unset, or when it returns NULL, malloc as before.
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if

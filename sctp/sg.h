@@ -334,13 +334,22 @@ struct sg_stats {
 	uint64_t tx_first_pkt_early;	  /* messages of several packets to an
 					   * idle association whose first
 					   * packet left before usrsctp took
-					   * the rest (sg_send) */	/* Direct placement (sg_ep_set_place): of rx_copy_recv_bytes, the
+					   * the rest (sg_send) */
+	/* Direct placement (sg_ep_set_place): of rx_copy_recv_bytes, the
 	 * bytes usrsctp_recvv wrote straight into a consumer's buffers
 	 * and those it wrote into the scratch buffer (the rest of a message
 	 * whose destination went away); the others went into descriptors. */
 	uint64_t rx_direct_bytes;
 	uint64_t rx_direct_msgs;	  /* messages with bytes placed */
 	uint64_t rx_discard_bytes;
+	/* Transmit copies of this layer: none while usrsctp writes each
+	 * packet into an mbuf of ours (usrsctp-patches/0002); a packet it
+	 * put in malloc'd memory (its conn_output_alloc hook unset or
+	 * refusing; an empty pool drops the packet instead) is copied. */
+	uint64_t tx_direct_pkts;	  /* packets sent from the mbuf usrsctp
+					   * wrote them into */
+	uint64_t tx_copy_bytes;		  /* packet bytes copied by
+					   * conn_output into an mbuf */
 };
 
 /** Snapshot of the endpoint's counters (poll thread). */

@@ -8,17 +8,25 @@
  *
  *   RX: dp_port_recv -> SCTP? -> peer = lookup/create(src IP)
  *       -> usrsctp_conninput(peer, payload, len) -> dp_pkt_free
- *   TX: usrsctp -> sg_conn_output(peer, buf, len) -> dp_pkt_alloc + one
- *       copy -> dp_port_send(port, peer->ip, SCTP, m, now) (enqueue only)
+ *   TX: usrsctp -> sg_conn_output_alloc(peer, len): dp_pkt_alloc, the
+ *       mbuf's data area -> usrsctp writes the packet there ->
+ *       sg_conn_output(peer, buf, len): that mbuf -> dp_port_send(port,
+ *       peer->ip, SCTP, m, now) (enqueue only) -> sg_conn_output_free
  *
  * usrsctp_conninput gives a packet the same address as source and
  * destination, so each peer object is also registered as a local address
  * (usrsctp_register_address) and the endpoint's socket is bound to all
  * addresses: each side binds and connects with its own handles.
  *
- * Buffer ownership: usrsctp frees the buffer passed to conn_output when the
- * callback returns, so it is copied into an mbuf (our one TX copy, after
- * usrsctp's own); the mbuf belongs to the dataplane from dp_port_send on.
+ * Buffer ownership: usrsctp linearises each packet into a buffer it frees
+ * when conn_output returns.  With scripts/usrsctp-patches/0002 that buffer
+ * is the data area of a DPDK mbuf we allocate (sg_conn_output_alloc, with
+ * the port's headroom for the framing in front), so conn_output sends the
+ * mbuf itself: no copy of ours.  Only a packet usrsctp put in malloc'd
+ * memory (the hook unset or refusing it) is copied into an mbuf (counted:
+ * sg_stats.tx_copy_bytes); an empty pool drops the packet (tx_drops,
+ * ENOBUFS: usrsctp sends it later).  The mbuf belongs to the dataplane
+ * from dp_port_send on.
  * RX mbufs are ours until dp_pkt_free; usrsctp_conninput copies the packet
  * into its own mbufs (the first of usrsctp's two receive copies, counted
  * in sg_stats.rx_copies).  conn_output runs re-entrantly inside
@@ -604,6 +612,62 @@ static uint16_t sg_link_queue_of(const struct sg_link *link, const void *pkt)
 	return q < link->nb_queues ? q : 0;
 }
 
+/*
+ * The mbuf whose data area usrsctp is filling: set by
+ * sg_conn_output_alloc, taken by sg_conn_output (or freed by
+ * sg_conn_output_free when conn_output did not take it).  usrsctp calls
+ * the three back to back on one thread, with only its m_copydata in
+ * between, so one slot per thread is enough (usrsctp's iterator thread
+ * has its own).
+ */
+static __thread struct {
+	void *buf;
+	struct rte_mbuf *m;
+	bool no_mbuf;	/* the pool was empty: conn_output need not try */
+} sg_tx_slot;
+
+void *sg_conn_output_alloc(void *addr, size_t len)
+{
+	struct sg_peer *peer = addr;
+	struct rte_mbuf *m;
+	void *p;
+
+	sg_tx_slot.no_mbuf = false;
+	if (unlikely(peer == NULL || peer->magic != SG_PEER_MAGIC ||
+		     len > UINT16_MAX))
+		return NULL; /* malloc; conn_output refuses it */
+	if (unlikely(sg_tx_slot.m != NULL)) {
+		/* not taken nor freed: cannot happen with the patch */
+		dp_pkt_free(sg_tx_slot.m);
+		sg_tx_slot.m = NULL;
+	}
+	/* the port conn_output sends on: the peer's active path */
+	m = dp_pkt_alloc(peer->link->ports[peer->paths.active]);
+	if (unlikely(m == NULL)) {
+		sg_tx_slot.no_mbuf = true; /* conn_output drops it */
+		return NULL;
+	}
+	p = rte_pktmbuf_append(m, (uint16_t)len);
+	if (unlikely(p == NULL)) {
+		dp_pkt_free(m);
+		return NULL; /* conn_output refuses it (EMSGSIZE) */
+	}
+	sg_tx_slot.buf = p;
+	sg_tx_slot.m = m;
+	return p;
+}
+
+void sg_conn_output_free(void *addr, void *buf)
+{
+	(void)addr;
+	if (sg_tx_slot.m != NULL && sg_tx_slot.buf == buf) {
+		dp_pkt_free(sg_tx_slot.m);
+		sg_tx_slot.m = NULL;
+	}
+	sg_tx_slot.buf = NULL;
+	sg_tx_slot.no_mbuf = false;
+}
+
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		   uint8_t set_df)
 {
@@ -619,22 +683,33 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	(void)set_df; /* the dataplane never fragments */
 	SDP_TRACE(CONN_OUTPUT, len);
 	if (unlikely(peer == NULL || peer->magic != SG_PEER_MAGIC))
-		return EINVAL;
+		return EINVAL; /* an mbuf in the slot: conn_output_free */
 	link = peer->link;
 	/* Failover: the peer's active path (0 without paths). */
 	k = peer->paths.active;
-	m = dp_pkt_alloc(link->ports[k]);
-	if (unlikely(m == NULL)) {
-		link->st->tx_drops++;
-		return ENOBUFS; /* usrsctp retransmits */
+	if (likely(sg_tx_slot.m != NULL && sg_tx_slot.buf == buf)) {
+		/* usrsctp wrote the packet into our mbuf: send it as is */
+		m = sg_tx_slot.m;
+		sg_tx_slot.m = NULL;
+		link->st->tx_direct_pkts++;
+	} else {
+		/* sg_conn_output_alloc found the pool empty: no second try */
+		m = likely(!sg_tx_slot.no_mbuf) ? dp_pkt_alloc(link->ports[k])
+						: NULL;
+		sg_tx_slot.no_mbuf = false;
+		if (unlikely(m == NULL)) {
+			link->st->tx_drops++;
+			return ENOBUFS; /* usrsctp retransmits */
+		}
+		p = rte_pktmbuf_append(m, (uint16_t)len);
+		if (unlikely(p == NULL || len > UINT16_MAX)) {
+			link->st->tx_drops++;
+			dp_pkt_free(m);
+			return EMSGSIZE;
+		}
+		memcpy(p, buf, len);
+		link->st->tx_copy_bytes += len;
 	}
-	p = rte_pktmbuf_append(m, (uint16_t)len);
-	if (unlikely(p == NULL || len > UINT16_MAX)) {
-		link->st->tx_drops++;
-		dp_pkt_free(m);
-		return EMSGSIZE;
-	}
-	memcpy(p, buf, len);
 	if (link->replay != NULL && sg_pkt_last_tsn(buf, len, &tsn))
 		sg_link_replay_keep(link, peer, k, m, tsn,
 				    link->now_tsc / link->ms_div);

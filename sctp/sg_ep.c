@@ -619,6 +619,8 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(rx_direct_bytes);
 	P(rx_direct_msgs);
 	P(rx_discard_bytes);
+	P(tx_direct_pkts);
+	P(tx_copy_bytes);
 #undef P
 }
 

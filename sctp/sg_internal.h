@@ -206,6 +206,11 @@ int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
 /* usrsctp's conn_output callback (any link: addr is the peer). */
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		   uint8_t set_df);
+/* usrsctp's conn_output buffer hooks (usrsctp_set_conn_output_alloc,
+ * scripts/usrsctp-patches/0002): the packet is written into the data area
+ * of an mbuf conn_output then sends without a copy. */
+void *sg_conn_output_alloc(void *addr, size_t len);
+void sg_conn_output_free(void *addr, void *buf);
 
 /* ---- sg_rxring.c: receive descriptors and the zero-copy rx ring ---- */
 

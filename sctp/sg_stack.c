@@ -25,6 +25,10 @@
 
 #include "sg_internal.h"
 
+#ifndef USRSCTP_HAVE_CONN_OUTPUT_ALLOC
+#error "usrsctp lacks usrsctp_set_conn_output_alloc (scripts/usrsctp-patches/0002-conn-output-alloc.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#endif
+
 static unsigned int stack_refs;
 static uint64_t tsc_per_ms;
 static uint64_t timer_last_tsc;
@@ -48,6 +52,10 @@ int sg_stack_get(void)
 	/* UDP port 0: usrsctp opens no kernel sockets; AF_CONN only. */
 	usrsctp_init_nothreads(0, sg_conn_output, debug_printf);
 	usrsctp_enable_crc32c_offload();
+	/* Each packet is written into an mbuf of ours (no copy in
+	 * sg_conn_output): scripts/usrsctp-patches/0002. */
+	usrsctp_set_conn_output_alloc(sg_conn_output_alloc,
+				      sg_conn_output_free);
 	/* Explicit congestion notification needs the IP header's ECN bits,
 	 * which the dataplane does not carry up. */
 	usrsctp_sysctl_set_sctp_ecn_enable(0);

@@ -481,6 +481,21 @@ int reap(Child &c, double sec)
 					: 128 + WTERMSIG(st));
 }
 
+/* Every SCTP packet this endpoint sent left in the mbuf usrsctp wrote it
+ * into (sg_conn_output_alloc): conn_output copied nothing. */
+bool tx_direct(const sg_stats &st)
+{
+	if (st.tx_copy_bytes != 0 || st.pkts_out == 0 ||
+	    st.tx_direct_pkts < st.pkts_out) {
+		fprintf(stderr, "child %d: tx_copy_bytes %" PRIu64
+			" tx_direct_pkts %" PRIu64 " pkts_out %" PRIu64 "\n",
+			(int)getpid(), st.tx_copy_bytes, st.tx_direct_pkts,
+			st.pkts_out);
+		return false;
+	}
+	return true;
+}
+
 class SgTwoNodes : public ::testing::Test {
       public:
 	using Body = std::function<void(Node &, sg_assoc_t)>;
@@ -779,6 +794,8 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 		CHILD_CHECK(st.rx_copy_recv_bytes == st.bytes_in);
 		CHILD_CHECK(st.rx_copy_input_bytes >= st.bytes_in);
 		CHILD_CHECK(st.rx_copies >= st.pkts_in + st.msgs_in);
+		/* its SACKs: written by usrsctp into our mbufs, not copied */
+		CHILD_CHECK(tx_direct(st));
 		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
 		n.down();
 	});
@@ -798,6 +815,14 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 120));
 		double dt = now_s() - t0;
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		sg_stats_print(&st, stderr);
+		/* 100 MiB sent without a copy of ours: every packet left in
+		 * the mbuf usrsctp wrote it into (usrsctp-patches/0002;
+		 * without it tx_copy_bytes > 100 MiB) */
+		CHILD_CHECK(st.bytes_out >= (uint64_t)kMsg * kCount);
+		CHILD_CHECK(tx_direct(st));
 		char line[128];
 		snprintf(line, sizeof(line), "RATE %.2f Gbit/s in %.2f s",
 			 (double)kMsg * kCount * 8 / dt / 1e9, dt);
@@ -814,6 +839,162 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 	double secs = 1e9;
 	sscanf(rate.c_str(), "RATE %*f Gbit/s in %lf s", &secs);
 	EXPECT_LT(secs, 60.0) << rate;
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/* The client's stand-in for a pool that runs dry now and then: every
+ * third buffer usrsctp asks for is refused, so usrsctp falls back to
+ * malloc and sg_conn_output copies that packet. */
+uint64_t g_refused_bytes, g_asked;
+
+void *alloc_refusing_some(void *addr, size_t len)
+{
+	if (++g_asked % 3 == 0) {
+		g_refused_bytes += len;
+		return nullptr;
+	}
+	return sg_conn_output_alloc(addr, len);
+}
+
+/*
+ * usrsctp_set_conn_output_alloc's fallback: a packet whose buffer the
+ * application does not give is put in malloc'd memory by usrsctp and
+ * copied by conn_output (exactly those bytes counted in tx_copy_bytes),
+ * the others leave in their mbufs; mixed, every message arrives whole and
+ * in order.
+ */
+TEST_F(SgTwoNodes, TxFallsBackToACopyWhenNoBufferIsGiven)
+{
+	constexpr uint32_t kCount = 3000;
+
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		for (uint32_t i = 0; i < kCount; i++) {
+			MsgHdr h;
+
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(meta.ppid == PPID_DATA);
+			CHILD_CHECK(check_msg(b, h));
+			CHILD_CHECK(h.seq == i);
+		}
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		CHILD_CHECK(tx_direct(st)); /* the hook is the client's */
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", "");
+		usrsctp_set_conn_output_alloc(alloc_refusing_some,
+					      sg_conn_output_free);
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::mt19937 rng(9);
+		for (uint32_t i = 0; i < kCount; i++) {
+			auto m = make_msg(1, i, 24 + rng() % 9000, false);
+			n.send(a, 1, 0, PPID_DATA, m.data(), m.size());
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		sg_stats_print(&st, stderr);
+		fprintf(stderr, "refused %" PRIu64 " of %" PRIu64
+			" buffers, %" PRIu64 " bytes\n", g_asked / 3, g_asked,
+			g_refused_bytes);
+		CHILD_CHECK(st.tx_drops == 0);
+		CHILD_CHECK(g_refused_bytes > 0);
+		CHILD_CHECK(st.tx_copy_bytes == g_refused_bytes);
+		CHILD_CHECK(st.tx_direct_pkts > 0 &&
+			    st.tx_direct_pkts < st.pkts_out);
+		n.report("DONE");
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+
+	EXPECT_TRUE(expect_line(cli, "DONE", 180));
+	EXPECT_EQ(0, reap(cli, 30));
+	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/*
+ * An empty pool: each packet usrsctp sends meanwhile is dropped once
+ * (sg_conn_output_alloc finds no mbuf, conn_output does not try again:
+ * one no_mbuf drop per tx_drop), and once mbufs are back the message gets
+ * through, intact.
+ */
+TEST_F(SgTwoNodes, EmptyPoolDropsEachPacketOnceThenRecovers)
+{
+	Child srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		MsgHdr h;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(check_msg(b, h) && h.seq == 7);
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		n.up(false, "client", "");
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		std::vector<rte_mbuf *> held;
+		rte_mbuf *m;
+		while ((m = dp_pkt_alloc(n.port)) != nullptr)
+			held.push_back(m);
+		sg_stats s0, s1;
+		dp_stats d0, d1;
+		sg_ep_stats(n.ep, &s0);
+		dp_port_stats(n.port, &d0);
+		auto msg = make_msg(0, 7, 20000, false);
+		n.send(a, 0, 0, PPID_DATA, msg.data(), msg.size());
+		double t_end = now_s() + 0.3;
+		n.wait([&] { return now_s() > t_end; }, 5);
+		sg_ep_stats(n.ep, &s1);
+		dp_port_stats(n.port, &d1);
+		uint64_t drops = s1.tx_drops - s0.tx_drops;
+		uint64_t no_mbuf = d1.drops[DP_DROP_NO_MBUF] -
+				   d0.drops[DP_DROP_NO_MBUF];
+		fprintf(stderr, "held %zu mbufs: tx_drops %" PRIu64
+			", no_mbuf drops %" PRIu64 "\n", held.size(), drops,
+			no_mbuf);
+		CHILD_CHECK(drops > 0);
+		CHILD_CHECK(no_mbuf == drops);
+		CHILD_CHECK(s1.tx_copy_bytes == 0);
+		for (rte_mbuf *x : held)
+			dp_pkt_free(x);
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		n.report("DONE");
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	kids.push_back(&cli);
+
+	EXPECT_TRUE(expect_line(cli, "DONE", 120));
 	EXPECT_EQ(0, reap(cli, 30));
 	EXPECT_EQ(0, reap(srv, 30));
 }

@@ -47,6 +47,11 @@ def intact(r, what):
               sg["rx_copy_input_bytes"] >= sg["bytes_in"] and
               sg["rx_copies"] >= sg["pkts_in"] + sg["msgs_in"],
               f"{what}: {side} receive copies {sg}")
+        # and on send nothing past usrsctp copies: each packet leaves in
+        # the mbuf usrsctp wrote it into (usrsctp-patches/0002)
+        check(sg["tx_copy_bytes"] == 0 and
+              sg["tx_direct_pkts"] >= sg["pkts_out"] > 0,
+              f"{what}: {side} sent packets copied {sg}")
 
 
 def perf(*args, timeout=600):
