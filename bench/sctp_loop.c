@@ -343,6 +343,7 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			sack_immediate = true;
+			break;
 		case 'D':
 			direct = true;
 			break;
