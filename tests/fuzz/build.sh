@@ -23,6 +23,15 @@ fi
 [[ -n $CC ]] || { echo "fuzz: clang not found: install clang-14 and libclang-rt-14-dev (scripts/setup.sh)" >&2; exit 1; }
 mkdir -p "$OUT/obj"
 
+# The project's usrsctp (scripts/setup-usrsctp.sh: Debian's source with
+# scripts/usrsctp-patches applied, static), never the system's: sg needs
+# the patches' API (usrsctp_set_conn_output_alloc).  meson's fuzz test
+# passes SDP_USRSCTP_PREFIX; by hand it defaults to the set-up's place.
+USRSCTP_PREFIX=${SDP_USRSCTP_PREFIX:-${SDP_DEPS_DIR:-$ROOT/.deps}/usrsctp/prefix}
+[[ -e $USRSCTP_PREFIX/lib/pkgconfig/usrsctp.pc ]] || {
+  echo "fuzz: no usrsctp build at $USRSCTP_PREFIX (set SDP_USRSCTP_PREFIX or run scripts/setup.sh)" >&2; exit 1; }
+export PKG_CONFIG_PATH=$USRSCTP_PREFIX/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+
 SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 # A 256-slot neighbour cache (192 entries): inputs naming 256 hosts reach
 # LRU eviction and the probe-run shifts; every input resets the cache.
