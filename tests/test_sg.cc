@@ -771,10 +771,7 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 {
 	constexpr uint32_t kMsg = 64u << 10, kCount = 1600;
 
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", "");
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
 		uint64_t bytes = 0;
 		for (uint32_t i = 0; i < kCount; i++) {
 			sg_msg_desc *m = nullptr;
@@ -785,7 +782,7 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 			bytes += m->msg_len;
 			sg_msg_release(m);
 		}
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
 		sg_stats st;
 		sg_ep_stats(n.ep, &st);
 		/* 64 KiB messages: each byte copied out of usrsctp exactly
@@ -796,16 +793,7 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 		CHILD_CHECK(st.rx_copies >= st.pkts_in + st.msgs_in);
 		/* its SACKs: written by usrsctp into our mbufs, not copied */
 		CHILD_CHECK(tx_direct(st));
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", "");
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> m(kMsg, 0x5a);
 		double t0 = now_s();
 		for (uint32_t i = 0; i < kCount; i++)
@@ -827,20 +815,15 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 		snprintf(line, sizeof(line), "RATE %.2f Gbit/s in %.2f s",
 			 (double)kMsg * kCount * 8 / dt / 1e9, dt);
 		n.report(line);
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 
 	std::string rate;
-	EXPECT_TRUE(expect_line(cli, "RATE", 120, &rate));
+	EXPECT_TRUE(expect_line(pair_cli, "RATE", 120, &rate));
 	fprintf(stderr, "100 MiB over memif: %s\n", rate.c_str());
 	double secs = 1e9;
 	sscanf(rate.c_str(), "RATE %*f Gbit/s in %lf s", &secs);
 	EXPECT_LT(secs, 60.0) << rate;
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	pair_end();
 }
 
 /* The client's stand-in for a pool that runs dry now and then: every
@@ -938,26 +921,14 @@ TEST_F(SgTwoNodes, TxFallsBackToACopyWhenNoBufferIsGiven)
  */
 TEST_F(SgTwoNodes, EmptyPoolDropsEachPacketOnceThenRecovers)
 {
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", "");
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		MsgHdr h;
 		CHILD_CHECK(n.recv(b, meta, 60));
 		CHILD_CHECK(check_msg(b, h) && h.seq == 7);
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", "");
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<rte_mbuf *> held;
 		rte_mbuf *m;
 		while ((m = dp_pkt_alloc(n.port)) != nullptr)
@@ -988,15 +959,10 @@ TEST_F(SgTwoNodes, EmptyPoolDropsEachPacketOnceThenRecovers)
 		CHILD_CHECK(n.recv(b, meta, 60));
 		CHILD_CHECK(meta.ppid == PPID_OK);
 		n.report("DONE");
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
 
-	EXPECT_TRUE(expect_line(cli, "DONE", 120));
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	EXPECT_TRUE(expect_line(pair_cli, "DONE", 120));
+	pair_end();
 }
 
 /*
@@ -1841,10 +1807,7 @@ void SgStreamSched::order(const char *sg_extra, std::string *got)
 	const uint32_t len = 14000, n_msgs = 5;
 	static const uint16_t stream_of[] = { 1, 1, 1, 2, 2 };
 
-	Child srv = spawn([&](Node &n) {
-		n.up(true, "server", sg_extra);
-		sg_event ev;
-		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+	pair_start(sg_extra, sg_extra, [&](Node &n, sg_assoc_t a) {
 		std::string line = "ORDER";
 		for (uint32_t k = 0; k < n_msgs; k++) {
 			std::vector<uint8_t> b;
@@ -1855,17 +1818,8 @@ void SgStreamSched::order(const char *sg_extra, std::string *got)
 			line += " " + std::to_string(b[0]);
 		}
 		n.report(line.c_str());
-		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
-	});
-	kids.push_back(&srv);
-	ASSERT_TRUE(wait_server_socket(20));
-	Child cli = spawn([&](Node &n) {
-		n.up(false, "client", sg_extra);
-		sg_assoc_t a = 0;
-		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
-		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
 		std::vector<uint8_t> m(len);
 		for (uint32_t k = 0; k < n_msgs; k++) {
 			memset(m.data(), (int)k, len);
@@ -1874,14 +1828,9 @@ void SgStreamSched::order(const char *sg_extra, std::string *got)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 		CHILD_CHECK(n.recv(b, meta, 60));
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
 	});
-	kids.push_back(&cli);
-	EXPECT_TRUE(expect_line(srv, "ORDER", 60, got));
-	EXPECT_EQ(0, reap(cli, 30));
-	EXPECT_EQ(0, reap(srv, 30));
+	EXPECT_TRUE(expect_line(pair_srv, "ORDER", 60, got));
+	pair_end();
 }
 
 TEST_F(SgStreamSched, FirstComeFirstServedKeepsTheSendOrder)

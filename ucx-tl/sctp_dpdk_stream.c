@@ -444,11 +444,12 @@ uint16_t uct_sctp_dpdk_stream_rts_find(uct_sctp_dpdk_stream_map_t *map,
 	return 0;
 }
 
-/* `"name": {"<stream>": n, ...}` of the non-zero entries of @v. */
+/* `"name": {"<stream>": n, ...}<suffix>` of the non-zero entries of @v. */
 static int uct_sctp_dpdk_stream_json_counts(char *buf, size_t len,
 					    const char *name,
 					    const uint64_t *v,
-					    unsigned streams)
+					    unsigned streams,
+					    const char *suffix)
 {
 	size_t off;
 	unsigned s;
@@ -468,7 +469,7 @@ static int uct_sctp_dpdk_stream_json_counts(char *buf, size_t len,
 		off += (size_t)n;
 		first = 0;
 	}
-	n = snprintf(buf + off, len - off, "}");
+	n = snprintf(buf + off, len - off, "}%s", suffix);
 	if (n < 0 || (size_t)n >= len - off)
 		return -1;
 	return (int)(off + (size_t)n);
@@ -487,7 +488,7 @@ void uct_sctp_dpdk_stream_stats_json(const uct_sctp_dpdk_stream_map_t *map,
 		goto out;
 	off = (size_t)n;
 	n = uct_sctp_dpdk_stream_json_counts(buf + off, len - off, "tx_msgs",
-					     map->tx_msgs, map->streams);
+					     map->tx_msgs, map->streams, "");
 	if (n < 0)
 		goto out;
 	off += (size_t)n;
@@ -499,21 +500,14 @@ void uct_sctp_dpdk_stream_stats_json(const uct_sctp_dpdk_stream_map_t *map,
 		goto out;
 	off += (size_t)n;
 	n = uct_sctp_dpdk_stream_json_counts(buf + off, len - off, "rep_msgs",
-					     map->rep_msgs, map->streams);
+					     map->rep_msgs, map->streams, ", ");
 	if (n < 0)
-		goto out;
-	off += (size_t)n;
-	n = snprintf(buf + off, len - off, ", ");
-	if (n < 0 || (size_t)n >= len - off)
 		goto out;
 	off += (size_t)n;
 	n = uct_sctp_dpdk_stream_json_counts(buf + off, len - off, "req_msgs",
-					     map->req_msgs, map->streams);
+					     map->req_msgs, map->streams,
+					     "}}");
 	if (n < 0)
-		goto out;
-	off += (size_t)n;
-	n = snprintf(buf + off, len - off, "}}");
-	if (n < 0 || (size_t)n >= len - off)
 		goto out;
 	return;
 out:

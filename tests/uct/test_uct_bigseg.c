@@ -19,15 +19,7 @@
 
 static size_t big_pack(void *dest, void *arg)
 {
-	uint32_t seq = *(uint32_t *)arg;
-	uint8_t *d = dest;
-	size_t i;
-
-	memset(d, 0, 8);
-	memcpy(d + 8, &seq, 4);
-	for (i = 12; i < BIG_LEN; i++)
-		d[i] = (uint8_t)(seq * 7 + i);
-	return BIG_LEN;
+	return fx_seq_pack(dest, BIG_LEN, *(uint32_t *)arg);
 }
 
 static int test_bigseg(void)

@@ -39,18 +39,10 @@
 
 static size_t msg_len; /* what msg_pack writes */
 
-/* The payload fx_seq_peer_main checks: seq at 8, (seq * 7 + i) from 12. */
+/* The payload fx_seq_peer_main checks (fx_seq_pack). */
 static size_t msg_pack(void *dest, void *arg)
 {
-	uint32_t seq = *(uint32_t *)arg;
-	uint8_t *d = dest;
-	size_t i;
-
-	memset(d, 0, 8);
-	memcpy(d + 8, &seq, 4);
-	for (i = 12; i < msg_len; i++)
-		d[i] = (uint8_t)(seq * 7 + i);
-	return msg_len;
+	return fx_seq_pack(dest, msg_len, *(uint32_t *)arg);
 }
 
 /* One AM of @len bytes, progressing through back-pressure. */

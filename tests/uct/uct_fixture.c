@@ -529,6 +529,18 @@ ucs_status_t fx_seq_send(uct_ep_h ep, uint32_t seq)
 	return uct_ep_am_short(ep, SEQ_AM_ID, hdr, buf, sizeof(buf));
 }
 
+size_t fx_seq_pack(void *dest, size_t len, uint32_t seq)
+{
+	uint8_t *d = dest;
+	size_t i;
+
+	memset(d, 0, 8);
+	memcpy(d + 8, &seq, 4);
+	for (i = 12; i < len; i++)
+		d[i] = (uint8_t)(seq * 7 + i);
+	return len;
+}
+
 /* Send one order AM, progressing on back-pressure (20 s deadline). */
 void fx_seq_send_one(env_t *e, uct_ep_h ep, uint32_t seq)
 {

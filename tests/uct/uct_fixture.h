@@ -214,6 +214,10 @@ void fx_seq_peer_main(int fd) __attribute__((noreturn));
 ucs_status_t fx_seq_send(uct_ep_h ep, uint32_t seq);
 /** fx_seq_send, progressing on back-pressure (20 s deadline). */
 void fx_seq_send_one(env_t *e, uct_ep_h ep, uint32_t seq);
+/** An am_bcopy payload of @len bytes fx_seq_peer_main checks: 8 zero
+ * bytes (the header), @seq at 8, (seq * 7 + i) & 0xff from 12.
+ * @return @len. */
+size_t fx_seq_pack(void *dest, size_t len, uint32_t seq);
 
 #ifdef __cplusplus
 }
