@@ -490,7 +490,9 @@ TEST(DpConfig, DefaultsAndValidString)
 				     "ip=10.1.2.3/16 mtu=9000 rate=500M "
 				     "arp=10.1.0.9@02:00:00:00:00:09 crc=sse42",
 				     &c));
-	EXPECT_STREQ("net_memif0,role=server,socket=/x", c.devargs);
+	/* mtu=9000 on memif without bsize=: buffers that hold a frame */
+	EXPECT_STREQ("net_memif0,role=server,socket=/x,bsize=10240",
+		     c.devargs);
 	EXPECT_FALSE(c.is_pci);
 	EXPECT_EQ(ipv4("10.1.2.3"), c.ip_be);
 	EXPECT_EQ(16, c.prefix_len);
@@ -507,6 +509,30 @@ TEST(DpConfig, DefaultsAndValidString)
 	EXPECT_TRUE(c.own_mac);
 }
 
+
+/* memif bsize=: added only where a frame would not fit DPDK's default
+ * 2048-byte buffer and the devargs did not choose (dp_config.c). */
+TEST(DpConfig, MemifBufferHoldsAFrame)
+{
+	auto c_p = std::make_unique<dp_config>();
+	dp_config &c = *c_p;
+
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client "
+				     "ip=10.0.0.1/24 mtu=1500", &c));
+	EXPECT_STREQ("net_memif0,role=client", c.devargs);
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client "
+				     "ip=10.0.0.1/24 mtu=9000", &c));
+	EXPECT_STREQ("net_memif0,role=client,bsize=10240", c.devargs);
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,bsize=4096 "
+				     "ip=10.0.0.1/24 mtu=9000", &c));
+	EXPECT_STREQ("net_memif0,role=client,bsize=4096", c.devargs);
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0 ip=10.0.0.1/24 "
+				     "mtu=64000", &c));
+	EXPECT_STREQ("net_memif0,bsize=65535", c.devargs);
+	ASSERT_EQ(0, dp_config_parse("dev=net_af_packet0,iface=x "
+				     "ip=10.0.0.1/24 mtu=9000", &c));
+	EXPECT_STREQ("net_af_packet0,iface=x", c.devargs);
+}
 TEST(DpConfig, ThousandsOfStaticArpEntries)
 {
 	static dp_config c;
