@@ -45,14 +45,9 @@ struct bye_msg {
 	uint8_t kind;
 } __rte_packed;
 
-bool dp_bye_is_memif(const char *devargs)
+bool dp_devargs_is_memif(const char *devargs)
 {
 	return strncmp(devargs, "net_memif", 9) == 0;
-}
-
-static bool is_memif_server(const struct dp_port *port)
-{
-	return strstr(port->cfg.devargs, "role=client") == NULL;
 }
 
 static bool link_up(const struct dp_port *port)
@@ -142,7 +137,7 @@ bool dp_bye_input(struct dp_port *port, struct rte_mbuf *m)
 	if (kind != BYE_LEAVING || port->rings_off)
 		return true;
 	/* both closing: the server's close wins (see the top of the file) */
-	if (port->closing && is_memif_server(port))
+	if (port->closing && !dp_port_is_memif_client(port))
 		return true;
 	rings_off(port);
 	port->peer_left = true;

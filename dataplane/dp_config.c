@@ -432,7 +432,7 @@ static int memif_bsize_fill(struct dp_config *cfg)
 	size_t len = strlen(cfg->devargs);
 	int n;
 
-	if (strncmp(cfg->devargs, "net_memif", 9) != 0 ||
+	if (!dp_devargs_is_memif(cfg->devargs) ||
 	    strstr(cfg->devargs, "bsize=") != NULL || frame <= 2048)
 		return 0;
 	b = (frame + 2047) / 2048 * 2048;

@@ -7,6 +7,7 @@
 #define DP_INTERNAL_H
 
 #include <stdatomic.h>
+#include <string.h>
 
 #include <rte_ether.h>
 #include <rte_ring.h>
@@ -259,7 +260,14 @@ struct dp_port {
 
 /* dp_bye.c: the memif close handshake */
 #define DP_BYE_ETHERTYPE 0x88b5	/* IEEE 802 local experimental 1 */
-bool dp_bye_is_memif(const char *devargs);
+/* @devargs name a memif vdev (net_memif...). */
+bool dp_devargs_is_memif(const char *devargs);
+
+/* A memif port in the client role (its devargs say role=client). */
+static inline bool dp_port_is_memif_client(const struct dp_port *port)
+{
+	return port->memif && strstr(port->cfg.devargs, "role=client") != NULL;
+}
 /* A frame queue 0 did not classify: consume it when it is a handshake
  * frame (answering a BYE).  @return true when consumed. */
 bool dp_bye_input(struct dp_port *port, struct rte_mbuf *m);

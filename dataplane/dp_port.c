@@ -285,13 +285,6 @@ static int start_port(uint16_t pid, const struct rte_eth_dev_info *info,
  */
 #define MEMIF_RECONNECT_MS 500
 
-static bool is_memif_client(const struct dp_port *port,
-			    const struct rte_eth_dev_info *info)
-{
-	return strcmp(info->driver_name, "net_memif") == 0 &&
-	       strstr(port->cfg.devargs, "role=client") != NULL;
-}
-
 /*
  * DPDK 22.11's memif runs its side of the connection protocol, teardown
  * included, on the EAL interrupt thread (memif_intr_handler ->
@@ -391,7 +384,7 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 		if (waited >= wait_ms)
 			break;
 		if (since_start >= MEMIF_RECONNECT_MS &&
-		    is_memif_client(port, info)) {
+		    dp_port_is_memif_client(port)) {
 			if (port_intr_op(port->port_id, true,
 					 INTR_OP_RESTART) != 0 &&
 			    start_port(port->port_id, info,
