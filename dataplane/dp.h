@@ -390,6 +390,11 @@ int dp_stats_json(const struct dp_stats *stats, char *buf, size_t len);
 /** Link state: true when up; @speed_mbps_p may be NULL. */
 bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p);
 
+/** A memif port in the server role: at exit it waits for its client to
+ * leave first (DPDK 22.11's memif tears the pair down from its interrupt
+ * thread when the client goes). */
+bool dp_port_is_memif_server(const struct dp_port *port);
+
 /** Our address and the port's MAC. */
 uint32_t dp_port_ip(const struct dp_port *port);
 void dp_port_mac(const struct dp_port *port, uint8_t mac[6]);

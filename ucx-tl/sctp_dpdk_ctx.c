@@ -744,12 +744,6 @@ static void uct_sctp_dpdk_devs_drain(void)
 	}
 }
 
-static int uct_sctp_dpdk_is_memif_server(const char *devargs)
-{
-	return strncmp(devargs, "net_memif", 9) == 0 &&
-	       strstr(devargs, "role=client") == NULL;
-}
-
 /* Caller holds the global mutex; nobody else uses the devices any more. */
 static void uct_sctp_dpdk_ctx_teardown_all(void)
 {
@@ -793,7 +787,7 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 			 * the process; the socket is abstract). */
 			goto free_ctx;
 		}
-		if (uct_sctp_dpdk_is_memif_server(ctx->dp_cfg.devargs)) {
+		if (dp_port_is_memif_server(ctx->port)) {
 			/* DPDK 22.11's memif tears a connection down from its
 			 * interrupt thread when the client leaves, without a
 			 * lock against dev_close on the main thread: closing
