@@ -20,7 +20,9 @@
 static const char help_text[] =
 	"dataplane configuration: whitespace-separated key=value tokens\n"
 	"  dev=DEVARGS        vdev devargs (net_memif0,..., net_af_packet0,"
-	"iface=eth0, ...) or PCI address (required)\n"
+	"iface=eth0, ...) or PCI address (required); a memif client with "
+	"zero-copy=yes hands its own mbufs to the peer (EAL gets "
+	"--single-file-segments; needs huge=0)\n"
 	"  netns=NAME         open the port inside network namespace NAME "
 	"(/var/run/netns/NAME); the process stays in its own\n"
 	"  ip=A.B.C.D[/N]     our IPv4 address and on-link prefix (required;"
@@ -452,6 +454,68 @@ static int memif_bsize_fill(struct dp_config *cfg)
 	return 0;
 }
 
+/* The value of devargs key @key (up to the next comma) in @val. */
+static bool devargs_value(const char *devargs, const char *key, char *val,
+			  size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = strchr(devargs, ',');
+
+	while (p != NULL) {
+		p++;
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, ",");
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(val, p + klen + 1, n);
+			val[n] = '\0';
+			return true;
+		}
+		p = strchr(p, ',');
+	}
+	return false;
+}
+
+bool dp_devargs_memif_zc(const char *devargs)
+{
+	char v[8];
+
+	return dp_devargs_is_memif(devargs) &&
+	       devargs_value(devargs, "zero-copy", v, sizeof(v)) &&
+	       strcmp(v, "yes") == 0;
+}
+
+uint32_t dp_devargs_memif_ring(const char *devargs)
+{
+	char v[8];
+	unsigned long log2 = 10;
+
+	if (devargs_value(devargs, "rsize", v, sizeof(v)))
+		log2 = strtoul(v, NULL, 10);
+	return log2 >= 1 && log2 <= 15 ? 1u << log2 : 1024u;
+}
+
+/*
+ * DPDK 22.11's zero-copy memif client (devargs zero-copy=yes) shows the
+ * peer its DPDK memory (each memseg list a region) and points descriptors
+ * at its mbufs, but it names region 1 for every buffer (rte_eth_memif.c:
+ * "FIXME: get region index") and sizes a region by the segments allocated
+ * in it.  With huge=0 that holds: one memseg list, all of mem= allocated
+ * at start (and backed by a memfd the peer can map).  With hugepages the
+ * pool can lie in another list or past the region's end, so refuse.
+ */
+static int memif_zc_check(const struct dp_config *cfg)
+{
+	if (!dp_devargs_memif_zc(cfg->devargs) || !cfg->huge)
+		return 0;
+	CFG_ERR("dev=%s: memif zero-copy=yes needs huge=0 (DPDK 22.11's "
+		"zero-copy client maps all buffers to its first memory "
+		"region, which holds only with --no-huge): drop huge=1 or "
+		"zero-copy=yes", cfg->devargs);
+	return -EINVAL;
+}
+
 int dp_config_parse(const char *text, struct dp_config *cfg)
 {
 	int rc;
@@ -476,5 +540,7 @@ int dp_config_parse(const char *text, struct dp_config *cfg)
 	}
 	if (rc == 0)
 		rc = memif_bsize_fill(cfg);
+	if (rc == 0)
+		rc = memif_zc_check(cfg);
 	return rc;
 }

@@ -533,6 +533,34 @@ TEST(DpConfig, MemifBufferHoldsAFrame)
 				     "ip=10.0.0.1/24 mtu=9000", &c));
 	EXPECT_STREQ("net_af_packet0,iface=x", c.devargs);
 }
+
+/* memif zero-copy=yes (DPDK's zero-copy client): recognised as a devargs
+ * key of a memif vdev only, refused with hugepages (DPDK 22.11 names the
+ * first memory region for every buffer), and its ring size read from
+ * rsize= for the pool (dp_config.c). */
+TEST(DpConfig, MemifZeroCopyClient)
+{
+	auto c_p = std::make_unique<dp_config>();
+	dp_config &c = *c_p;
+
+	EXPECT_TRUE(dp_devargs_memif_zc("net_memif0,role=client,zero-copy=yes"));
+	EXPECT_TRUE(dp_devargs_memif_zc("net_memif0,zero-copy=yes,id=0"));
+	EXPECT_FALSE(dp_devargs_memif_zc("net_memif0,role=client,zero-copy=no"));
+	EXPECT_FALSE(dp_devargs_memif_zc("net_memif0,role=client"));
+	EXPECT_FALSE(dp_devargs_memif_zc("net_memif0,xzero-copy=yes"));
+	EXPECT_FALSE(dp_devargs_memif_zc("net_af_packet0,zero-copy=yes"));
+	EXPECT_EQ(1024u, dp_devargs_memif_ring("net_memif0,role=client"));
+	EXPECT_EQ(4096u, dp_devargs_memif_ring("net_memif0,rsize=12,id=0"));
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,zero-copy=yes"
+				     " ip=10.0.0.1/24 mtu=9000", &c));
+	EXPECT_STREQ("net_memif0,role=client,zero-copy=yes,bsize=10240",
+		     c.devargs);
+	EXPECT_EQ(-EINVAL, dp_config_parse("dev=net_memif0,role=client,"
+					   "zero-copy=yes ip=10.0.0.1/24 "
+					   "huge=1", &c));
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,zero-copy=no"
+				     " ip=10.0.0.1/24 huge=1", &c));
+}
 TEST(DpConfig, ThousandsOfStaticArpEntries)
 {
 	static dp_config c;
