@@ -419,41 +419,6 @@ static int apply(void *arg, const char *key, const char *val)
 	return -EINVAL;
 }
 
-/*
- * memif carries a frame in buffers of bsize= bytes (DPDK's default 2048)
- * and chains buffers for larger frames.  At mtu=9000 with 2048-byte
- * buffers, ucx_perftest's 1 MiB tag_bw over a memif pair whose devargs had
- * no bsize= received a million duplicate chunks (frames dropped as bad
- * ethertype/IP length, SACKs lost to a full TX ring) and moved 170-400
- * MB/s instead of 2150-2500 with bsize=10240.  Unless the devargs choose,
- * give memif buffers that hold a whole frame, as sdp-testbed does.
- */
-static int memif_bsize_fill(struct dp_config *cfg)
-{
-	uint32_t frame = (uint32_t)cfg->mtu + RTE_ETHER_HDR_LEN + 4, b;
-	size_t len = strlen(cfg->devargs);
-	int n;
-
-	if (!dp_devargs_is_memif(cfg->devargs) ||
-	    strstr(cfg->devargs, "bsize=") != NULL || frame <= 2048)
-		return 0;
-	b = (frame + 2047) / 2048 * 2048;
-	if (b > 65535)
-		b = 65535;
-	n = snprintf(cfg->devargs + len, sizeof(cfg->devargs) - len,
-		     ",bsize=%u", b);
-	if (n < 0 || (size_t)n >= sizeof(cfg->devargs) - len) {
-		cfg->devargs[len] = '\0';
-		CFG_ERR("dev=%s: no room to add bsize=%u (memif buffers that "
-			"hold a %u-byte frame at mtu=%u): shorten dev= or give "
-			"bsize= yourself", cfg->devargs, b, frame, cfg->mtu);
-		return -EINVAL;
-	}
-	SDP_LOG(INFO, DP, "config: memif bsize=%u added to dev= (a frame of "
-		"mtu=%u in one buffer; give bsize= to choose)", b, cfg->mtu);
-	return 0;
-}
-
 /* The value of devargs key @key (up to the next comma) in @val. */
 static bool devargs_value(const char *devargs, const char *key, char *val,
 			  size_t len)
@@ -475,6 +440,70 @@ static bool devargs_value(const char *devargs, const char *key, char *val,
 		p = strchr(p, ',');
 	}
 	return false;
+}
+
+/*
+ * memif carries a frame in buffers of bsize= bytes (DPDK's default 2048)
+ * and chains buffers for larger frames.  At mtu=9000 with 2048-byte
+ * buffers, ucx_perftest's 1 MiB tag_bw over a memif pair whose devargs had
+ * no bsize= received a million duplicate chunks (frames dropped as bad
+ * ethertype/IP length, SACKs lost to a full TX ring) and moved 170-400
+ * MB/s instead of 2150-2500 with bsize=10240.  Unless the devargs choose,
+ * give memif buffers that hold a whole frame, as sdp-testbed does.
+ *
+ * Why chained frames break (read in DPDK 22.11's eth_memif_tx, copy mode,
+ * and reproduced: 3200 frames of 8034/134 bytes over bsize=2048 arrived
+ * as 274,377, with 776 dropped as bad ethertype; with bsize=10240, 3200):
+ *   - a frame's first descriptor keeps the flags of the slot's previous
+ *     use: a one-buffer frame on a slot that last carried a non-final
+ *     piece of a chain still says "next", and is merged with the frame
+ *     after it, which is lost;
+ *   - a chain checks for a free slot before taking the next one but not
+ *     for the one it is in: a frame that needs one slot more than is free
+ *     writes into the slot the receiver reads next, and the free count,
+ *     16-bit, wraps to 65535, so the rest of the burst overwrites unread
+ *     slots and the ring's head runs more than a ring ahead: the receiver
+ *     reads old buffers again (duplicates) and chain pieces as frames.
+ * So a bsize= below a frame is refused.
+ */
+static int memif_bsize_fill(struct dp_config *cfg)
+{
+	uint32_t frame = (uint32_t)cfg->mtu + RTE_ETHER_HDR_LEN + 4, b;
+	size_t len = strlen(cfg->devargs);
+	char v[16];
+	int n;
+
+	if (!dp_devargs_is_memif(cfg->devargs))
+		return 0;
+	if (devargs_value(cfg->devargs, "bsize", v, sizeof(v))) {
+		b = (uint32_t)strtoul(v, NULL, 0);
+		if (b >= frame)
+			return 0;
+		CFG_ERR("dev=%s: memif bsize=%u is below a frame of mtu=%u "
+			"(%u bytes): DPDK 22.11's memif corrupts frames chained "
+			"over several buffers (lost, merged and replayed frames; "
+			"docs/BENCHMARKS.md): give bsize=%u or more, or drop "
+			"bsize= (one is chosen)", cfg->devargs, b, cfg->mtu,
+			frame, (frame + 2047) / 2048 * 2048);
+		return -EINVAL;
+	}
+	if (frame <= 2048)
+		return 0;
+	b = (frame + 2047) / 2048 * 2048;
+	if (b > 65535)
+		b = 65535;
+	n = snprintf(cfg->devargs + len, sizeof(cfg->devargs) - len,
+		     ",bsize=%u", b);
+	if (n < 0 || (size_t)n >= sizeof(cfg->devargs) - len) {
+		cfg->devargs[len] = '\0';
+		CFG_ERR("dev=%s: no room to add bsize=%u (memif buffers that "
+			"hold a %u-byte frame at mtu=%u): shorten dev= or give "
+			"bsize= yourself", cfg->devargs, b, frame, cfg->mtu);
+		return -EINVAL;
+	}
+	SDP_LOG(INFO, DP, "config: memif bsize=%u added to dev= (a frame of "
+		"mtu=%u in one buffer; give bsize= to choose)", b, cfg->mtu);
+	return 0;
 }
 
 bool dp_devargs_memif_zc(const char *devargs)
