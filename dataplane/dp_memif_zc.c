@@ -89,11 +89,14 @@ int dp_memif_zc_hold(const char *devargs)
 	}
 	zc_keep = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (zc_keep < 0) {
+		int err = errno;
+
 		SDP_LOG(ERR, DP, "config: dev=%s: zero-copy=yes: cannot "
-			"duplicate the EAL's memory file (fd %d): %s: raise "
-			"the open-file limit (ulimit -n)", devargs, fd,
-			strerror(errno));
-		return -errno;
+			"duplicate the EAL's memory file (fd %d): %s: %s",
+			devargs, fd, strerror(err),
+			err == EMFILE ? "raise the open-file limit (ulimit -n)"
+				      : "drop zero-copy=yes");
+		return -err;
 	}
 	zc_fd = fd;
 	zc_users = 1;
