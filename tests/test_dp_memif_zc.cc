@@ -26,7 +26,9 @@
  */
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include <signal.h>
@@ -158,6 +160,12 @@ protected:
 				kill(srv_pid_, SIGKILL);
 				waitpid(srv_pid_, &st, 0);
 				ADD_FAILURE() << "the server never finished";
+				/* its EAL never cleaned up after itself */
+				std::error_code ec;
+				std::filesystem::remove_all(
+					"/var/run/dpdk/sdp-zcs-" +
+						std::to_string(srv_pid_),
+					ec);
 			} else {
 				EXPECT_TRUE(WIFEXITED(st) &&
 					    WEXITSTATUS(st) == 0)
