@@ -84,7 +84,8 @@ class Testbed:
 
     def __init__(self, fabric, job=None, hosts=2, mtu=None, netem=None,
                  rate=None, kernel_ip=False, netem_hosts=None,
-                 attach=False, xdp=False, rails=1, netem_rails=None):
+                 attach=False, xdp=False, rails=1, netem_rails=None,
+                 memif_zc=False):
         if fabric not in ("memif", "bridge"):
             raise ValueError(f"--fabric {fabric!r}: use memif or bridge")
         self.fabric = fabric
@@ -101,6 +102,10 @@ class Testbed:
             raise ValueError("--netem-rail needs --fabric bridge (memif "
                              "links are shared memory: nothing to impair)")
         self.rate = rate
+        # memif: the client (endpoint 1) in DPDK's zero-copy mode
+        if memif_zc and fabric != "memif":
+            raise ValueError("--memif-zc needs --fabric memif")
+        self.memif_zc = memif_zc
         self.kernel_ip = kernel_ip
         # bridge: run endpoints in the host's namespace and open their
         # ports inside the host namespaces (dataplane key netns=)
@@ -126,8 +131,9 @@ class Testbed:
     def __enter__(self):
         rails = ["--rails", str(self.rails)] if self.rails > 1 else []
         if self.fabric == "memif":
+            zc = ["--memif-zc"] if self.memif_zc else []
             out = self._tb("memif", "up", "--job", self.job,
-                           "--mtu", str(self.mtu), *rails)
+                           "--mtu", str(self.mtu), *rails, *zc)
         else:
             args = ["bridge", "up", "--job", self.job, "--hosts",
                     str(self.hosts), "--mtu", str(self.mtu)]

@@ -371,6 +371,10 @@ struct dp_stats {
 					 * one sendto each) */
 	uint64_t tx_held;		/* frames held by dp_port_send_held */
 	uint64_t bye_rx;		/* memif close handshake frames */
+	uint64_t memif_zc;		/* 1: a memif client in zero-copy
+					 * mode (its rings hold our mbufs) */
+	uint64_t pool_in_use;		/* mbufs of the port's pool out
+					 * (at the snapshot) */
 };
 
 /** Snapshot of the port's counters (owning thread). */

@@ -20,7 +20,9 @@
 static const char help_text[] =
 	"dataplane configuration: whitespace-separated key=value tokens\n"
 	"  dev=DEVARGS        vdev devargs (net_memif0,..., net_af_packet0,"
-	"iface=eth0, ...) or PCI address (required)\n"
+	"iface=eth0, ...) or PCI address (required); a memif client with "
+	"zero-copy=yes hands its own mbufs to the peer (EAL gets "
+	"--single-file-segments; needs huge=0)\n"
 	"  netns=NAME         open the port inside network namespace NAME "
 	"(/var/run/netns/NAME); the process stays in its own\n"
 	"  ip=A.B.C.D[/N]     our IPv4 address and on-link prefix (required;"
@@ -417,6 +419,29 @@ static int apply(void *arg, const char *key, const char *val)
 	return -EINVAL;
 }
 
+/* The value of devargs key @key (up to the next comma) in @val. */
+static bool devargs_value(const char *devargs, const char *key, char *val,
+			  size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = strchr(devargs, ',');
+
+	while (p != NULL) {
+		p++;
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			size_t n = strcspn(p + klen + 1, ",");
+
+			if (n >= len)
+				n = len - 1;
+			memcpy(val, p + klen + 1, n);
+			val[n] = '\0';
+			return true;
+		}
+		p = strchr(p, ',');
+	}
+	return false;
+}
+
 /*
  * memif carries a frame in buffers of bsize= bytes (DPDK's default 2048)
  * and chains buffers for larger frames.  At mtu=9000 with 2048-byte
@@ -425,15 +450,44 @@ static int apply(void *arg, const char *key, const char *val)
  * ethertype/IP length, SACKs lost to a full TX ring) and moved 170-400
  * MB/s instead of 2150-2500 with bsize=10240.  Unless the devargs choose,
  * give memif buffers that hold a whole frame, as sdp-testbed does.
+ *
+ * Why chained frames break (read in DPDK 22.11's eth_memif_tx, copy mode,
+ * and reproduced: 3200 frames of 8034/134 bytes over bsize=2048 arrived
+ * as 274,377, with 776 dropped as bad ethertype; with bsize=10240, 3200):
+ *   - a frame's first descriptor keeps the flags of the slot's previous
+ *     use: a one-buffer frame on a slot that last carried a non-final
+ *     piece of a chain still says "next", and is merged with the frame
+ *     after it, which is lost;
+ *   - a chain checks for a free slot before taking the next one but not
+ *     for the one it is in: a frame that needs one slot more than is free
+ *     writes into the slot the receiver reads next, and the free count,
+ *     16-bit, wraps to 65535, so the rest of the burst overwrites unread
+ *     slots and the ring's head runs more than a ring ahead: the receiver
+ *     reads old buffers again (duplicates) and chain pieces as frames.
+ * So a bsize= below a frame is refused.
  */
 static int memif_bsize_fill(struct dp_config *cfg)
 {
 	uint32_t frame = (uint32_t)cfg->mtu + RTE_ETHER_HDR_LEN + 4, b;
 	size_t len = strlen(cfg->devargs);
+	char v[16];
 	int n;
 
-	if (!dp_devargs_is_memif(cfg->devargs) ||
-	    strstr(cfg->devargs, "bsize=") != NULL || frame <= 2048)
+	if (!dp_devargs_is_memif(cfg->devargs))
+		return 0;
+	if (devargs_value(cfg->devargs, "bsize", v, sizeof(v))) {
+		b = (uint32_t)strtoul(v, NULL, 0);
+		if (b >= frame)
+			return 0;
+		CFG_ERR("dev=%s: memif bsize=%u is below a frame of mtu=%u "
+			"(%u bytes): DPDK 22.11's memif corrupts frames chained "
+			"over several buffers (lost, merged and replayed frames; "
+			"docs/BENCHMARKS.md): give bsize=%u or more, or drop "
+			"bsize= (one is chosen)", cfg->devargs, b, cfg->mtu,
+			frame, (frame + 2047) / 2048 * 2048);
+		return -EINVAL;
+	}
+	if (frame <= 2048)
 		return 0;
 	b = (frame + 2047) / 2048 * 2048;
 	if (b > 65535)
@@ -450,6 +504,45 @@ static int memif_bsize_fill(struct dp_config *cfg)
 	SDP_LOG(INFO, DP, "config: memif bsize=%u added to dev= (a frame of "
 		"mtu=%u in one buffer; give bsize= to choose)", b, cfg->mtu);
 	return 0;
+}
+
+bool dp_devargs_memif_zc(const char *devargs)
+{
+	char v[8];
+
+	return dp_devargs_is_memif(devargs) &&
+	       devargs_value(devargs, "zero-copy", v, sizeof(v)) &&
+	       strcmp(v, "yes") == 0;
+}
+
+uint32_t dp_devargs_memif_ring(const char *devargs)
+{
+	char v[8];
+	unsigned long log2 = 10;
+
+	if (devargs_value(devargs, "rsize", v, sizeof(v)))
+		log2 = strtoul(v, NULL, 10);
+	return log2 >= 1 && log2 <= 15 ? 1u << log2 : 1024u;
+}
+
+/*
+ * DPDK 22.11's zero-copy memif client (devargs zero-copy=yes) shows the
+ * peer its DPDK memory (each memseg list a region) and points descriptors
+ * at its mbufs, but it names region 1 for every buffer (rte_eth_memif.c:
+ * "FIXME: get region index") and sizes a region by the segments allocated
+ * in it.  With huge=0 that holds: one memseg list, all of mem= allocated
+ * at start (and backed by a memfd the peer can map).  With hugepages the
+ * pool can lie in another list or past the region's end, so refuse.
+ */
+static int memif_zc_check(const struct dp_config *cfg)
+{
+	if (!dp_devargs_memif_zc(cfg->devargs) || !cfg->huge)
+		return 0;
+	CFG_ERR("dev=%s: memif zero-copy=yes needs huge=0 (DPDK 22.11's "
+		"zero-copy client maps all buffers to its first memory "
+		"region, which holds only with --no-huge): drop huge=1 or "
+		"zero-copy=yes", cfg->devargs);
+	return -EINVAL;
 }
 
 int dp_config_parse(const char *text, struct dp_config *cfg)
@@ -476,5 +569,7 @@ int dp_config_parse(const char *text, struct dp_config *cfg)
 	}
 	if (rc == 0)
 		rc = memif_bsize_fill(cfg);
+	if (rc == 0)
+		rc = memif_zc_check(cfg);
 	return rc;
 }

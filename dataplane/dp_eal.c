@@ -134,6 +134,12 @@ int dp_eal_init(const struct dp_config *cfg)
 	} else {
 		argv[argc++] = (char *)"--no-pci";
 	}
+	/* DPDK 22.11's memif refuses zero-copy=yes unless the EAL was told
+	 * --single-file-segments ("Zero-copy doesn't support multi-file
+	 * segments"), even with --no-huge, whose one memfd is exactly that */
+	if (dp_devargs_memif_zc(cfg->devargs) &&
+	    strstr(cfg->eal_extra, "--single-file-segments") == NULL)
+		argv[argc++] = (char *)"--single-file-segments";
 	snprintf(extra, sizeof(extra), "%s", cfg->eal_extra);
 	argc = add_extra(extra, argv, argc);
 	if (argc < 0)

@@ -256,12 +256,29 @@ struct dp_port {
 	bool peer_left;			/* we answered the peer's BYE */
 	bool bye_down_seen;		/* link seen down since rings_off */
 	bool closing;			/* dp_port_close under way */
+	bool memif_zc;			/* memif client, zero-copy=yes */
 };
 
 /* dp_bye.c: the memif close handshake */
 #define DP_BYE_ETHERTYPE 0x88b5	/* IEEE 802 local experimental 1 */
 /* @devargs name a memif vdev (net_memif...). */
 bool dp_devargs_is_memif(const char *devargs);
+
+/* @devargs name a memif vdev with zero-copy=yes (DPDK's zero-copy
+ * client: its RX and TX rings carry our own mbufs; dp_config.c). */
+bool dp_devargs_memif_zc(const char *devargs);
+/* @return the memif ring size the devargs give (rsize=, log2; DPDK's
+ * default 10: 1024 slots). */
+uint32_t dp_devargs_memif_ring(const char *devargs);
+
+/* dp_memif_zc.c: the EAL's memory file, which DPDK's zero-copy memif
+ * client closes on each disconnect, kept and put back.  Hold when a
+ * zero-copy client opens (@return 0, or -errno with the reason logged),
+ * restore after each stop or close of a memif port, release when it
+ * closed. */
+int dp_memif_zc_hold(const char *devargs);
+void dp_memif_zc_restore(void);
+void dp_memif_zc_release(void);
 
 /* A memif port in the client role (its devargs say role=client). */
 static inline bool dp_port_is_memif_client(const struct dp_port *port)

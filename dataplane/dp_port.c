@@ -16,6 +16,7 @@
 #include <rte_ethdev.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
+#include <rte_eal_memconfig.h>
 #include <rte_malloc.h>
 #include <rte_pci.h>
 
@@ -145,6 +146,28 @@ static uint32_t pool_cap_by_bytes(uint32_t nb_mbufs, uint16_t room)
 	while (p * 2 <= cap)
 		p *= 2;
 	return nb_mbufs < p - 1 ? nb_mbufs : p - 1;
+}
+
+/*
+ * A zero-copy memif client (DPDK 22.11) keeps its RX ring stocked with
+ * mbufs of our pool (rsize= slots, whatever rxd= says), keeps each mbuf it
+ * sent until the peer has read it (up to a ring), and restocks the RX ring
+ * all or nothing (rte_pktmbuf_alloc_bulk of every free slot: with fewer
+ * mbufs free the ring stays empty and the peer cannot send).  It also
+ * never returns the mbufs on its rings when the link goes down: each
+ * reconnect (a peer that left and came back) strands up to a ring of them.
+ * So count a ring each way, and one more for a restock or a reconnect.
+ */
+static void memif_zc_descs(const struct dp_config *cfg, uint32_t *rxd,
+			   uint32_t *txd)
+{
+	uint32_t ring = dp_devargs_memif_ring(cfg->devargs);
+
+	if (*rxd < ring)
+		*rxd = ring;
+	if (*txd < ring)
+		*txd = ring;
+	*rxd += ring;
 }
 
 static void detect_offloads(struct dp_port *port,
@@ -315,9 +338,17 @@ struct intr_op {
 
 static int intr_op_run(uint16_t port_id, enum intr_op_kind kind)
 {
+	int rc;
+
 	rte_eth_dev_stop(port_id);
-	if (kind == INTR_OP_CLOSE)
-		return rte_eth_dev_close(port_id);
+	/* a zero-copy memif client's disconnect closed the EAL's memory
+	 * file: put it back before anything takes its number */
+	dp_memif_zc_restore();
+	if (kind == INTR_OP_CLOSE) {
+		rc = rte_eth_dev_close(port_id);
+		dp_memif_zc_restore();
+		return rc;
+	}
 	return rte_eth_dev_start(port_id);
 }
 
@@ -440,6 +471,15 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 			"e.g. ip=10.0.0.1/24");
 		return -EINVAL;
 	}
+	if (dp_devargs_memif_zc(cfg->devargs) &&
+	    !rte_mcfg_get_single_file_segments()) {
+		SDP_LOG(ERR, DP, "config: dev=%s: memif zero-copy=yes needs an "
+			"EAL started with --single-file-segments, and this "
+			"process's EAL is up without it: open this port first "
+			"(its own EAL adds it) or give the first port's config "
+			"eal=--single-file-segments", cfg->devargs);
+		return -EINVAL;
+	}
 	rc = find_port(cfg, &pid, &probed);
 	if (rc != 0)
 		return rc;
@@ -465,6 +505,15 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_free_port;
 	port->dev = info.device;
 	port->memif = strcmp(info.driver_name, "net_memif") == 0;
+	port->memif_zc = port->memif && dp_port_is_memif_client(port) &&
+			 dp_devargs_memif_zc(cfg->devargs);
+	if (port->memif_zc) {
+		rc = dp_memif_zc_hold(cfg->devargs);
+		if (rc != 0) {
+			port->memif_zc = false;
+			goto err_free_port;
+		}
+	}
 	memset(&conf, 0, sizeof(conf));
 	detect_offloads(port, &info, &conf);
 	rc = choose_crc(port, cfg, &info);
@@ -495,8 +544,12 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 
 	nb_mbufs = cfg->nb_mbufs;
 	if (nb_mbufs == 0) {
+		uint32_t rxd = nb_rxd, txd = nb_txd;
+
+		if (port->memif_zc)
+			memif_zc_descs(cfg, &rxd, &txd);
 		nb_mbufs = pow2_ge(port->nb_queues *
-					   (nb_rxd + nb_txd + cfg->rx_ring +
+					   (rxd + txd + cfg->rx_ring +
 					    2u * DP_BURST) +
 				   (port->nb_queues > 1 ? DP_HANDOFF_RING : 0) +
 				   cfg->tx_hold + DP_ARP_HOLD +
@@ -620,6 +673,8 @@ err_free_all:
 	dp_queues_free(port);
 	rte_ring_free(port->rx_ring);
 	rte_mempool_free(port->pool);
+	if (port->memif_zc)
+		dp_memif_zc_release();
 	port_unplug(port);
 	rte_free(port);
 	return rc;
@@ -628,6 +683,8 @@ err_close:
 err_free_queues:
 	dp_queues_free(port);
 err_free_port:
+	if (port->memif_zc)
+		dp_memif_zc_release();
 	port_unplug(port);
 	rte_free(port);
 	return rc;
@@ -649,13 +706,20 @@ static void port_close(struct dp_port *port)
 	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
 	 * that sit in TX descriptors until the PMD frees them. */
 	port_intr_op(port->port_id, port->memif, INTR_OP_CLOSE);
+	if (port->memif_zc)
+		dp_memif_zc_release();
 	dp_tx_release(port);
 	dp_arp_port_release(port);
 	dp_queues_free(port);
 	while (rte_ring_sc_dequeue(port->rx_ring, (void **)&m) == 0)
 		rte_pktmbuf_free(m);
 	rte_ring_free(port->rx_ring);
-	if (rte_mempool_in_use_count(port->pool) != 0)
+	if (port->memif_zc)
+		/* DPDK 22.11's zero-copy memif keeps its ring's mbufs */
+		SDP_LOG(DEBUG, DP, "port %u: %u mbufs still held at close "
+			"(memif zero-copy rings and any the consumer kept)",
+			port->port_id, rte_mempool_in_use_count(port->pool));
+	else if (rte_mempool_in_use_count(port->pool) != 0)
 		SDP_LOG(WARN, DP, "port %u: %u mbufs still held at close "
 			"(consumer did not return them)", port->port_id,
 			rte_mempool_in_use_count(port->pool));
@@ -759,6 +823,8 @@ void dp_port_stats(const struct dp_port *port, struct dp_stats *stats)
 
 	*stats = port->st;
 	dp_pace_stats(port, stats);
+	stats->memif_zc = port->memif_zc;
+	stats->pool_in_use = rte_mempool_in_use_count(port->pool);
 	for (k = 1; k < port->nb_queues; k++) {
 		const struct dp_stats *q = &port->xq[k - 1].st;
 
@@ -846,13 +912,15 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"crc_sw\": %" PRIu64 ", \"crc_hw\": %" PRIu64
 		     ", \"pace_polls\": %" PRIu64 ", \"tx_bursts\": %" PRIu64
 		     ", \"tx_held\": %" PRIu64 ", \"bye_rx\": %" PRIu64
+		     ", \"memif_zc\": %" PRIu64 ", \"pool_in_use\": %" PRIu64
 		     ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
 		     s->pace_rate_changes, s->pace_dest_drops,
 		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
-		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx);
+		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx,
+		     s->memif_zc, s->pool_in_use);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -95,6 +95,13 @@ check "SDP_VDEV_1 is the client end" \
 check "memif output is shell-evaluable" bash -c 'set -eu; eval "$(cat "$1")"; [[ $SDP_JOB == "$2" ]]' _ "$TMP/memif.env" "$JM"
 out=$(tb memif up --job "$JM" --mtu 1500)
 check "no bsize at MTU 1500" bash -c '! grep -q bsize <<<"$1"' _ "$out"
+out=$(tb memif up --job "$JM" --mtu 9000 --memif-zc)
+check "--memif-zc: the client end asks for zero-copy" \
+  test "$(kv <(echo "$out") SDP_VDEV_1)" = "net_memif0,role=client,id=0,socket=$sock,socket-abstract=no,bsize=10240,zero-copy=yes"
+check "--memif-zc: the server end does not" \
+  test "$(kv <(echo "$out") SDP_VDEV_0)" = "net_memif0,role=server,id=0,socket=$sock,socket-abstract=no,bsize=10240"
+out=$("$TB" bridge up --job "$JB" --hosts 2 --memif-zc 2>&1); rc=$?
+check "--memif-zc on a bridge: usage status 2, naming memif" bash -c '[[ $1 -eq 2 ]] && grep -q -- "--memif-zc needs a memif testbed" <<<"$2"' _ "$rc" "$out"
 mkdir -p "/var/run/dpdk/sdp-$JM-r0"
 tb memif down --job "$JM"; rc=$?
 check "memif down succeeds" test "$rc" -eq 0
