@@ -173,9 +173,11 @@ def table_rows(out):
                 key = f"{key}/10"
             mode = key.split("/")[0]
             sgk = key.split(":", 1)[1] if ":" in key else ""
-            t1 = c["median_s"].get(f"{mode}/1:{sgk}" if sgk else "",
-                                   c["median_s"][f"{mode}/1"])
+            t1 = c["median_s"].get(f"{mode}/1:{sgk}") if sgk else None
+            t1 = t1 or c["median_s"].get(f"{mode}/1")
             t10 = c["median_s"][key]
+            if t1 is None:
+                continue
             seed = SEED_HOL.get((c["size"], c["loss_pct"])) \
                 if c["fanout"] == 10 else None
             sg = 1 - seed[0] / seed[1] if seed else None
@@ -232,6 +234,7 @@ def breakdown(paths, plot_path=None):
                 "file": os.path.basename(p), "variant": key,
                 "size": rs[0]["size"], "fanout": rs[0]["fanout"],
                 "loss": rs[0]["loss_pct"],
+                "mtu": rs[0].get("mtu", 9000),
                 "work_us": rs[0].get("work_us", 0),
                 "type_per": rs[0].get("type_per", "request"),
                 "env": " ".join(d.get("env", [])), "n": len(rs),
@@ -273,7 +276,7 @@ def breakdown(paths, plot_path=None):
         ten = [r for r in rows if not r["variant"].split(":")[0]
                .endswith("/1") and r["inorder_mean_ms"] ==
                r["inorder_mean_ms"]]
-        fig, ax = plt.subplots(1, 2, figsize=(12, 4.8))
+        fig, ax = plt.subplots(1, 2, figsize=(13, 6.5))
         lab = [f"{r['size'] // 1000} KB F={r['fanout']}"
                + (f" work {r['work_us'] // 1000} ms" if r["work_us"]
                   else "")
@@ -282,7 +285,11 @@ def breakdown(paths, plot_path=None):
                   "rcvbuf" in r["env"] else
                   "\n220 KB bufs" if "sndbuf" in r["env"] else "\n4 MB bufs")
                + ("\nrto_min 1 s" if "rto_min_ms=1000" in r["variant"]
-                  else "\nrto_min 100 ms") for r in ten]
+                  else "\nrto_min 100 ms")
+               + (" FCFS" if "stream_sched=5" in r["variant"] else "")
+               + (f" MTU {r['mtu']}" if r["mtu"] != 1500 else "")
+               + (f"\n{r['loss']}% loss" if r["loss"] != 2 else "")
+               for r in ten]
         x = range(len(ten))
         ax[0].bar([i - 0.2 for i in x], [r["lat_mean_ms"] for r in ten],
                   0.4, label="task latency (send to receive), mean")
@@ -290,7 +297,7 @@ def breakdown(paths, plot_path=None):
                                         ten], 0.4,
                   label="of which 1 stream would add (in-order cost)")
         ax[0].set_xticks(list(x))
-        ax[0].set_xticklabels(lab, fontsize=6)
+        ax[0].set_xticklabels(lab, fontsize=6, rotation=90)
         ax[0].set_ylabel("ms per task (10-stream runs, median)")
         ax[0].set_yscale("log")
         ax[0].legend(fontsize=7)
@@ -302,6 +309,11 @@ def breakdown(paths, plot_path=None):
             k = (r["file"], r["size"], r["fanout"], r["loss"], base, sg)
             n = int(r["variant"].split("/")[1].split(":")[0])
             cells.setdefault(k, {})[n] = r
+        for k, v in cells.items():  # 10 streams with SG tokens the
+            if k[5] and 1 not in v:  # 1-stream runs lack: against theirs
+                one = cells.get(k[:5] + ("",), {}).get(1)
+                if one:
+                    v[1] = one
         pairs = [(k, v) for k, v in cells.items() if 1 in v and 10 in v]
         g = [1 - v[10]["seconds"] / v[1]["seconds"] for _, v in pairs]
         ax[1].bar(range(len(pairs)), [100 * y for y in g],
@@ -314,17 +326,22 @@ def breakdown(paths, plot_path=None):
                                   if v[1]["work_us"] else "")
                                + (" t/task" if v[1]["type_per"] == "task"
                                   else "")
-                               + ("\nrto 1 s" if "1000" in k[2] else
-                                  "\nrto 100ms")
+                               + ("\nrto 1 s" if "rto_min_ms=1000" in k[5]
+                                  else "\nrto 100ms")
+                               + (" FCFS" if "stream_sched=5" in k[5] else "")
+                               + (f"\nMTU {v[1]['mtu']}" if v[1]["mtu"] !=
+                                  1500 else "")
                                + ("\n220K bufs" if "sndbuf" in v[1]["env"]
                                   else "\nrcvbuf 220K" if "rcvbuf" in
                                   v[1]["env"] else "\n4M bufs")
-                               for k, v in pairs], fontsize=6)
+                               + (f"\n{v[1]['loss']}% loss" if
+                                  v[1]["loss"] != 2 else "")
+                               for k, v in pairs], fontsize=6, rotation=90)
         ax[1].set_ylabel("gain 1 - t(10)/t(1), % (medians)")
         ax[1].set_title("10 streams vs 1: run time", fontsize=9)
         ax[1].legend(fontsize=7)
         fig.suptitle("Seed 000 farm, the seed's conditions (no delay, MTU "
-                     "1500, 2% loss, 4 ranks, load 14-18)", fontsize=10)
+                     "1500, 2% loss, 4 ranks, load 11-18)", fontsize=10)
         fig.tight_layout()
         fig.savefig(plot_path, dpi=120)
         log(f"plot: {plot_path}")
