@@ -188,7 +188,11 @@ def table_rows(out):
                 f"{c['loss_pct']}% loss"
                 + (f" (frames to the {c['loss_to']} only)"
                    if c.get("loss_to", "all") != "all" else "")
-                + f" {c.get('netem_extra', '')}, "
+                + f" {c.get('netem_extra', '') or 'no delay'}"
+                + (f" MTU {out['mtu']}" if out.get("mtu", 9000) != 9000
+                   else "")
+                + (f" {' '.join(c['env'])}" if c.get("env") else "")
+                + ", "
                 f"{mode} map: 10 streams vs 1"
                 + (f" ({key.split(':', 1)[1]})" if ":" in key else ""),
                 (f"{seed[1]} -> {seed[0]} s = {sg:+.0%}" if seed else
