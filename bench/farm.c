@@ -32,10 +32,26 @@
  * for a task (mean over the workers that got tasks: with 300 KB tasks,
  * fanout 10 and 10 requests open, 200 tasks go to two workers in one
  * burst): with workers never idle, a task that
- * waits behind a lost one costs the run nothing.
+ * waits behind a lost one costs the run nothing.  "inorder_ms"
+ * (mean/p99/max) is, per task, how much later it would have arrived had
+ * it waited for every task sent before it to the same worker (one
+ * ordered stream, the same arrival times): the head-of-line wait the
+ * streams removed in this run (0 with one stream: nothing overtakes);
+ * "inorder_frac" its share of the summed latency, "overtakes" the tasks
+ * that arrived before an earlier-sent one; "inorder_wall_s" the wall
+ * time per worker (mean over the workers that got tasks) during which
+ * in-order delivery would have withheld a task that had arrived.
+ *
+ * --type-per task draws each task's type on its own (the seed: "each
+ * task is assigned a different tag"; whether the tasks of one request
+ * shared a type it does not say), so a request's F tasks spread over the
+ * streams; the default (request) gives all F one type, one stream.
+ * --work-us W: the worker computes W us (a busy loop) per task before
+ * answering (the seed gives no figure; default 0).
  *
  *   farm [--mode comm|tag] [--tasks N] [--size BYTES] [--fanout F]
- *        [--outstanding R] [--types T] [--seed S]
+ *        [--outstanding R] [--types T] [--seed S] [--type-per task|request]
+ *        [--work-us W]
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -55,6 +71,8 @@ typedef struct {
 	int comm_mode;	/* 1: communicator per type; 0: tag per type */
 	int tasks, size, fanout, outstanding, types;
 	unsigned seed;
+	int type_per_task;	/* 1: a type per task; 0: one per request */
+	int work_us;		/* worker compute per task */
 } farm_cfg_t;
 
 static MPI_Comm type_comm[MAX_TYPES];
@@ -89,7 +107,31 @@ typedef struct {
 	double *sent;	/* [nworkers][types][tasks] */
 	int *nsent;	/* [nworkers][types] */
 	double lat_ms[5], idle_frac;
+	/* in-order cost: per task, how much later it would have been
+	 * delivered had it waited for every task sent before it to the same
+	 * worker (one ordered stream, the same arrivals); mean, p99, max,
+	 * and its share of the summed latency; tasks delivered before an
+	 * earlier-sent one */
+	double hol_ms[3], hol_frac;
+	long overtakes;
+	/* wall time, per worker (mean), during which in-order delivery
+	 * would have withheld at least one task that had arrived: the union
+	 * of [arrival, arrival + in-order cost) over its tasks; as a share
+	 * of the run, what the streams could save at most for a worker that
+	 * has nothing else to do */
+	double hol_wall_s;
 } farm_trace_t;
+
+typedef struct {
+	double snd, rcv;
+} farm_pair_t;
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const farm_pair_t *x = a, *y = b;
+
+	return (x->snd > y->snd) - (x->snd < y->snd);
+}
 
 static uint8_t pat(int t, size_t i)
 {
@@ -141,6 +183,8 @@ static double manager(const farm_cfg_t *c, int nworkers, long *bad_p,
 				MPI_Waitall(nring, ring, MPI_STATUSES_IGNORE);
 				nring = 0;
 			}
+			if (c->type_per_task && k > 0)
+				t = rand() % c->types;
 			int *ns = &tr->nsent[(w - 1) * c->types + t];
 
 			tr->sent[((size_t)(w - 1) * c->types + t) * c->tasks +
@@ -173,9 +217,13 @@ static void manager_trace(const farm_cfg_t *c, int nworkers, double secs,
 {
 	double *lat = malloc(sizeof(double) * (size_t)c->tasks);
 	double *rcv = malloc(sizeof(double) * (size_t)c->tasks);
-	double idle, sum = 0, idle_sum = 0;
-	int n = 0, w, t, k, cnt, busy = 0, n0;
+	double *hol = malloc(sizeof(double) * (size_t)c->tasks);
+	farm_pair_t *pr = malloc(sizeof(farm_pair_t) * (size_t)c->tasks);
+	double idle, sum = 0, idle_sum = 0, hol_sum = 0, runmax, wall_sum = 0;
+	int n = 0, w, t, k, cnt, busy = 0, n0, j;
 	MPI_Status st;
+
+	tr->overtakes = 0;
 
 	for (w = 1; w <= nworkers; w++) {
 		MPI_Recv(&idle, 1, MPI_DOUBLE, w, TAG_TRACE, MPI_COMM_WORLD,
@@ -190,9 +238,49 @@ static void manager_trace(const farm_cfg_t *c, int nworkers, double secs,
 			MPI_Get_count(&st, MPI_DOUBLE, &cnt);
 			for (k = 0; k < cnt &&
 			     k < tr->nsent[(w - 1) * c->types + t]; k++) {
+				pr[n].snd = snd[k];
+				pr[n].rcv = rcv[k];
 				lat[n] = (rcv[k] - snd[k]) * 1e3;
 				sum += lat[n++];
 			}
+		}
+		/* this worker's tasks in send order: the wait in-order
+		 * delivery would add to each */
+		qsort(&pr[n0], (size_t)(n - n0), sizeof(*pr), cmp_pair);
+		runmax = 0;
+		for (j = n0; j < n; j++) {
+			hol[j] = runmax > pr[j].rcv ?
+					 (runmax - pr[j].rcv) * 1e3 : 0;
+			tr->overtakes += hol[j] > 0;
+			hol_sum += hol[j];
+			/* a task withheld until runmax: the worker would
+			 * have had it no earlier than that */
+			if (hol[j] > 0) {
+				pr[j].snd = pr[j].rcv;
+				pr[j].rcv = runmax;
+			} else {
+				pr[j].snd = pr[j].rcv; /* empty interval */
+			}
+			if (runmax < pr[j].snd)
+				runmax = pr[j].snd;
+		}
+		/* union of the withheld intervals [snd, rcv) */
+		qsort(&pr[n0], (size_t)(n - n0), sizeof(*pr), cmp_pair);
+		{
+			double end = 0, wall = 0;
+
+			for (j = n0; j < n; j++) {
+				if (pr[j].rcv <= pr[j].snd)
+					continue;
+				if (pr[j].snd >= end) {
+					wall += pr[j].rcv - pr[j].snd;
+					end = pr[j].rcv;
+				} else if (pr[j].rcv > end) {
+					wall += pr[j].rcv - end;
+					end = pr[j].rcv;
+				}
+			}
+			wall_sum += wall;
 		}
 		if (n > n0) { /* a worker that got no task was never idle */
 			idle_sum += idle;
@@ -200,6 +288,9 @@ static void manager_trace(const farm_cfg_t *c, int nworkers, double secs,
 		}
 	}
 	memset(tr->lat_ms, 0, sizeof(tr->lat_ms));
+	memset(tr->hol_ms, 0, sizeof(tr->hol_ms));
+	tr->hol_frac = 0;
+	tr->hol_wall_s = 0;
 	if (n > 0) {
 		qsort(lat, (size_t)n, sizeof(double), cmp_double);
 		tr->lat_ms[0] = lat[n / 2];
@@ -207,10 +298,18 @@ static void manager_trace(const farm_cfg_t *c, int nworkers, double secs,
 		tr->lat_ms[2] = lat[(size_t)n * 99 / 100];
 		tr->lat_ms[3] = lat[n - 1];
 		tr->lat_ms[4] = sum / n;
+		tr->hol_ms[0] = hol_sum / n;
+		tr->hol_frac = sum > 0 ? hol_sum / sum : 0;
+		qsort(hol, (size_t)n, sizeof(double), cmp_double);
+		tr->hol_ms[1] = hol[(size_t)n * 99 / 100];
+		tr->hol_ms[2] = hol[n - 1];
 	}
+	tr->hol_wall_s = busy > 0 ? wall_sum / busy : 0;
 	tr->idle_frac = secs > 0 && busy > 0 ? idle_sum / busy / secs : 0;
 	free(lat);
 	free(rcv);
+	free(hol);
+	free(pr);
 }
 
 static void worker(const farm_cfg_t *c)
@@ -255,6 +354,16 @@ static void worker(const farm_cfg_t *c)
 		for (i = 4; i < n; i += 997)
 			if (buf[idx][i] != pat(idx, (size_t)i))
 				ok = 0;
+		if (c->work_us > 0) {
+			/* compute, driving MPI's progress meanwhile as a
+			 * kernel stack would (acks, the next tasks) */
+			double until = now_s() + c->work_us * 1e-6;
+			int flag;
+
+			while (now_s() < until)
+				MPI_Iprobe(0, TAG_DONE, MPI_COMM_WORLD, &flag,
+					   MPI_STATUS_IGNORE);
+		}
 		memset(res, 0, sizeof(res));
 		memcpy(res, &ok, sizeof(ok));
 		MPI_Send(res, sizeof(res), MPI_BYTE, 0, TAG_RES,
@@ -279,7 +388,7 @@ static void worker(const farm_cfg_t *c)
 
 int main(int argc, char **argv)
 {
-	farm_cfg_t c = {1, 2000, 30000, 1, 10, 10, 1};
+	farm_cfg_t c = {1, 2000, 30000, 1, 10, 10, 1, 0, 0};
 	int rank, nprocs, i, t;
 	long bad = 0;
 	double s;
@@ -302,12 +411,18 @@ int main(int argc, char **argv)
 			c.types = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--seed") == 0)
 			c.seed = (unsigned)atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--type-per") == 0)
+			c.type_per_task = strcmp(argv[i + 1], "task") == 0;
+		else if (strcmp(argv[i], "--work-us") == 0)
+			c.work_us = atoi(argv[i + 1]);
 	}
 	if (nprocs < 2 || c.types < 1 || c.types > MAX_TYPES ||
-	    c.fanout < 1 || c.outstanding < 1 || c.tasks < 1 || c.size < 0) {
+	    c.fanout < 1 || c.outstanding < 1 || c.tasks < 1 || c.size < 0 ||
+	    c.work_us < 0) {
 		if (rank == 0)
 			fprintf(stderr, "farm: needs >= 2 ranks, --types "
-				"1..%d, --fanout/--outstanding/--tasks >= 1\n",
+				"1..%d, --fanout/--outstanding/--tasks >= 1, --work-us "
+				">= 0\n",
 				MAX_TYPES);
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
@@ -323,14 +438,22 @@ int main(int argc, char **argv)
 		manager_trace(&c, nprocs - 1, s, &tr);
 		printf("{\"mode\": \"%s\", \"tasks\": %d, \"size\": %d, "
 		       "\"fanout\": %d, \"workers\": %d, \"outstanding\": %d, "
-		       "\"types\": %d, \"seconds\": %.4f, \"tasks_per_s\": "
+		       "\"types\": %d, \"type_per\": \"%s\", \"work_us\": %d, "
+		       "\"seconds\": %.4f, \"tasks_per_s\": "
 		       "%.1f, \"bad\": %ld, \"lat_ms\": {\"p50\": %.2f, "
 		       "\"p90\": %.2f, \"p99\": %.2f, \"max\": %.2f, "
-		       "\"mean\": %.2f}, \"worker_idle_frac\": %.3f}\n",
+		       "\"mean\": %.2f}, \"worker_idle_frac\": %.3f, "
+		       "\"inorder_ms\": {\"mean\": %.2f, \"p99\": %.2f, "
+		       "\"max\": %.2f}, \"inorder_frac\": %.4f, "
+		       "\"overtakes\": %ld, \"inorder_wall_s\": %.4f}\n",
 		       c.comm_mode ? "comm" : "tag", c.tasks, c.size, c.fanout,
-		       nprocs - 1, c.outstanding, c.types, s, c.tasks / s,
+		       nprocs - 1, c.outstanding, c.types,
+		       c.type_per_task ? "task" : "request", c.work_us, s,
+		       c.tasks / s,
 		       bad, tr.lat_ms[0], tr.lat_ms[1], tr.lat_ms[2],
-		       tr.lat_ms[3], tr.lat_ms[4], tr.idle_frac);
+		       tr.lat_ms[3], tr.lat_ms[4], tr.idle_frac, tr.hol_ms[0],
+		       tr.hol_ms[1], tr.hol_ms[2], tr.hol_frac, tr.overtakes,
+		       tr.hol_wall_s);
 		free(tr.sent);
 		free(tr.nsent);
 		fflush(stdout);

@@ -47,8 +47,9 @@ ROOT = os.path.dirname(HERE)
 APPS = os.path.join(ROOT, "apps")
 STATS_RE = re.compile(r"sctp_dpdk stats: (\{.*\})")
 VARIANTS = [("comm", 1), ("comm", 10), ("tag", 1), ("tag", 10)]
-# The seed's head-of-line runs (Kamal 2005, fig. 5.7; F=10, 10,000 tasks,
-# delay on every link): {(size, loss %): (10 streams s, 1 stream s)}
+# The seed's head-of-line runs (Kamal 2005, fig. 5.5; F=10, 10,000 tasks,
+# 8 nodes on 1 Gbit/s, Dummynet loss only: ch. 5 adds no delay, the 10/50
+# ms of ch. 3 were its TCP study): {(size, loss %): (10 streams s, 1 stream s)}
 SEED_HOL = {(30000, 0): (8.7, 9.3), (30000, 1): (11.7, 11.0),
             (30000, 2): (16.0, 21.6), (300000, 0): (79, 79),
             (300000, 1): (786, 1000), (300000, 2): (1585, 1942)}
@@ -79,6 +80,8 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job, sg=""):
            "--timeout", str(a.timeout), "--stream-map", smap,
            "--env", "UCX_SCTP_DPDK_STREAMS=11",
            "--env", "UCX_SCTP_DPDK_STATS=y"]
+    if a.mtu:
+        cmd += ["--mtu", str(a.mtu)]
     lossy = (f"{a.netem_extra} loss {loss}%" if loss > 0 else
              a.netem_extra).strip()
     clean = a.netem_extra.strip() or "delay 0ms"
@@ -104,6 +107,10 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job, sg=""):
     cmd += [farm_exe(mpi), "--mode", mode, "--tasks", str(tasks),
             "--size", str(size), "--fanout", str(fanout),
             "--outstanding", str(a.outstanding), "--types", "10"]
+    if a.work_us:
+        cmd += ["--work-us", str(a.work_us)]
+    if a.type_per != "request":
+        cmd += ["--type-per", a.type_per]
     t0 = time.time()
     r = subprocess.run(cmd, capture_output=True, text=True,
                        timeout=a.timeout + 180)
@@ -138,6 +145,20 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job, sg=""):
         "streams_used_by_manager": len(max(
             stats, key=lambda s: s.get("streams", {}).get("mapped_msgs", 0),
             default={}).get("streams", {}).get("tx_msgs", {})),
+        # the manager's messages per stream (all its eps): does the map
+        # spread the tasks?
+        "manager_tx_msgs_by_stream": max(
+            stats, key=lambda s: s.get("streams", {}).get("mapped_msgs", 0),
+            default={}).get("streams", {}).get("tx_msgs", {}),
+        "mtu": a.mtu or 9000, "work_us": a.work_us,
+        "type_per": a.type_per,
+        # per rank (the order the ranks printed them): which side of the
+        # association timed out
+        "usrsctp_by_rank": [dict({"ip": st.get("ip", "")}, **{
+            k: st.get("usrsctp", {}).get(k, 0) for k in (
+                "t3_timeouts", "fast_retrans_chunks", "retrans_chunks",
+                "data_chunks_out", "t3_window_probes")})
+            for st in stats],
     })
     return res
 
@@ -151,7 +172,12 @@ def table_rows(out):
             if "/" not in key:  # files of session 4: {"comm": gain}
                 key = f"{key}/10"
             mode = key.split("/")[0]
-            t1, t10 = c["median_s"][f"{mode}/1"], c["median_s"][key]
+            sgk = key.split(":", 1)[1] if ":" in key else ""
+            t1 = c["median_s"].get(f"{mode}/1:{sgk}") if sgk else None
+            t1 = t1 or c["median_s"].get(f"{mode}/1")
+            t10 = c["median_s"][key]
+            if t1 is None:
+                continue
             seed = SEED_HOL.get((c["size"], c["loss_pct"])) \
                 if c["fanout"] == 10 else None
             sg = 1 - seed[0] / seed[1] if seed else None
@@ -162,7 +188,11 @@ def table_rows(out):
                 f"{c['loss_pct']}% loss"
                 + (f" (frames to the {c['loss_to']} only)"
                    if c.get("loss_to", "all") != "all" else "")
-                + f" {c.get('netem_extra', '')}, "
+                + f" {c.get('netem_extra', '') or 'no delay'}"
+                + (f" MTU {out['mtu']}" if out.get("mtu", 9000) != 9000
+                   else "")
+                + (f" {' '.join(c['env'])}" if c.get("env") else "")
+                + ", "
                 f"{mode} map: 10 streams vs 1"
                 + (f" ({key.split(':', 1)[1]})" if ":" in key else ""),
                 (f"{seed[1]} -> {seed[0]} s = {sg:+.0%}" if seed else
@@ -173,6 +203,152 @@ def table_rows(out):
                 round(gain / sg, 2) if sg and sg > 0 else "-",
                 f">= +{GOAL_GAIN:.0%}", "yes" if gain >= GOAL_GAIN else "no",
                 "gain = 1 - t(10 streams) / t(1 stream)"))))
+    return rows
+
+
+def breakdown(paths, plot_path=None):
+    """Session 6: per variant of each file, the median run time and where
+    a task's time goes: its mean latency (send to receive), the part of
+    it in-order delivery would add (farm.c "inorder_ms": the
+    head-of-line wait the streams removed), the T3 timeouts of the
+    manager (data direction) and of the workers, fast retransmits, and
+    workers' idle share.  Prints a markdown table; plots latency against
+    the in-order cost."""
+    rows = []
+    for p in paths:
+        with open(p) as f:
+            d = json.load(f)
+        by = {}
+        for r in d["runs"]:
+            by.setdefault((r["size"], r["fanout"], r["loss_pct"],
+                           r["variant"]), []).append(r)
+        for (_, _, _, key), rs in by.items():
+            def med(fn):
+                return statistics.median(fn(r) for r in rs)
+
+            def mgr(r):  # the rank that sent the most DATA: the manager
+                u = r.get("usrsctp_by_rank") or [{}]
+                return max(u, key=lambda x: x.get("data_chunks_out", 0))
+
+            def wrk_t3(r):
+                u = r.get("usrsctp_by_rank") or []
+                return sum(x.get("t3_timeouts", 0) for x in u) - \
+                    mgr(r).get("t3_timeouts", 0)
+            rows.append({
+                "file": os.path.basename(p), "variant": key,
+                "size": rs[0]["size"], "fanout": rs[0]["fanout"],
+                "loss": rs[0]["loss_pct"],
+                "mtu": rs[0].get("mtu", 9000),
+                "work_us": rs[0].get("work_us", 0),
+                "type_per": rs[0].get("type_per", "request"),
+                "env": " ".join(d.get("env", [])), "n": len(rs),
+                "seconds": med(lambda r: r["seconds"]),
+                "lat_mean_ms": med(lambda r: r["lat_ms"]["mean"]),
+                "inorder_mean_ms": med(lambda r: r.get(
+                    "inorder_ms", {}).get("mean", float("nan"))),
+                "inorder_max_ms": med(lambda r: r.get(
+                    "inorder_ms", {}).get("max", float("nan"))),
+                "inorder_frac": med(lambda r: r.get("inorder_frac",
+                                                    float("nan"))),
+                "inorder_wall_frac": med(lambda r: r.get(
+                    "inorder_wall_s", float("nan")) / r["seconds"]),
+                "t3_mgr": med(lambda r: mgr(r).get("t3_timeouts",
+                                                   float("nan"))),
+                "t3_workers": med(wrk_t3),
+                "fast_rtx": med(lambda r: r["fast_retrans_chunks"]),
+                "idle": med(lambda r: r["worker_idle_frac"]),
+                "load": med(lambda r: r["loadavg"]),
+            })
+    print("| file | task | F | loss | work | types | variant | n | run s | "
+          "latency mean ms | in-order cost mean ms | share | max ms | "
+          "withheld wall / run | T3 mgr/workers | fast rtx | idle | load |")
+    print("|" + "---|" * 18)
+    for r in rows:
+        print(f"| {r['file']} | {r['size'] // 1000} KB | {r['fanout']} | "
+              f"{r['loss']}% | "
+              f"{r['work_us'] // 1000} ms | {r['type_per']} | "
+              f"{r['variant']} | {r['n']} | {r['seconds']:.2f} | "
+              f"{r['lat_mean_ms']:.0f} | {r['inorder_mean_ms']:.1f} | "
+              f"{r['inorder_frac']:.1%} | {r['inorder_max_ms']:.0f} | "
+              f"{r['inorder_wall_frac']:.1%} | "
+              f"{r['t3_mgr']:g}/{r['t3_workers']:g} | {r['fast_rtx']:g} | "
+              f"{r['idle']:.0%} | {r['load']:g} |")
+    if plot_path:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        ten = [r for r in rows if not r["variant"].split(":")[0]
+               .endswith("/1") and r["inorder_mean_ms"] ==
+               r["inorder_mean_ms"]]
+        fig, ax = plt.subplots(1, 2, figsize=(13, 6.5))
+        lab = [f"{r['size'] // 1000} KB F={r['fanout']}"
+               + (f" work {r['work_us'] // 1000} ms" if r["work_us"]
+                  else "")
+               + (" type/task" if r["type_per"] == "task" else "")
+               + ("\nrcvbuf only 220K" if "sndbuf" not in r["env"] and
+                  "rcvbuf" in r["env"] else
+                  "\n220 KB bufs" if "sndbuf" in r["env"] else "\n4 MB bufs")
+               + ("\nrto_min 1 s" if "rto_min_ms=1000" in r["variant"]
+                  else "\nrto_min 100 ms")
+               + (" FCFS" if "stream_sched=5" in r["variant"] else "")
+               + (f" MTU {r['mtu']}" if r["mtu"] != 1500 else "")
+               + (f"\n{r['loss']}% loss" if r["loss"] != 2 else "")
+               for r in ten]
+        x = range(len(ten))
+        ax[0].bar([i - 0.2 for i in x], [r["lat_mean_ms"] for r in ten],
+                  0.4, label="task latency (send to receive), mean")
+        ax[0].bar([i + 0.2 for i in x], [r["inorder_mean_ms"] for r in
+                                        ten], 0.4,
+                  label="of which 1 stream would add (in-order cost)")
+        ax[0].set_xticks(list(x))
+        ax[0].set_xticklabels(lab, fontsize=6, rotation=90)
+        ax[0].set_ylabel("ms per task (10-stream runs, median)")
+        ax[0].set_yscale("log")
+        ax[0].legend(fontsize=7)
+        ax[0].set_title("Where a task's time goes (10 streams)", fontsize=9)
+        cells = {}
+        for r in rows:
+            base = r["variant"].split("/")[0]
+            sg = r["variant"].split(":", 1)[1] if ":" in r["variant"] else ""
+            k = (r["file"], r["size"], r["fanout"], r["loss"], base, sg)
+            n = int(r["variant"].split("/")[1].split(":")[0])
+            cells.setdefault(k, {})[n] = r
+        for k, v in cells.items():  # 10 streams with SG tokens the
+            if k[5] and 1 not in v:  # 1-stream runs lack: against theirs
+                one = cells.get(k[:5] + ("",), {}).get(1)
+                if one:
+                    v[1] = one
+        pairs = [(k, v) for k, v in cells.items() if 1 in v and 10 in v]
+        g = [1 - v[10]["seconds"] / v[1]["seconds"] for _, v in pairs]
+        ax[1].bar(range(len(pairs)), [100 * y for y in g],
+                  color=["C2" if y >= 0.25 else "C7" for y in g])
+        ax[1].axhline(25, color="r", ls="--", lw=1, label="goal +25%")
+        ax[1].axhline(0, color="k", lw=0.5)
+        ax[1].set_xticks(range(len(pairs)))
+        ax[1].set_xticklabels([f"{v[1]['size'] // 1000} KB F={v[1]['fanout']}"
+                               + (f" w{v[1]['work_us'] // 1000}ms"
+                                  if v[1]["work_us"] else "")
+                               + (" t/task" if v[1]["type_per"] == "task"
+                                  else "")
+                               + ("\nrto 1 s" if "rto_min_ms=1000" in k[5]
+                                  else "\nrto 100ms")
+                               + (" FCFS" if "stream_sched=5" in k[5] else "")
+                               + (f"\nMTU {v[1]['mtu']}" if v[1]["mtu"] !=
+                                  1500 else "")
+                               + ("\n220K bufs" if "sndbuf" in v[1]["env"]
+                                  else "\nrcvbuf 220K" if "rcvbuf" in
+                                  v[1]["env"] else "\n4M bufs")
+                               + (f"\n{v[1]['loss']}% loss" if
+                                  v[1]["loss"] != 2 else "")
+                               for k, v in pairs], fontsize=6, rotation=90)
+        ax[1].set_ylabel("gain 1 - t(10)/t(1), % (medians)")
+        ax[1].set_title("10 streams vs 1: run time", fontsize=9)
+        ax[1].legend(fontsize=7)
+        fig.suptitle("Seed 000 farm, the seed's conditions (no delay, MTU "
+                     "1500, 2% loss, 4 ranks, load 11-18)", fontsize=10)
+        fig.tight_layout()
+        fig.savefig(plot_path, dpi=120)
+        log(f"plot: {plot_path}")
     return rows
 
 
@@ -240,12 +416,23 @@ def main():
     ap.add_argument("--tasks-small", type=int, default=2000)
     ap.add_argument("--tasks-large", type=int, default=300)
     ap.add_argument("--outstanding", type=int, default=10)
+    ap.add_argument("--mtu", type=int, default=0,
+                    help="IP MTU of the testbed (sdp-mpirun --mtu; default "
+                    "its 9000; the seed's GbE: 1500)")
+    ap.add_argument("--work-us", type=int, default=0,
+                    help="worker compute per task, us of busy loop "
+                    "(farm --work-us; default 0: the seed gives none)")
+    ap.add_argument("--type-per", choices=["request", "task"],
+                    default="request",
+                    help="farm --type-per: one task type per request "
+                    "(default) or a type drawn per task")
     ap.add_argument("--rndv-thresh", default="",
                     help="UCX_RNDV_THRESH (e.g. inf: 300 KB tasks eager)")
     ap.add_argument("--netem-extra", default="delay 10ms",
                     help="impairment before 'loss P%%' on every host link "
-                    "(default 'delay 10ms': the seed's smaller delay, one "
-                    "way; '' for none)")
+                    "(default 'delay 10ms', one way: the smaller delay of "
+                    "the seed's ch. 3 TCP study; its farm (ch. 5) ran "
+                    "with loss only: '' for none)")
     ap.add_argument("--loss-to", choices=["all", "workers", "manager"],
                     default="all",
                     help="which direction loses frames: all links (the "
@@ -264,7 +451,13 @@ def main():
     ap.add_argument("--replot", nargs="+", metavar="JSON",
                     help="only plot the cells of these result files into "
                     "--plot (and merge them into --json)")
+    ap.add_argument("--breakdown", nargs="+", metavar="JSON",
+                    help="print where the tasks' time went per variant of "
+                    "these result files (and plot it into --plot)")
     a = ap.parse_args()
+    if a.breakdown:
+        breakdown(a.breakdown, a.plot)
+        return 0
     if a.replot:
         out = {"merged_from": a.replot, "cells": [], "runs": []}
         for p in a.replot:
@@ -307,6 +500,8 @@ def main():
            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
            "rndv_thresh": a.rndv_thresh or "default",
            "netem_extra": a.netem_extra, "env": a.env, "runs": [],
+           "mtu": a.mtu or 9000, "work_us": a.work_us,
+           "type_per": a.type_per,
            "cells": []}
     job_n = 0
     failed = 0
@@ -346,7 +541,11 @@ def main():
                                 f"{r['rep_streams_by_manager']}, fast rtx "
                                 f"{r['fast_retrans_chunks']}, task latency "
                                 f"p50/p99 {r['lat_ms']['p50']:.0f}/"
-                                f"{r['lat_ms']['p99']:.0f} ms, workers "
+                                f"{r['lat_ms']['p99']:.0f} ms, in-order "
+                                f"cost mean/max "
+                                f"{r.get('inorder_ms', {}).get('mean', 0):.0f}"
+                                f"/{r.get('inorder_ms', {}).get('max', 0):.0f}"
+                                f" ms, workers "
                                 f"idle {r['worker_idle_frac']:.0%}, load "
                                 f"{r['loadavg']})")
                     med = {k: statistics.median(v) for k, v in
@@ -354,7 +553,13 @@ def main():
                     # every many-stream variant against its mode's 1 stream
                     gain = {}
                     for k, t in med.items():
-                        one = med.get(k.split("/")[0] + "/1")
+                        # against the 1-stream run with the same SG
+                        # tokens where there is one (comm/1:X), else
+                        # against mode/1
+                        sgk = k.split(":", 1)[1] if ":" in k else ""
+                        one = med.get(k.split("/")[0] + "/1"
+                                      + (f":{sgk}" if sgk else "")) or \
+                            med.get(k.split("/")[0] + "/1")
                         if not k.split(":")[0].endswith("/1") and one:
                             gain[k] = round(1 - t / one, 3)
                     def mrun(f):
