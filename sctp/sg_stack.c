@@ -28,6 +28,9 @@
 #ifndef USRSCTP_HAVE_CONN_OUTPUT_ALLOC
 #error "usrsctp lacks usrsctp_set_conn_output_alloc (scripts/usrsctp-patches/0002-conn-output-alloc.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
 #endif
+#ifndef USRSCTP_HAVE_CONN_OUTPUT_CHAIN
+#error "usrsctp lacks usrsctp_set_conn_output_chain (scripts/usrsctp-patches/0004-conn-output-chain.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#endif
 
 static unsigned int stack_refs;
 static uint64_t tsc_per_ms;
@@ -56,6 +59,9 @@ int sg_stack_get(void)
 	 * sg_conn_output): scripts/usrsctp-patches/0002. */
 	usrsctp_set_conn_output_alloc(sg_conn_output_alloc,
 				      sg_conn_output_free);
+	/* Packets of tx_chain_min bytes or more leave as usrsctp's own
+	 * chain, without that copy: usrsctp-patches/0004. */
+	usrsctp_set_conn_output_chain(sg_conn_output_chain);
 	/* Explicit congestion notification needs the IP header's ECN bits,
 	 * which the dataplane does not carry up. */
 	usrsctp_sysctl_set_sctp_ecn_enable(0);
