@@ -921,6 +921,8 @@ int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
 		off += segs[i].len;
 		if (off <= head)
 			continue;
+		if (unlikely(segs[i].len > UINT16_MAX))
+			goto err_ext; /* an mbuf's buf_len is 16-bit */
 		ext[n] = dp_pkt_ext_alloc(port);
 		if (unlikely(ext[n] == NULL))
 			goto err_ext;

@@ -14,7 +14,11 @@
  * dp_port_poll drops packets whose CRC is wrong before delivery), so every
  * packet reaching usrsctp_conninput has already been checked once.
  *
- * Invariant: every usrsctp call of the process runs on one thread.
+ * Invariant: every usrsctp call of the process runs on one thread.  The
+ * one exception: usrsctp_conn_chain_free (usrsctp-patches/0004), from the
+ * free callback of a chained TX mbuf, runs wherever the dataplane frees
+ * it (a lane's thread too): m_freem, whose cluster reference counts are
+ * atomic and whose memory is malloc's (SCTP_SIMPLE_ALLOCATOR).
  */
 #include <errno.h>
 #include <stdarg.h>
