@@ -356,11 +356,12 @@ struct sg_stats {
 	uint64_t tx_copy_bytes;		  /* packet bytes copied by
 					   * conn_output into an mbuf */
 	/* Chained TX (tx_chain_min, usrsctp-patches/0004): packets that
-	 * left as usrsctp's own mbuf chain, the bytes sent from its buffers
+	 * left as usrsctp's own mbuf chain (counted as pkts_out: not the
+	 * tries back-pressure refused), the bytes sent from its buffers
 	 * by reference, and those copied into the header segment (common
 	 * header, control chunks, the first DATA chunk's header).  Bytes
 	 * usrsctp wrote into our mbufs (0002, the other packets) are in
-	 * tx_direct_bytes. */
+	 * tx_direct_bytes (as tx_direct_pkts: every try). */
 	uint64_t tx_chain_pkts;
 	uint64_t tx_chain_ref_bytes;
 	uint64_t tx_chain_copy_bytes;

@@ -889,8 +889,9 @@ int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
 	struct rte_mbuf *h;
 	unsigned int n = 0, j;
 	size_t head, off, skip;
+	uint64_t sent;
 	uint8_t *p;
-	int i;
+	int i, rc;
 
 	(void)tos;
 	(void)set_df;
@@ -958,11 +959,17 @@ int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
 	h->nb_segs = (uint16_t)(n + 1);
 	h->pkt_len = (uint32_t)len;
 	__atomic_fetch_add(&sg_chains_held, 1, __ATOMIC_RELAXED);
-	link->st->tx_chain_pkts++;
-	link->st->tx_chain_ref_bytes += len - head;
-	link->st->tx_chain_copy_bytes += head;
 	SDP_TRACE(CONN_OUTPUT, len);
-	return sg_conn_send(peer, h, p, head);
+	sent = link->st->pkts_out;
+	rc = sg_conn_send(peer, h, p, head);
+	if (link->st->pkts_out != sent) {
+		/* counted as pkts_out is: not a try refused with ENOBUFS
+		 * (usrsctp sends it again) nor a drop */
+		link->st->tx_chain_pkts++;
+		link->st->tx_chain_ref_bytes += len - head;
+		link->st->tx_chain_copy_bytes += head;
+	}
+	return rc;
 
 err_ext:
 	for (j = 0; j < n; j++)
