@@ -21,6 +21,13 @@
  * --direct: usrsctp writes each packet into the FIFO slot itself
  * (usrsctp_set_conn_output_alloc, as sg does with its mbufs): no copy in
  * conn_output.
+ * --chain: each packet of usrsctp's comes as its mbuf chain
+ * (usrsctp_set_conn_output_chain, usrsctp-patches/0004, as sg sends
+ * packets of tx_chain_min bytes and more): gathered into the FIFO slot
+ * from usrsctp's buffers, as memif's TX gathers a chained mbuf into its
+ * ring, then given back: one copy per byte where the default (conn_output
+ * copying usrsctp's linear buffer) has two, as sg's 0002 path has (into
+ * the mbuf, then memif's copy into the ring).
  * --test bw: --count messages of --size bytes, client to server, as fast
  * as usrsctp takes them; goodput = bytes received / time.
  * --test lat: ping-pong of --size messages; one-way latency = RTT/2.
@@ -102,6 +109,32 @@ static void conn_output_free(void *addr, void *buf)
 {
 	(void)addr;
 	(void)buf; /* the FIFO slot */
+}
+#endif
+
+static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
+		       uint8_t set_df);
+
+#ifdef USRSCTP_HAVE_CONN_OUTPUT_CHAIN
+/* --chain: gather the pieces into the slot (conn_output then copies
+ * nothing: the buffer is the slot), give the chain back. */
+static int conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
+			     int nsegs, size_t len, uint8_t tos,
+			     uint8_t set_df, void *chain)
+{
+	uint8_t *slot, *d;
+	int i, rc;
+
+	if (fifo_tail - fifo_head == fifo_slots || len > SLOT_BYTES)
+		return USRSCTP_CONN_CHAIN_DECLINED; /* conn_output drops */
+	slot = fifo[fifo_tail % fifo_slots].data;
+	for (i = 0, d = slot; i < nsegs; i++) {
+		memcpy(d, segs[i].base, segs[i].len);
+		d += segs[i].len;
+	}
+	rc = conn_output(addr, slot, len, tos, set_df);
+	usrsctp_conn_chain_free(chain);
+	return rc;
 }
 #endif
 
@@ -301,9 +334,10 @@ int main(int argc, char **argv)
 		{ "max-burst", required_argument, NULL, 'x' },
 		{ "sack-immediate", no_argument, NULL, 'i' },
 		{ "direct", no_argument, NULL, 'D' },
+		{ "chain", no_argument, NULL, 'H' },
 		{ NULL, 0, NULL, 0 },
 	};
-	bool lat = false, direct = false;
+	bool lat = false, direct = false, chain = false;
 	uint32_t size = 65536, pathmtu = 1460, buf_bytes = 4u << 20;
 	uint64_t count = 4096, sent = 0, got_msgs = 0, got_bytes = 0, t0, t1;
 	uint64_t *rtt = NULL, deadline;
@@ -347,12 +381,15 @@ int main(int argc, char **argv)
 		case 'D':
 			direct = true;
 			break;
+		case 'H':
+			chain = true;
+			break;
 		default:
 			fprintf(stderr, "usage: sctp-loop-ep [--test lat|bw] "
 				"[--size B] [--count N] [--pathmtu B] [--buf B]"
 				" [--crc none|isal] [--fifo-slots N]"
 				" [--sack-delay MS] [--max-burst N]"
-				" [--sack-immediate] [--direct]\n");
+				" [--sack-immediate] [--direct] [--chain]\n");
 			return 2;
 		}
 	}
@@ -387,6 +424,16 @@ int main(int argc, char **argv)
 #else
 		fprintf(stderr, "sctp-loop-ep: --direct needs the project's "
 			"usrsctp (usrsctp-patches/0002); this binary uses "
+			"another: use build/bench/sctp-loop-ep\n");
+		return 2;
+#endif
+	}
+	if (chain) {
+#ifdef USRSCTP_HAVE_CONN_OUTPUT_CHAIN
+		usrsctp_set_conn_output_chain(conn_output_chain);
+#else
+		fprintf(stderr, "sctp-loop-ep: --chain needs the project's "
+			"usrsctp (usrsctp-patches/0004); this binary uses "
 			"another: use build/bench/sctp-loop-ep\n");
 		return 2;
 #endif
@@ -464,11 +511,11 @@ int main(int argc, char **argv)
 		       PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
 		       "\"gbps\": %.4f, \"packets\": %" PRIu64
 		       ", \"fifo_drops\": %" PRIu64 ", \"crc_bad\": %" PRIu64
-		       ", \"direct\": %s",
+		       ", \"direct\": %s, \"chain\": %s",
 		       lat ? "lat" : "bw", size, pathmtu,
 		       use_crc ? "isal" : "none", got_msgs, got_bytes, secs,
 		       gbps, pkts, fifo_drops, crc_bad,
-		       direct ? "true" : "false");
+		       direct ? "true" : "false", chain ? "true" : "false");
 		if (lat && got_msgs > 0) {
 			qsort(rtt, got_msgs, sizeof(*rtt), cmp_u64);
 			printf(", \"latency_us_p50\": %.3f, \"latency_us_p99\":"

@@ -3,8 +3,11 @@
 """tx_direct_callgrind.py - instructions per 64 KiB message of the usrsctp
 loop (bench/sctp_loop.c) with the packet copied out of usrsctp's buffer
 (as sg_conn_output did) and written straight into the FIFO slot
-(--direct: usrsctp_set_conn_output_alloc, as sg does now), with and
-without ISA-L CRC32c (filled on output, verified on input, as the
+(--direct: usrsctp_set_conn_output_alloc, as sg does for small packets)
+and gathered from usrsctp's chain into the slot (--chain:
+usrsctp_set_conn_output_chain, as sg sends packets from tx_chain_min
+bytes on; the gather stands for memif's copy into its ring, which the
+copy setting's memcpy stands for too), with and without ISA-L CRC32c (filled on output, verified on input, as the
 dataplane does).
 
 callgrind counts instructions: repeatable on a loaded machine.  Each
@@ -16,7 +19,7 @@ per byte moved (the CPU does it in a few dozen cycles per KiB): memcpy's
 share of instructions overstates its share of time.
 
   bench/tx_direct_callgrind.py [--bin build/bench/sctp-loop-ep]
-      [--pathmtu 8960] [--json FILE]
+      [--pathmtu 8960] [--modes copy,direct,chain] [--json FILE]
 """
 import argparse
 import json
@@ -29,13 +32,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def ir_run(binary, count, direct, crc, pathmtu, tmp):
-    out = os.path.join(tmp, f"cg-{count}-{direct}-{crc}.out")
+def ir_run(binary, count, mode, crc, pathmtu, tmp):
+    out = os.path.join(tmp, f"cg-{count}-{mode}-{crc}.out")
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
            binary, "--test", "bw", "--size", "65536", "--pathmtu",
            str(pathmtu), "--crc", crc, "--count", str(count)]
-    if direct:
-        cmd.append("--direct")
+    if mode != "copy":
+        cmd.append("--" + mode)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed (rc {r.returncode}):\n"
@@ -70,19 +73,23 @@ def main():
         os.path.dirname(HERE), "build", "bench", "sctp-loop-ep"))
     ap.add_argument("--pathmtu", type=int, default=8960)
     ap.add_argument("--json")
+    ap.add_argument("--modes", default="copy,direct,chain",
+                    help="comma-separated: copy (conn_output copies), "
+                    "direct (0002), chain (0004)")
     a = ap.parse_args()
     rows = []
     with tempfile.TemporaryDirectory(prefix="txdirect-cg-") as tmp:
         for crc in ("isal", "none"):
-            for direct in (False, True):
-                lo = ir_run(a.bin, 128, direct, crc, a.pathmtu, tmp)
-                hi = ir_run(a.bin, 256, direct, crc, a.pathmtu, tmp)
-                row = {"crc": crc, "direct": direct, "pathmtu": a.pathmtu}
+            for mode in a.modes.split(","):
+                lo = ir_run(a.bin, 128, mode, crc, a.pathmtu, tmp)
+                hi = ir_run(a.bin, 256, mode, crc, a.pathmtu, tmp)
+                row = {"crc": crc, "direct": mode == "direct",
+                       "mode": mode, "pathmtu": a.pathmtu}
                 for k in ("total", "memcpy", "isal_crc"):
                     row[f"{k}_per_msg"] = (hi[k] - lo[k]) / 128
                 row["packets_per_msg"] = (hi["packets"] - lo["packets"]) / 128
                 rows.append(row)
-                print(f"crc {crc:4} {'direct' if direct else 'copy  '}: "
+                print(f"crc {crc:4} {mode:6}: "
                       f"{row['total_per_msg']:>9.0f} Ir/msg, memcpy "
                       f"{row['memcpy_per_msg']:>8.0f}, isal "
                       f"{row['isal_crc_per_msg']:>7.0f}, packets/msg "

@@ -246,6 +246,20 @@ struct rte_mbuf *dp_pkt_alloc(struct dp_port *port);
 void dp_pkt_free(struct rte_mbuf *m);
 
 /**
+ * An mbuf without data room from the port's second pool, to attach an
+ * external buffer to (rte_pktmbuf_attach_extbuf) and chain behind a
+ * dp_pkt_alloc() mbuf: dp_port_send takes multi-segment packets whose
+ * first segment holds at least the SCTP common header.
+ * @return NULL when that pool is exhausted (or could not be created);
+ *         not counted as a drop (the caller copies instead).
+ */
+struct rte_mbuf *dp_pkt_ext_alloc(struct dp_port *port);
+
+/** mbufs of the port's two pools (dp_pkt_alloc, dp_pkt_ext_alloc) in use:
+ * in the rings, queues, the NIC and the layers above. */
+unsigned int dp_port_mbufs_in_use(const struct dp_port *port);
+
+/**
  * Frame the L4 payload in @m (SCTP packet or sdp-ping payload) as IPv4
  * @proto to @dst_ip_be, fill the SCTP CRC32c when @proto is SCTP (software
  * or offload), and queue it for transmission.  An unresolved neighbour is

@@ -182,6 +182,48 @@ void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len)
 	h->cksum = rte_cpu_to_le_32(sctp_crc(be, sctp, len));
 }
 
+/* The CRC register (before the final xor) carried over @len bytes. */
+static uint32_t crc_update(enum dp_crc_backend be, uint32_t c, const void *buf,
+			   size_t len)
+{
+	const uint8_t *p = buf;
+
+	switch (be) {
+	case DP_CRC_SSE42:
+		return crc_sse42_update(buf, len, c);
+	case DP_CRC_TABLE:
+		if (unlikely(!crc_table_ready))
+			crc_table_init();
+		while (len-- > 0)
+			c = crc_table[(c ^ *p++) & 0xff] ^ (c >> 8);
+		return c;
+	case DP_CRC_ISAL:
+	default:
+		/* segments are below 64 KiB: within crc32_iscsi's int */
+		return crc32_iscsi((unsigned char *)(uintptr_t)buf, (int)len, c);
+	}
+}
+
+/*
+ * A chained packet (sg's usrsctp chains: header segment, then external
+ * buffers that are usrsctp's, never written): the CRC runs segment by
+ * segment; only the first segment, ours, gets the checksum.
+ */
+void dp_sctp_crc_fill_segs(enum dp_crc_backend be, struct rte_mbuf *m)
+{
+	struct rte_sctp_hdr *h = rte_pktmbuf_mtod(m, struct rte_sctp_hdr *);
+	uint32_t c = 0xFFFFFFFFu;
+	struct rte_mbuf *s;
+
+	if (rte_pktmbuf_data_len(m) < sizeof(*h))
+		return;
+	h->cksum = 0;
+	for (s = m; s != NULL; s = s->next)
+		c = crc_update(be, c, rte_pktmbuf_mtod(s, const void *),
+			       rte_pktmbuf_data_len(s));
+	h->cksum = rte_cpu_to_le_32(~c);
+}
+
 bool dp_sctp_crc_ok(enum dp_crc_backend be, const void *sctp, size_t len)
 {
 	struct rte_sctp_hdr h;

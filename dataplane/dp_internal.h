@@ -208,6 +208,9 @@ struct dp_port {
 	struct rte_mbuf *held[DP_BURST];
 	struct rte_ring *rx_ring;	/* SPSC: poll -> dp_port_recv */
 	struct rte_mempool *pool;
+	/* mbufs without data room, for external buffers
+	 * (dp_pkt_ext_alloc); NULL when it could not be created */
+	struct rte_mempool *ext_pool;
 	struct dp_frame_ctx fctx;
 	uint32_t net_mask_be;
 
@@ -319,6 +322,9 @@ int dp_drop_parse(const char *val, struct dp_drop_spec *rx,
 /* @return true when the SCTP packet (common header first) carries a DATA
  * or I-DATA chunk. */
 bool dp_sctp_has_data(const uint8_t *sctp, size_t len);
+/* dp_crc.c: dp_sctp_crc_fill over an SCTP packet in a chain of segments
+ * (@m's data starts with the common header, all of it in the first). */
+void dp_sctp_crc_fill_segs(enum dp_crc_backend be, struct rte_mbuf *m);
 /* Count one DATA packet of a direction; @return true to drop it. */
 bool dp_drop_decide(struct dp_drop_state *st, const struct dp_drop_spec *sp);
 

@@ -195,3 +195,17 @@ void dp_pkt_free(struct rte_mbuf *m)
 {
 	rte_pktmbuf_free(m);
 }
+
+/* Not counted when empty: the caller sends a copy instead. */
+struct rte_mbuf *dp_pkt_ext_alloc(struct dp_port *port)
+{
+	return port->ext_pool != NULL ? rte_pktmbuf_alloc(port->ext_pool)
+				      : NULL;
+}
+
+unsigned int dp_port_mbufs_in_use(const struct dp_port *port)
+{
+	return rte_mempool_in_use_count(port->pool) +
+	       (port->ext_pool != NULL ?
+			rte_mempool_in_use_count(port->ext_pool) : 0);
+}

@@ -202,7 +202,10 @@ int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
 	uint8_t *hdr;
 	int rc;
 
-	if (unlikely(ip_payload + 20 > port->mtu || m->nb_segs != 1)) {
+	/* a chain (sg's usrsctp chains) has the SCTP common header in its
+	 * first segment, and room in front of it for ours */
+	if (unlikely(ip_payload + 20 > port->mtu ||
+		     rte_pktmbuf_data_len(m) < (m->nb_segs != 1 ? 12 : 0))) {
 		rte_pktmbuf_free(m);
 		return -EMSGSIZE;
 	}
@@ -213,7 +216,8 @@ int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
 	}
 	if (unlikely(q0 && dp_drop_active(&port->cfg.drop_tx)) &&
 	    proto == DP_IPPROTO_SCTP &&
-	    dp_sctp_has_data(rte_pktmbuf_mtod(m, const uint8_t *), l4_len) &&
+	    dp_sctp_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
+			     rte_pktmbuf_data_len(m)) &&
 	    dp_drop_decide(&port->drop_tx_st, &port->cfg.drop_tx)) {
 		/* lost on the wire: the sender sees a successful send */
 		st->drops[DP_DROP_HOOK]++;
@@ -225,9 +229,12 @@ int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
 			m->ol_flags |= RTE_MBUF_F_TX_SCTP_CKSUM |
 				       RTE_MBUF_F_TX_IPV4;
 			st->crc_hw++;
-		} else {
+		} else if (likely(m->nb_segs == 1)) {
 			dp_sctp_crc_fill(port->crc,
 					 rte_pktmbuf_mtod(m, void *), l4_len);
+			st->crc_sw++;
+		} else {
+			dp_sctp_crc_fill_segs(port->crc, m);
 			st->crc_sw++;
 		}
 	}

@@ -29,6 +29,11 @@
 # each AF_CONN packet is written into (sg: the data area of a DPDK mbuf,
 # sent as is: one copy per byte less on TX; docs/BENCHMARKS.md, "TX
 # without our copy"); unset, or when it returns NULL, malloc as before.
+# 0004: usrsctp_set_conn_output_chain(), a packet leaves as usrsctp's own
+# mbuf chain (its pieces, then usrsctp_conn_chain_free once sent): sg
+# chains the payload as external buffers, no copy out of usrsctp
+# (docs/BENCHMARKS.md, "TX without the output copy"); declined or unset,
+# as before.
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if

@@ -92,6 +92,11 @@ struct sg_config {
 				    * out the peer's delayed SACK while the
 				    * other packets are SACKed every second
 				    * one; default 1 */
+	uint32_t tx_chain_min_bytes; /* tx_chain_min: packets of at least
+				    * this many bytes with DATA leave as
+				    * usrsctp's mbuf chain, the payload by
+				    * reference (no copy); 0 = off, every
+				    * packet is written into one mbuf */
 };
 
 /**
@@ -350,7 +355,23 @@ struct sg_stats {
 					   * wrote them into */
 	uint64_t tx_copy_bytes;		  /* packet bytes copied by
 					   * conn_output into an mbuf */
+	/* Chained TX (tx_chain_min, usrsctp-patches/0004): packets that
+	 * left as usrsctp's own mbuf chain (counted as pkts_out: not the
+	 * tries back-pressure refused), the bytes sent from its buffers
+	 * by reference, and those copied into the header segment (common
+	 * header, control chunks, the first DATA chunk's header).  Bytes
+	 * usrsctp wrote into our mbufs (0002, the other packets) are in
+	 * tx_direct_bytes (as tx_direct_pkts: every try). */
+	uint64_t tx_chain_pkts;
+	uint64_t tx_chain_ref_bytes;
+	uint64_t tx_chain_copy_bytes;
+	uint64_t tx_direct_bytes;
 };
+
+/** usrsctp chains handed to the dataplane and not yet released (all
+ * endpoints of the process): 0 once every chained packet left or was
+ * dropped. */
+uint64_t sg_tx_chains_held(void);
 
 /** Snapshot of the endpoint's counters (poll thread). */
 void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats);

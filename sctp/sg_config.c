@@ -55,7 +55,13 @@ static const char help_text[] =
 	"stream)\n"
 	"  sack_immediate=0|1 ask the peer to SACK each message's last "
 	"packet at once\n"
-	"                     (I bit, RFC 7053; default 1)\n";
+	"                     (I bit, RFC 7053; default 1)\n"
+	"  tx_chain_min=B     packets with DATA of at least B bytes leave as "
+	"usrsctp's own\n"
+	"                     buffers, chained (no copy of the payload), "
+	"0..65535;\n"
+	"                     0 = off: each packet is written into one mbuf "
+	"(default 1024)\n";
 
 const char *sg_config_help(void)
 {
@@ -88,6 +94,10 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->max_burst = 4; /* usrsctp's SCTP_DEF_MAX_BURST */
 	/* a flush waits for the last packet's SACK: never the delayed one */
 	cfg->sack_immediate = true;
+	/* the payload of full-sized packets by reference; small ones are
+	 * cheaper to copy than to chain (docs/BENCHMARKS.md, "TX without
+	 * the output copy") */
+	cfg->tx_chain_min_bytes = 1024;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -125,6 +135,7 @@ static const struct field fields[] = {
 	F("sack_hold_us", 0, 100000, sack_hold_us, false),
 	F("stream_sched", 0, 5, stream_sched, false),
 	F("sack_immediate", 0, 1, sack_immediate, false),
+	F("tx_chain_min", 0, 65535, tx_chain_min_bytes, true),
 };
 #undef F
 

@@ -12,6 +12,11 @@
  *       mbuf's data area -> usrsctp writes the packet there ->
  *       sg_conn_output(peer, buf, len): that mbuf -> dp_port_send(port,
  *       peer->ip, SCTP, m, now) (enqueue only) -> sg_conn_output_free
+ *   TX of packets with DATA from tx_chain_min bytes on (usrsctp-patches/
+ *       0004): usrsctp -> sg_conn_output_chain(peer, pieces, chain): a
+ *       header mbuf (copy up to the first DATA payload) + ext mbufs on
+ *       usrsctp's buffers -> dp_port_send; the last segment freed gives
+ *       the chain back (usrsctp_conn_chain_free)
  *
  * usrsctp_conninput gives a packet the same address as source and
  * destination, so each peer object is also registered as a local address
@@ -668,6 +673,9 @@ void sg_conn_output_free(void *addr, void *buf)
 	sg_tx_slot.no_mbuf = false;
 }
 
+static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
+			const void *buf, size_t len);
+
 int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		   uint8_t set_df)
 {
@@ -677,7 +685,6 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	unsigned int k;
 	uint32_t tsn;
 	void *p;
-	int rc;
 
 	(void)tos;
 	(void)set_df; /* the dataplane never fragments */
@@ -692,6 +699,7 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		m = sg_tx_slot.m;
 		sg_tx_slot.m = NULL;
 		link->st->tx_direct_pkts++;
+		link->st->tx_direct_bytes += len;
 	} else {
 		/* sg_conn_output_alloc found the pool empty: no second try */
 		m = likely(!sg_tx_slot.no_mbuf) ? dp_pkt_alloc(link->ports[k])
@@ -713,6 +721,21 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	if (link->replay != NULL && sg_pkt_last_tsn(buf, len, &tsn))
 		sg_link_replay_keep(link, peer, k, m, tsn,
 				    link->now_tsc / link->ms_div);
+	return sg_conn_send(peer, m, buf, len);
+}
+
+/*
+ * Send @m (an SCTP packet) to @peer on its active path, for usrsctp:
+ * @buf, @len are the packet, or its first segment (a chain: common header
+ * to the first DATA chunk's header).  @return what conn_output returns.
+ */
+static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
+			const void *buf, size_t len)
+{
+	struct sg_link *link = peer->link;
+	unsigned int k = peer->paths.active;
+	int rc;
+
 	if (link->nb_queues > 1 && k == 0)
 		rc = dp_port_send_queue(link->port, sg_link_queue_of(link, buf),
 					peer->path_ip_be[0], DP_IPPROTO_SCTP, m,
@@ -761,4 +784,197 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		}
 	}
 	return 0;
+}
+
+/*
+ * Chained TX (usrsctp-patches/0004): usrsctp hands over a packet as the
+ * pieces of its mbuf chain: the common header, chunk headers, and
+ * m_copym references to the send queue's clusters that hold the DATA
+ * payload.  We copy everything up to the first DATA chunk's payload into
+ * a header mbuf (room for our framing in front: every check of the layers
+ * below that looks for DATA finds its chunk header there) and attach the
+ * rest as external buffers (ext mbufs of the port's second pool).  One
+ * shared-info per packet counts the attached segments; when the last
+ * leaves (the PMD frees it after its copy into the ring or socket, or a
+ * drop frees it) its callback gives the chain back to usrsctp
+ * (usrsctp_conn_chain_free: m_freem, reference counts are atomic, any
+ * thread).  Retransmissions reference the same clusters: usrsctp never
+ * writes bytes a chunk has sent.
+ *
+ * Declined (usrsctp writes the packet into one mbuf, 0002): off
+ * (tx_chain_min=0), smaller than tx_chain_min, no DATA chunk, failover
+ * replay on (it keeps linear packets), or no ext mbuf.  No mbuf for the
+ * head: dropped as conn_output drops it (ENOBUFS, tx_drops).
+ */
+struct sg_chain_ref {
+	struct rte_mbuf_ext_shared_info shinfo; /* refcnt: attached segs */
+	void *chain;				/* usrsctp's */
+};
+
+static uint64_t sg_chains_held;
+
+uint64_t sg_tx_chains_held(void)
+{
+	return __atomic_load_n(&sg_chains_held, __ATOMIC_RELAXED);
+}
+
+static void sg_chain_free_cb(void *addr, void *opaque)
+{
+	struct sg_chain_ref *ref = opaque;
+
+	(void)addr;
+	usrsctp_conn_chain_free(ref->chain);
+	free(ref);
+	__atomic_fetch_sub(&sg_chains_held, 1, __ATOMIC_RELAXED);
+}
+
+/* Read @n bytes at @off of the packet in @segs. @return false past its
+ * end. */
+static bool sg_segs_read(const struct usrsctp_conn_seg *segs, int nsegs,
+			 size_t off, uint8_t *dst, size_t n)
+{
+	int i;
+
+	for (i = 0; i < nsegs && n > 0; i++) {
+		size_t l = segs[i].len, c;
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		c = l - off < n ? l - off : n;
+		memcpy(dst, (const uint8_t *)segs[i].base + off, c);
+		dst += c;
+		n -= c;
+		off = 0;
+	}
+	return n == 0;
+}
+
+/* Bytes up to the first DATA (I-DATA) chunk's payload: its offset plus
+ * its header.  @return 0 without DATA. */
+static size_t sg_segs_head_len(const struct usrsctp_conn_seg *segs,
+			       int nsegs, size_t len)
+{
+	size_t off = 12; /* common header */
+	unsigned int n;
+	uint8_t h[4];
+
+	for (n = 0; n < 64 && off + 4 <= len; n++) {
+		size_t clen;
+
+		if (!sg_segs_read(segs, nsegs, off, h, sizeof(h)))
+			return 0;
+		clen = (size_t)h[2] << 8 | h[3];
+		if (h[0] == 0 /* DATA */)
+			return off + 16 <= len ? off + 16 : 0;
+		if (h[0] == 64 /* I-DATA */)
+			return off + 20 <= len ? off + 20 : 0;
+		if (clen < 4)
+			return 0;
+		off += (clen + 3) & ~(size_t)3;
+	}
+	return 0;
+}
+
+int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
+			 int nsegs, size_t len, uint8_t tos, uint8_t set_df,
+			 void *chain)
+{
+	struct rte_mbuf *ext[USRSCTP_CONN_CHAIN_SEGS_MAX];
+	struct sg_peer *peer = addr;
+	struct sg_chain_ref *ref;
+	struct sg_link *link;
+	struct dp_port *port;
+	struct rte_mbuf *h;
+	unsigned int n = 0, j;
+	size_t head, off, skip;
+	uint64_t sent;
+	uint8_t *p;
+	int i, rc;
+
+	(void)tos;
+	(void)set_df;
+	if (unlikely(peer == NULL || peer->magic != SG_PEER_MAGIC))
+		return USRSCTP_CONN_CHAIN_DECLINED; /* conn_output: EINVAL */
+	link = peer->link;
+	if (link->chain_min_bytes == 0 || len < link->chain_min_bytes ||
+	    len > UINT16_MAX || nsegs > USRSCTP_CONN_CHAIN_SEGS_MAX ||
+	    link->replay != NULL)
+		return USRSCTP_CONN_CHAIN_DECLINED;
+	head = sg_segs_head_len(segs, nsegs, len);
+	if (head == 0 || head == len)
+		return USRSCTP_CONN_CHAIN_DECLINED;
+	port = link->ports[peer->paths.active];
+	h = dp_pkt_alloc(port);
+	if (unlikely(h == NULL)) {
+		/* as conn_output with an empty pool: one no_mbuf drop per
+		 * tx_drop, usrsctp sends the chunks again */
+		usrsctp_conn_chain_free(chain);
+		link->st->tx_drops++;
+		return ENOBUFS;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(h, (uint16_t)head);
+	if (unlikely(p == NULL || !sg_segs_read(segs, nsegs, 0, p, head)))
+		goto err_head;
+	/* one ext mbuf per piece that ends after the head */
+	for (i = 0, off = 0; i < nsegs; i++) {
+		off += segs[i].len;
+		if (off <= head)
+			continue;
+		if (unlikely(segs[i].len > UINT16_MAX))
+			goto err_ext; /* an mbuf's buf_len is 16-bit */
+		ext[n] = dp_pkt_ext_alloc(port);
+		if (unlikely(ext[n] == NULL))
+			goto err_ext;
+		n++;
+	}
+	ref = malloc(sizeof(*ref)); /* freed by the last segment's free */
+	if (unlikely(ref == NULL))
+		goto err_ext;
+	ref->chain = chain;
+	ref->shinfo.free_cb = sg_chain_free_cb;
+	ref->shinfo.fcb_opaque = ref;
+	rte_mbuf_ext_refcnt_set(&ref->shinfo, (uint16_t)n);
+	/* from here on the chain is ours: the last segment freed frees it */
+	for (i = 0, j = 0, off = 0; i < nsegs; i++) {
+		struct rte_mbuf *e;
+		size_t l = segs[i].len;
+
+		if (off + l <= head) {
+			off += l;
+			continue;
+		}
+		skip = off < head ? head - off : 0;
+		off += l;
+		e = ext[j];
+		rte_pktmbuf_attach_extbuf(
+			e, (uint8_t *)(uintptr_t)segs[i].base + skip,
+			RTE_BAD_IOVA, (uint16_t)(l - skip), &ref->shinfo);
+		e->data_len = (uint16_t)(l - skip);
+		e->pkt_len = e->data_len;
+		(j == 0 ? h : ext[j - 1])->next = e;
+		j++;
+	}
+	h->nb_segs = (uint16_t)(n + 1);
+	h->pkt_len = (uint32_t)len;
+	__atomic_fetch_add(&sg_chains_held, 1, __ATOMIC_RELAXED);
+	SDP_TRACE(CONN_OUTPUT, len);
+	sent = link->st->pkts_out;
+	rc = sg_conn_send(peer, h, p, head);
+	if (link->st->pkts_out != sent) {
+		/* counted as pkts_out is: not a try refused with ENOBUFS
+		 * (usrsctp sends it again) nor a drop */
+		link->st->tx_chain_pkts++;
+		link->st->tx_chain_ref_bytes += len - head;
+		link->st->tx_chain_copy_bytes += head;
+	}
+	return rc;
+
+err_ext:
+	for (j = 0; j < n; j++)
+		dp_pkt_free(ext[j]);
+err_head:
+	dp_pkt_free(h);
+	return USRSCTP_CONN_CHAIN_DECLINED;
 }

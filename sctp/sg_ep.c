@@ -313,6 +313,7 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	/* at least one tick: 0 means off */
 	ep->lk->hold_tsc = cfg->sack_hold_us == 0 ? 0 :
 			   dp_tsc_hz() * cfg->sack_hold_us / 1000000 + 1;
+	ep->lk->chain_min_bytes = cfg->tx_chain_min_bytes;
 	sg_stack_get();
 	rc = sg_ep_socket_open(ep);
 	if (rc != 0)
@@ -621,6 +622,10 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(rx_discard_bytes);
 	P(tx_direct_pkts);
 	P(tx_copy_bytes);
+	P(tx_chain_pkts);
+	P(tx_chain_ref_bytes);
+	P(tx_chain_copy_bytes);
+	P(tx_direct_bytes);
 #undef P
 }
 

@@ -172,6 +172,9 @@ struct sg_link {
 	uint64_t hold_tsc;	/* sack_hold_us in TSC ticks; 0 = off */
 	bool in_input;		/* inside sg_link_input */
 	uint64_t held_until_tsc[SG_PATHS_MAX]; /* per port; 0 = not armed */
+	/* tx_chain_min: packets from this size on leave as usrsctp's chain
+	 * (sg_conn_output_chain); 0 = off */
+	uint32_t chain_min_bytes;
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
@@ -211,6 +214,13 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
  * of an mbuf conn_output then sends without a copy. */
 void *sg_conn_output_alloc(void *addr, size_t len);
 void sg_conn_output_free(void *addr, void *buf);
+/* usrsctp's chain hook (usrsctp_set_conn_output_chain, usrsctp-patches/
+ * 0004): a packet of at least tx_chain_min bytes leaves as a chain of
+ * mbufs whose payload segments are usrsctp's own buffers. */
+struct usrsctp_conn_seg;
+int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
+			 int nsegs, size_t len, uint8_t tos, uint8_t set_df,
+			 void *chain);
 
 /* ---- sg_rxring.c: receive descriptors and the zero-copy rx ring ---- */
 

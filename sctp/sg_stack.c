@@ -14,7 +14,11 @@
  * dp_port_poll drops packets whose CRC is wrong before delivery), so every
  * packet reaching usrsctp_conninput has already been checked once.
  *
- * Invariant: every usrsctp call of the process runs on one thread.
+ * Invariant: every usrsctp call of the process runs on one thread.  The
+ * one exception: usrsctp_conn_chain_free (usrsctp-patches/0004), from the
+ * free callback of a chained TX mbuf, runs wherever the dataplane frees
+ * it (a lane's thread too): m_freem, whose cluster reference counts are
+ * atomic and whose memory is malloc's (SCTP_SIMPLE_ALLOCATOR).
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -27,6 +31,9 @@
 
 #ifndef USRSCTP_HAVE_CONN_OUTPUT_ALLOC
 #error "usrsctp lacks usrsctp_set_conn_output_alloc (scripts/usrsctp-patches/0002-conn-output-alloc.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#endif
+#ifndef USRSCTP_HAVE_CONN_OUTPUT_CHAIN
+#error "usrsctp lacks usrsctp_set_conn_output_chain (scripts/usrsctp-patches/0004-conn-output-chain.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
 #endif
 
 static unsigned int stack_refs;
@@ -56,6 +63,9 @@ int sg_stack_get(void)
 	 * sg_conn_output): scripts/usrsctp-patches/0002. */
 	usrsctp_set_conn_output_alloc(sg_conn_output_alloc,
 				      sg_conn_output_free);
+	/* Packets of tx_chain_min bytes or more leave as usrsctp's own
+	 * chain, without that copy: usrsctp-patches/0004. */
+	usrsctp_set_conn_output_chain(sg_conn_output_chain);
 	/* Explicit congestion notification needs the IP header's ECN bits,
 	 * which the dataplane does not carry up. */
 	usrsctp_sysctl_set_sctp_ecn_enable(0);

@@ -227,7 +227,8 @@ struct Node {
 			_exit(3);
 	}
 
-	void up(bool server, const std::string &name, const char *sg_extra)
+	void up(bool server, const std::string &name, const char *sg_extra,
+		const char *dp_extra = "")
 	{
 		char dpc[1024];
 		/* On the heap: struct dp_config is ~48 KB. */
@@ -239,9 +240,9 @@ struct Node {
 			 "dev=net_memif0,role=%s,id=0,socket=%s/memif0.sock,"
 			 "socket-abstract=no ip=10.77.1.%d/24 "
 			 "prefix=sdp-%s-%s mem=256 idle_sleep_us=20 "
-			 "link_wait_ms=15000",
+			 "link_wait_ms=15000 %s",
 			 server ? "server" : "client", g_sockdir.c_str(),
-			 server ? 1 : 2, g_job.c_str(), name.c_str());
+			 server ? 1 : 2, g_job.c_str(), name.c_str(), dp_extra);
 		CHILD_CHECK(dp_config_parse(dpc, &dcfg) == 0);
 		CHILD_CHECK(dp_eal_init(&dcfg) == 0);
 		CHILD_CHECK(dp_port_open(&dcfg, &port) == 0);
@@ -482,15 +483,17 @@ int reap(Child &c, double sec)
 }
 
 /* Every SCTP packet this endpoint sent left in the mbuf usrsctp wrote it
- * into (sg_conn_output_alloc): conn_output copied nothing. */
+ * into (sg_conn_output_alloc) or as usrsctp's own chain
+ * (sg_conn_output_chain): conn_output copied nothing. */
 bool tx_direct(const sg_stats &st)
 {
 	if (st.tx_copy_bytes != 0 || st.pkts_out == 0 ||
-	    st.tx_direct_pkts < st.pkts_out) {
+	    st.tx_direct_pkts + st.tx_chain_pkts < st.pkts_out) {
 		fprintf(stderr, "child %d: tx_copy_bytes %" PRIu64
-			" tx_direct_pkts %" PRIu64 " pkts_out %" PRIu64 "\n",
+			" tx_direct_pkts %" PRIu64 " tx_chain_pkts %" PRIu64
+			" pkts_out %" PRIu64 "\n",
 			(int)getpid(), st.tx_copy_bytes, st.tx_direct_pkts,
-			st.pkts_out);
+			st.tx_chain_pkts, st.pkts_out);
 		return false;
 	}
 	return true;
@@ -516,6 +519,8 @@ class SgTwoNodes : public ::testing::Test {
 			const Body &srv_body, const Body &cli_body,
 			bool tx_batch = false);
 	void pair_end();
+	/* Kill @c at TearDown if it still runs (a test that failed). */
+	void adopt(Child *c) { kids.push_back(c); }
 
 	Child pair_srv, pair_cli;
 
@@ -911,6 +916,183 @@ TEST_F(SgTwoNodes, TxFallsBackToACopyWhenNoBufferIsGiven)
 	EXPECT_TRUE(expect_line(cli, "DONE", 180));
 	EXPECT_EQ(0, reap(cli, 30));
 	EXPECT_EQ(0, reap(srv, 30));
+}
+
+/* ---- chained TX (tx_chain_min, usrsctp-patches/0004) ---- */
+
+/* A usrsctp counter from sg_stack_stats_json ("name": N). */
+uint64_t stack_counter(const char *name)
+{
+	char buf[2048], key[64];
+
+	sg_stack_stats_json(buf, sizeof(buf));
+	snprintf(key, sizeof(key), "\"%s\": ", name);
+	const char *p = strstr(buf, key);
+	return p != nullptr ? strtoull(p + strlen(key), nullptr, 10) : 0;
+}
+
+struct ChainRun {
+	const char *sg_cli = "";	/* client sctp config */
+	const char *dp_cli = "";	/* client dataplane tokens */
+	uint32_t count = 800;		/* messages, client -> server */
+	uint32_t min_len = 64u << 10, max_len = 64u << 10;
+	/* the client's checks, after the server has everything intact */
+	std::function<void(const sg_stats &)> check;
+};
+
+/*
+ * Client -> server: @r.count messages whose bytes the server checks
+ * (make_msg's CRC, sequence); then the client checks its counters, shuts
+ * the association down, polls until the TX side drains, and checks that
+ * every chain went back to usrsctp and every mbuf to its pool (the count
+ * in use back to what it was before the first message).
+ */
+void chain_run(SgTwoNodes *t, const ChainRun &r)
+{
+	t->pair_srv = spawn([&](Node &n) {
+		n.up(true, "server", "");
+		sg_event ev;
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		for (uint32_t i = 0; i < r.count; i++) {
+			MsgHdr h;
+
+			CHILD_CHECK(n.recv(b, meta, 120));
+			CHILD_CHECK(meta.ppid == PPID_DATA);
+			CHILD_CHECK(check_msg(b, h));
+			CHILD_CHECK(h.seq == i);
+		}
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 30);
+		n.down();
+	});
+	t->adopt(&t->pair_srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	t->pair_cli = spawn([&](Node &n) {
+		n.up(false, "client", r.sg_cli, r.dp_cli);
+		sg_assoc_t a = 0;
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		unsigned int base = dp_port_mbufs_in_use(n.port);
+		std::mt19937 rng(6);
+		for (uint32_t i = 0; i < r.count; i++) {
+			uint32_t len = r.min_len +
+				       rng() % (r.max_len - r.min_len + 1);
+			auto m = make_msg(1, i, len, false);
+			n.send(a, 1, 0, PPID_DATA, m.data(), m.size());
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 180));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		sg_stats_print(&st, stderr);
+		fprintf(stderr, "retrans_chunks %" PRIu64 "\n",
+			stack_counter("retrans_chunks"));
+		r.check(st);
+		sg_disconnect(n.ep, a);
+		CHILD_CHECK(n.wait_event(SG_EV_SHUTDOWN, nullptr, 30));
+		double t_end = now_s() + 0.3;
+		n.wait([&] { return now_s() > t_end; }, 5);
+		dp_port_flush(n.port, dp_tsc());
+		unsigned int after = dp_port_mbufs_in_use(n.port);
+		fprintf(stderr, "mbufs in use: %u before, %u after; chains "
+			"held %" PRIu64 "\n", base, after,
+			sg_tx_chains_held());
+		CHILD_CHECK(sg_tx_chains_held() == 0);
+		CHILD_CHECK(after == base);
+		n.report("DONE");
+		n.down();
+	});
+	t->adopt(&t->pair_cli);
+	EXPECT_TRUE(expect_line(t->pair_cli, "DONE", 300));
+	EXPECT_EQ(0, reap(t->pair_cli, 30));
+	EXPECT_EQ(0, reap(t->pair_srv, 30));
+}
+
+/*
+ * Issue 9: 50 MiB whose payload leaves from usrsctp's own buffers: every
+ * full-sized DATA packet is a chain (header mbuf + usrsctp's clusters by
+ * reference), only headers are copied; intact at the server.  Without
+ * 0004 (or with tx_chain_min=0) tx_chain_ref_bytes is 0 and every byte
+ * is in tx_direct_bytes, usrsctp's copy into our mbufs.
+ */
+TEST_F(SgTwoNodes, ChainedTxSendsThePayloadByReference)
+{
+	ChainRun r;
+	r.check = [](const sg_stats &st) {
+		CHILD_CHECK(st.bytes_out >= 800ull * (64u << 10));
+		CHILD_CHECK(st.tx_chain_pkts > 0);
+		CHILD_CHECK(st.tx_chain_ref_bytes >= st.bytes_out / 100 * 95);
+		/* copied: the headers of each chain (common header, DATA
+		 * chunk header, a bundled SACK at most) ... */
+		CHILD_CHECK(st.tx_chain_copy_bytes <= 64 * st.tx_chain_pkts);
+		/* ... and the packets below tx_chain_min (the tail of each
+		 * 64 KiB message at MTU 1500, ~1.2%), usrsctp's copy (0002);
+		 * without chains this is every byte */
+		CHILD_CHECK(st.tx_direct_bytes + st.tx_copy_bytes <=
+			    st.bytes_out / 50);
+		CHILD_CHECK(st.tx_drops == 0);
+		CHILD_CHECK(tx_direct(st));
+	};
+	chain_run(this, r);
+}
+
+/*
+ * The threshold: messages of 24 B .. 3 KiB; packets below tx_chain_min
+ * (1024 by default) keep the copy into one mbuf (0002), the others are
+ * chains; all intact, in order.
+ */
+TEST_F(SgTwoNodes, ChainedTxSmallPacketsKeepTheCopyPath)
+{
+	ChainRun r;
+	r.count = 5000;
+	r.min_len = 24;
+	r.max_len = 3000;
+	r.check = [](const sg_stats &st) {
+		CHILD_CHECK(st.tx_chain_pkts > 0);
+		CHILD_CHECK(st.tx_direct_pkts > 0);
+		CHILD_CHECK(st.tx_direct_bytes > 0);
+		CHILD_CHECK(tx_direct(st));
+	};
+	chain_run(this, r);
+}
+
+/* tx_chain_min=0: the chain hook declines every packet: each one is
+ * written into one mbuf, as before 0004. */
+TEST_F(SgTwoNodes, ChainedTxOffWritesEachPacketIntoOneMbuf)
+{
+	ChainRun r;
+	r.sg_cli = "tx_chain_min=0";
+	r.count = 200;
+	r.check = [](const sg_stats &st) {
+		CHILD_CHECK(st.tx_chain_pkts == 0);
+		CHILD_CHECK(st.tx_chain_ref_bytes == 0);
+		CHILD_CHECK(st.tx_direct_bytes >= st.bytes_out);
+		CHILD_CHECK(tx_direct(st));
+	};
+	chain_run(this, r);
+}
+
+/*
+ * 2% of the client's DATA packets lost on the wire (drop=tx:every:50):
+ * retransmissions send the same clusters again, by reference, while
+ * earlier chains may still hold them; everything arrives intact and every
+ * chain and mbuf is returned.
+ */
+TEST_F(SgTwoNodes, ChainedTxUnderLossDeliversIntactData)
+{
+	ChainRun r;
+	r.dp_cli = "drop=tx:every:50";
+	r.count = 400;
+	r.check = [](const sg_stats &st) {
+		CHILD_CHECK(st.tx_chain_pkts > 0);
+		CHILD_CHECK(st.tx_chain_ref_bytes >= st.bytes_out / 100 * 95);
+		CHILD_CHECK(stack_counter("retrans_chunks") > 0);
+	};
+	chain_run(this, r);
 }
 
 /*

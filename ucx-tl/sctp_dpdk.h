@@ -241,6 +241,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * UCS_ULUNITS_AUTO = the transport's */
 	int rx_direct;		/* RX_DIRECT: RMA data straight from usrsctp
 				 * into its destination (sctp_dpdk_rma.c) */
+	size_t tx_chain_min;	/* TX_CHAIN_MIN: sg tx_chain_min;
+				 * UCS_MEMUNITS_AUTO = sg's default */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */

@@ -253,6 +253,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rx_direct),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"TX_CHAIN_MIN", "auto",
+	 "Packets with DATA of at least this many bytes leave as usrsctp's own\n"
+	 "buffers, chained behind a header mbuf (the payload by reference, no\n"
+	 "copy into one mbuf; usrsctp-patches/0004), bytes 0..65535. 0: off,\n"
+	 "every packet is written into one mbuf (for comparison). auto: the\n"
+	 "sctp layer's default (1024). Overrides tx_chain_min in SG.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, tx_chain_min),
+	 UCS_CONFIG_TYPE_MEMUNITS},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
