@@ -241,6 +241,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * UCS_ULUNITS_AUTO = the transport's */
 	int rx_direct;		/* RX_DIRECT: RMA data straight from usrsctp
 				 * into its destination (sctp_dpdk_rma.c) */
+	int rma_whole_packets;	/* RMA_WHOLE_PACKETS (sctp_dpdk_rma.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -367,6 +368,8 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rma_get_copy_bytes;
 	uint64_t rma_put_direct_bytes;
 	uint64_t rma_put_copy_bytes;
+	/* RMA_WHOLE_PACKETS: PUT and GET_REP messages fill whole packets */
+	int rma_whole_packets;
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {

@@ -344,11 +344,31 @@ err:
 	return NULL;
 }
 
+/* Data bytes per PUT or GET_REP message on @assoc: the largest whole
+ * number of full packets (sg_assoc_frag_bytes) that SEG_SIZE holds, less
+ * the headers.  A SEG_SIZE message of 65536 bytes left as 2 packets of
+ * 63932 and 1604 bytes at MTU 64000 (3 of 31932, 31932, 1672 at 32000):
+ * the small one costs as much in the port (one kernel trip per af_packet
+ * frame) and in SACKs as a full one.  RMA_WHOLE_PACKETS=n: SEG_SIZE.
+ * Caller holds ctx->lock. */
+static uint64_t uct_sctp_dpdk_rma_chunk_bytes(const uct_sctp_dpdk_ctx_t *ctx,
+					      struct sg_ep *sg,
+					      sg_assoc_t assoc)
+{
+	uint64_t msg = ctx->seg_bytes;
+	int frag = ctx->rma_whole_packets ? sg_assoc_frag_bytes(sg, assoc) : 0;
+
+	if (frag > 0 && msg / (uint64_t)frag * (uint64_t)frag >
+				2 * UCT_SCTP_DPDK_RMA_HDRS_BYTES)
+		msg = msg / (uint64_t)frag * (uint64_t)frag;
+	return msg - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+}
+
 /* Send (the rest of) one reply.  @return 0 done, -EAGAIN come back. */
 static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 					uct_sctp_dpdk_rma_reply_t *r)
 {
-	uint64_t chunk = ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	uint64_t chunk = uct_sctp_dpdk_rma_chunk_bytes(ctx, r->sg, r->assoc);
 	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
 	struct iovec iov[2];
 	uint64_t n;
@@ -376,8 +396,11 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 					    r->op_cookie, r->status);
 		iov[1].iov_base = (void *)(uintptr_t)(r->addr + r->offset);
 		iov[1].iov_len = n;
-		rc = sg_send(r->sg, r->assoc, r->stream, 0, 0, iov,
-			     n > 0 ? 2 : 1);
+		/* only the reply's last message asks for its SACK at once */
+		rc = sg_send(r->sg, r->assoc, r->stream,
+			     n > 0 && r->offset + n < r->length ?
+				     SG_SEND_MORE : 0, 0,
+			     iov, n > 0 ? 2 : 1);
 		if (n > 0)
 			uct_sctp_dpdk_rma_access_end();
 		if (rc == -EAGAIN)
@@ -1012,9 +1035,10 @@ static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 
 /* One message of @kind to the ep's peer: our headers, then @data.
  * @return 0, -EAGAIN (peer marked blocked), or another negative errno. */
-static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
-				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
-				  uint8_t *hdrs, struct iovec *iov, int iovcnt)
+static int uct_sctp_dpdk_rma_send_flags(uct_sctp_dpdk_iface_t *iface,
+					uct_sctp_dpdk_ep_t *ep, uint16_t stream,
+					uint32_t flags, uint8_t *hdrs,
+					struct iovec *iov, int iovcnt)
 {
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	int rc;
@@ -1022,12 +1046,20 @@ static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
 	iov[0].iov_base = hdrs;
 	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	ucs_recursive_spin_lock(ctx->lock);
-	rc = sg_send(ep->peer->sg, ep->peer->assoc, stream, 0, 0, iov,
+	rc = sg_send(ep->peer->sg, ep->peer->assoc, stream, flags, 0, iov,
 		     iovcnt);
 	if (ucs_unlikely(rc == -EAGAIN))
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(ctx->lock);
 	return rc;
+}
+
+static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
+				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
+				  uint8_t *hdrs, struct iovec *iov, int iovcnt)
+{
+	return uct_sctp_dpdk_rma_send_flags(iface, ep, stream, 0, hdrs, iov,
+					    iovcnt);
 }
 
 static ucs_status_t uct_sctp_dpdk_rma_send_status(uct_sctp_dpdk_ep_t *ep,
@@ -1069,7 +1101,7 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 					    uct_sctp_dpdk_rma_op_t *op)
 {
 	uct_sctp_dpdk_ep_t *ep = op->ep;
-	uint64_t chunk = iface->ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	uint64_t chunk;
 	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
 	struct iovec iov[1 + UCT_SCTP_DPDK_RMA_MAX_IOV];
 	uint64_t n;
@@ -1099,6 +1131,10 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 		op->tx_offset = 1;
 		return UCS_OK;
 	}
+	ucs_recursive_spin_lock(iface->ctx->lock);
+	chunk = uct_sctp_dpdk_rma_chunk_bytes(iface->ctx, ep->peer->sg,
+					      ep->peer->assoc);
+	ucs_recursive_spin_unlock(iface->ctx->lock);
 	while (op->tx_offset < op->length) {
 		n = ucs_min(chunk, op->length - op->tx_offset);
 		cnt = uct_sctp_dpdk_rma_iov_slice(op, op->tx_offset, n,
@@ -1110,8 +1146,11 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 			ep->dst_iface_id, iface->id, op->key, op->remote_addr,
 			op->length, op->tx_offset, op->slot, op->cookie,
 			UCS_OK);
-		rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, hdrs, iov,
-					    1 + cnt);
+		/* only the op's last message asks for its SACK at once */
+		rc = uct_sctp_dpdk_rma_send_flags(
+			iface, ep, ep->stream,
+			op->tx_offset + n < op->length ? SG_SEND_MORE : 0,
+			hdrs, iov, 1 + cnt);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);
 		op->tx_offset += n;
