@@ -349,8 +349,10 @@ err:
  * the headers.  A SEG_SIZE message of 65536 bytes left as 2 packets of
  * 63932 and 1604 bytes at MTU 64000 (3 of 31932, 31932, 1672 at 32000):
  * the small one costs as much in the port (one kernel trip per af_packet
- * frame) and in SACKs as a full one.  RMA_WHOLE_PACKETS=n: SEG_SIZE.
- * Caller holds ctx->lock. */
+ * frame) and in SACKs as a full one.  With it, only an op's last message
+ * asks for its SACK at once (SG_SEND_MORE before it), so 1-packet messages
+ * are SACKed every second packet too.  RMA_WHOLE_PACKETS=n: SEG_SIZE
+ * messages, each asking (for comparison).  Caller holds ctx->lock. */
 static uint64_t uct_sctp_dpdk_rma_chunk_bytes(const uct_sctp_dpdk_ctx_t *ctx,
 					      struct sg_ep *sg,
 					      sg_assoc_t assoc)
@@ -398,7 +400,8 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 		iov[1].iov_len = n;
 		/* only the reply's last message asks for its SACK at once */
 		rc = sg_send(r->sg, r->assoc, r->stream,
-			     n > 0 && r->offset + n < r->length ?
+			     ctx->rma_whole_packets && n > 0 &&
+					     r->offset + n < r->length ?
 				     SG_SEND_MORE : 0, 0,
 			     iov, n > 0 ? 2 : 1);
 		if (n > 0)
@@ -1149,7 +1152,9 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 		/* only the op's last message asks for its SACK at once */
 		rc = uct_sctp_dpdk_rma_send_flags(
 			iface, ep, ep->stream,
-			op->tx_offset + n < op->length ? SG_SEND_MORE : 0,
+			iface->ctx->rma_whole_packets &&
+					op->tx_offset + n < op->length ?
+				SG_SEND_MORE : 0,
 			hdrs, iov, 1 + cnt);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);

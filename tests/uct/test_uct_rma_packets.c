@@ -14,8 +14,9 @@
  *         packet once they are whole) it was one SACK per packet.
  *   put   put_zcopy, the same from the sending side: packets out at most
  *         1.1x the minimum + 4, SACKs back at most 0.65 per packet out.
- *   seg   the control: RMA_WHOLE_PACKETS=n, a get takes 1.5x the minimum
- *         packets or more (SEG_SIZE messages, a small packet each).
+ *   seg   the control: RMA_WHOLE_PACKETS=n (SEG_SIZE messages, each
+ *         with the I bit: the behaviour before), a get takes 1.5x the
+ *         minimum packets or more (a small packet after each message).
  *
  * Fixture: uct_fixture.h, RMA peer (region A of 16 MiB): uct_rma_fixture.h.
  */
