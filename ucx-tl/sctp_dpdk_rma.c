@@ -250,6 +250,8 @@ typedef struct uct_sctp_dpdk_rma_reply {
 	uint64_t key, addr, length; /* GET: the range to send */
 	uint64_t offset;	 /* GET: bytes sent so far */
 	uint32_t op_slot, op_cookie;
+	uint64_t chunk;		 /* GET: data bytes per message; 0 = not
+				  * yet known (rma_chunk_bytes) */
 } uct_sctp_dpdk_rma_reply_t;
 
 static ucs_mpool_ops_t uct_sctp_dpdk_rma_mp_ops = {
@@ -370,12 +372,14 @@ static uint64_t uct_sctp_dpdk_rma_chunk_bytes(const uct_sctp_dpdk_ctx_t *ctx,
 static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 					uct_sctp_dpdk_rma_reply_t *r)
 {
-	uint64_t chunk = uct_sctp_dpdk_rma_chunk_bytes(ctx, r->sg, r->assoc);
 	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
 	struct iovec iov[2];
 	uint64_t n;
 	int rc;
 
+	/* once per reply, not per retry under back-pressure */
+	if (r->chunk == 0)
+		r->chunk = uct_sctp_dpdk_rma_chunk_bytes(ctx, r->sg, r->assoc);
 	do {
 		n = 0;
 		iov[0].iov_base = hdrs;
@@ -389,7 +393,7 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 							 r->length);
 				r->status = UCS_ERR_INVALID_ADDR;
 			} else {
-				n = ucs_min(chunk, r->length - r->offset);
+				n = ucs_min(r->chunk, r->length - r->offset);
 			}
 		}
 		uct_sctp_dpdk_rma_hdrs_fill(hdrs, r->kind, 0, r->dst_iface_id,
@@ -468,6 +472,7 @@ static int uct_sctp_dpdk_rma_reply(uct_sctp_dpdk_ctx_t *ctx,
 	r->addr = rte_be_to_cpu_64(rh->addr);
 	r->length = rte_be_to_cpu_64(rh->length);
 	r->offset = 0;
+	r->chunk = 0;
 	r->op_slot = rte_be_to_cpu_32(rh->op_slot);
 	r->op_cookie = rte_be_to_cpu_32(rh->op_cookie);
 	if (uct_sctp_dpdk_rma_reply_send(ctx, r) == 0) {
@@ -703,6 +708,8 @@ struct uct_sctp_dpdk_rma_op {
 	uint32_t slot, cookie;		/* echoed by the target */
 	uint64_t key, remote_addr, length;
 	uint64_t tx_offset;		/* PUT: bytes sent; else 1 = sent */
+	uint64_t chunk;			/* PUT: data bytes per message; 0 =
+					 * not yet known (rma_chunk_bytes) */
 	uint64_t rx_bytes;		/* GET: bytes received */
 	uct_unpack_callback_t unpack_cb; /* get_bcopy */
 	void *unpack_arg;
@@ -974,6 +981,7 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	op->placed = 0;
 	op->reply_stream = 0;
 	op->tx_offset = 0;
+	op->chunk = 0;
 	op->rx_bytes = 0;
 	op->unpack_cb = NULL;
 	op->iovcnt = 0;
@@ -1104,7 +1112,6 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 					    uct_sctp_dpdk_rma_op_t *op)
 {
 	uct_sctp_dpdk_ep_t *ep = op->ep;
-	uint64_t chunk;
 	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
 	struct iovec iov[1 + UCT_SCTP_DPDK_RMA_MAX_IOV];
 	uint64_t n;
@@ -1134,12 +1141,15 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 		op->tx_offset = 1;
 		return UCS_OK;
 	}
-	ucs_recursive_spin_lock(iface->ctx->lock);
-	chunk = uct_sctp_dpdk_rma_chunk_bytes(iface->ctx, ep->peer->sg,
-					      ep->peer->assoc);
-	ucs_recursive_spin_unlock(iface->ctx->lock);
+	if (op->chunk == 0) { /* once per op, not per retry */
+		ucs_recursive_spin_lock(iface->ctx->lock);
+		op->chunk = uct_sctp_dpdk_rma_chunk_bytes(iface->ctx,
+							  ep->peer->sg,
+							  ep->peer->assoc);
+		ucs_recursive_spin_unlock(iface->ctx->lock);
+	}
 	while (op->tx_offset < op->length) {
-		n = ucs_min(chunk, op->length - op->tx_offset);
+		n = ucs_min(op->chunk, op->length - op->tx_offset);
 		cnt = uct_sctp_dpdk_rma_iov_slice(op, op->tx_offset, n,
 						  iov + 1);
 		uct_sctp_dpdk_rma_hdrs_fill(
