@@ -393,7 +393,13 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 							 r->length);
 				r->status = UCS_ERR_INVALID_ADDR;
 			} else {
-				n = ucs_min(r->chunk, r->length - r->offset);
+				/* a GET that one SEG_SIZE message holds gets
+				 * one reply (get_bcopy unpacks exactly one) */
+				n = r->length <= ctx->seg_bytes -
+						UCT_SCTP_DPDK_RMA_HDRS_BYTES ?
+					    r->length :
+					    ucs_min(r->chunk,
+						    r->length - r->offset);
 			}
 		}
 		uct_sctp_dpdk_rma_hdrs_fill(hdrs, r->kind, 0, r->dst_iface_id,
