@@ -242,6 +242,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int rx_direct;		/* RX_DIRECT: RMA data straight from usrsctp
 				 * into its destination (sctp_dpdk_rma.c) */
 	int rma_whole_packets;	/* RMA_WHOLE_PACKETS (sctp_dpdk_rma.c) */
+	int rma_sack_last;	/* RMA_SACK_LAST (sctp_dpdk_rma.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -370,6 +371,8 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rma_put_copy_bytes;
 	/* RMA_WHOLE_PACKETS: PUT and GET_REP messages fill whole packets */
 	int rma_whole_packets;
+	/* RMA_SACK_LAST: only an op's last message asks for its SACK at once */
+	int rma_sack_last;
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {

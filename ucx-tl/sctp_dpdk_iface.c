@@ -263,6 +263,16 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rma_whole_packets),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"RMA_SACK_LAST", "y",
+	 "Only the last message of a PUT or GET reply asks the peer for its\n"
+	 "SACK at once (the I bit, SG sack_immediate); the others are SACKed\n"
+	 "every second packet, which halves the SACKs of 1-packet messages\n"
+	 "(MTU 64000 with RMA_WHOLE_PACKETS). n: every message asks, so an odd\n"
+	 "packet never waits out SG sack_delay_ms (e.g. after a timeout left\n"
+	 "a window of one packet). Process-wide: the first iface decides.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rma_sack_last),
+	 UCS_CONFIG_TYPE_BOOL},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,

@@ -351,10 +351,11 @@ err:
  * the headers.  A SEG_SIZE message of 65536 bytes left as 2 packets of
  * 63932 and 1604 bytes at MTU 64000 (3 of 31932, 31932, 1672 at 32000):
  * the small one costs as much in the port (one kernel trip per af_packet
- * frame) and in SACKs as a full one.  With it, only an op's last message
- * asks for its SACK at once (SG_SEND_MORE before it), so 1-packet messages
- * are SACKed every second packet too.  RMA_WHOLE_PACKETS=n: SEG_SIZE
- * messages, each asking (for comparison).  Caller holds ctx->lock. */
+ * frame) and in SACKs as a full one.  RMA_WHOLE_PACKETS=n: SEG_SIZE
+ * messages (for comparison).  RMA_SACK_LAST (the callers): only an op's
+ * last message asks for its SACK at once (SG_SEND_MORE before it), so
+ * 1-packet messages are SACKed every second packet too.  Caller holds
+ * ctx->lock. */
 static uint64_t uct_sctp_dpdk_rma_chunk_bytes(const uct_sctp_dpdk_ctx_t *ctx,
 					      struct sg_ep *sg,
 					      sg_assoc_t assoc)
@@ -410,7 +411,7 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 		iov[1].iov_len = n;
 		/* only the reply's last message asks for its SACK at once */
 		rc = sg_send(r->sg, r->assoc, r->stream,
-			     ctx->rma_whole_packets && n > 0 &&
+			     ctx->rma_sack_last && n > 0 &&
 					     r->offset + n < r->length ?
 				     SG_SEND_MORE : 0, 0,
 			     iov, n > 0 ? 2 : 1);
@@ -1168,7 +1169,7 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 		/* only the op's last message asks for its SACK at once */
 		rc = uct_sctp_dpdk_rma_send_flags(
 			iface, ep, ep->stream,
-			iface->ctx->rma_whole_packets &&
+			iface->ctx->rma_sack_last &&
 					op->tx_offset + n < op->length ?
 				SG_SEND_MORE : 0,
 			hdrs, iov, 1 + cnt);

@@ -14,9 +14,10 @@
  *         packet once they are whole) it was one SACK per packet.
  *   put   put_zcopy, the same from the sending side: packets out at most
  *         1.1x the minimum + 4, SACKs back at most 0.65 per packet out.
- *   seg   the control: RMA_WHOLE_PACKETS=n (SEG_SIZE messages, each
- *         with the I bit: the behaviour before), a get takes 1.5x the
- *         minimum packets or more (a small packet after each message).
+ *   seg   the control: RMA_WHOLE_PACKETS=n RMA_SACK_LAST=n (SEG_SIZE
+ *         messages, each with the I bit: the behaviour before), a get
+ *         takes 1.5x the minimum packets or more (a small packet after
+ *         each message).
  *
  * Fixture: uct_fixture.h, RMA peer (region A of 16 MiB): uct_rma_fixture.h.
  */
@@ -50,6 +51,7 @@ static int test_rma_packets(void)
 	/* both processes: the peer reads them at its start */
 	setenv("UCX_SCTP_DPDK_MTU", RP_MTU, 1);
 	setenv("UCX_SCTP_DPDK_RMA_WHOLE_PACKETS", seg ? "n" : "y", 1);
+	setenv("UCX_SCTP_DPDK_RMA_SACK_LAST", seg ? "n" : "y", 1);
 	buf = malloc(RP_BYTES);
 	if (buf == NULL) {
 		fprintf(stderr, "FAIL: no memory\n");
