@@ -349,7 +349,7 @@ err:
 /* Data bytes per PUT or GET_REP message on @assoc: the largest whole
  * number of full packets (sg_assoc_frag_bytes) that SEG_SIZE holds, less
  * the headers.  A SEG_SIZE message of 65536 bytes left as 2 packets of
- * 63932 and 1604 bytes at MTU 64000 (3 of 31932, 31932, 1672 at 32000):
+ * 63944 and 1592 bytes at MTU 64000 (3 of 31944, 31944, 1648 at 32000):
  * the small one costs as much in the port (one kernel trip per af_packet
  * frame) and in SACKs as a full one.  RMA_WHOLE_PACKETS=n: SEG_SIZE
  * messages (for comparison).  RMA_SACK_LAST (the callers): only an op's

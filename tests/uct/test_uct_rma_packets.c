@@ -9,7 +9,7 @@
  *         fragmentation point's worth of bytes (at most 1.1x the minimum
  *         + 4), and the initiator SACKs about every second of them (at
  *         most 0.65 packets out per packet in).  With SEG_SIZE messages
- *         (65536 bytes: 63932 + 1604) it was 2 packets per message, ~2x
+ *         (65536 bytes: 63944 + 1592) it was 2 packets per message, ~2x
  *         the minimum; with the I bit on every reply message (each one
  *         packet once they are whole) it was one SACK per packet.
  *   put   put_zcopy, the same from the sending side: packets out at most
