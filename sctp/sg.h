@@ -190,6 +190,10 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc);
 
 #define SG_SEND_UNORDERED 0x1 /* deliver without waiting for order */
+/* more of one transfer follows at once: no I bit on this message's last
+ * chunk (sack_immediate), the receiver SACKs every second packet as usual;
+ * the transfer's last message goes without it and asks for its SACK */
+#define SG_SEND_MORE 0x2
 
 /**
  * Send one message of the bytes in @iov[0..@iovcnt) on @stream of @assoc.
@@ -238,6 +242,15 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
  *         it any more).
  */
 int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p);
+
+/**
+ * DATA payload bytes one packet of @assoc carries (usrsctp's fragmentation
+ * point: path MTU less the SCTP common and DATA chunk headers, rounded
+ * down to 4).  A message of k times this many bytes leaves as k full
+ * packets; one byte more costs a whole extra packet.
+ * @return the bytes (> 0); -ENOTCONN the association is unknown.
+ */
+int sg_assoc_frag_bytes(struct sg_ep *ep, sg_assoc_t assoc);
 
 #define SG_MSG_UNORDERED 0x1 /* was sent unordered */
 #define SG_MSG_PARTIAL 0x2   /* longer than max_msg_bytes: more of the same

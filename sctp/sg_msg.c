@@ -66,7 +66,7 @@ static ssize_t push(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 				  (eor ? SCTP_EOR : 0));
 	/* usrsctp sets the I bit on the message's last DATA chunk only (when
 	 * the message is complete), whichever piece carried the flag */
-	if (ep->cfg.sack_immediate)
+	if (ep->cfg.sack_immediate && (flags & SG_SEND_MORE) == 0)
 		si.snd_flags |= SCTP_SACK_IMMEDIATELY;
 	n = usrsctp_sendv(ep->so, buf, len, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0);
@@ -257,7 +257,7 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	int i;
 
 	if (iovcnt < 1 || iovcnt > SG_IOV_MAX || stream >= ep->cfg.streams ||
-	    (flags & ~(uint32_t)SG_SEND_UNORDERED) != 0)
+	    (flags & ~(uint32_t)(SG_SEND_UNORDERED | SG_SEND_MORE)) != 0)
 		return -EINVAL;
 	for (i = 0; i < iovcnt; i++)
 		total += iov[i].iov_len;
@@ -353,6 +353,22 @@ int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p)
 		bytes += iov_left(&ep->big);
 	*bytes_p = bytes;
 	return 0;
+}
+
+int sg_assoc_frag_bytes(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sctp_assoc_value av;
+	socklen_t len = sizeof(av);
+
+	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
+		return -ENOTCONN;
+	memset(&av, 0, sizeof(av));
+	av.assoc_id = (sctp_assoc_t)assoc;
+	/* usrsctp answers sctp_get_frag_point() for an existing association */
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_MAXSEG, &av,
+			       &len) != 0 || av.assoc_value == 0)
+		return -ENOTCONN;
+	return (int)av.assoc_value;
 }
 
 bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)

@@ -243,6 +243,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * into its destination (sctp_dpdk_rma.c) */
 	size_t tx_chain_min;	/* TX_CHAIN_MIN: sg tx_chain_min;
 				 * UCS_MEMUNITS_AUTO = sg's default */
+	int rma_whole_packets;	/* RMA_WHOLE_PACKETS (sctp_dpdk_rma.c) */
+	int rma_sack_last;	/* RMA_SACK_LAST (sctp_dpdk_rma.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -369,6 +371,10 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rma_get_copy_bytes;
 	uint64_t rma_put_direct_bytes;
 	uint64_t rma_put_copy_bytes;
+	/* RMA_WHOLE_PACKETS: PUT and GET_REP messages fill whole packets */
+	int rma_whole_packets;
+	/* RMA_SACK_LAST: only an op's last message asks for its SACK at once */
+	int rma_sack_last;
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {

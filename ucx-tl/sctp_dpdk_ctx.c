@@ -293,6 +293,8 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 			goto err_lanes;
 	}
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
+	ctx->rma_whole_packets = config->rma_whole_packets;
+	ctx->rma_sack_last = config->rma_sack_last;
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
 	 * the old one must never deliver into it.  One per process. */

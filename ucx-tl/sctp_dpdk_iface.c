@@ -262,6 +262,27 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, tx_chain_min),
 	 UCS_CONFIG_TYPE_MEMUNITS},
 
+	{"RMA_WHOLE_PACKETS", "n",
+	 "Size each PUT and GET reply message to a whole number of full SCTP\n"
+	 "packets (the most that SEG_SIZE holds) rather than SEG_SIZE, whose\n"
+	 "last packet is mostly small (1.6 KB after 63.9 KB at MTU 64000) yet\n"
+	 "costs a frame, a SACK share and, over af_packet, a kernel trip like a\n"
+	 "full one. n (default until a quiet A/B shows a gain): SEG_SIZE\n"
+	 "messages. Process-wide: the first iface of a device decides.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rma_whole_packets),
+	 UCS_CONFIG_TYPE_BOOL},
+
+	{"RMA_SACK_LAST", "n",
+	 "Only the last message of a PUT or GET reply asks the peer for its\n"
+	 "SACK at once (the I bit, SG sack_immediate); the others are SACKed\n"
+	 "every second packet, which halves the SACKs of 1-packet messages\n"
+	 "(MTU 64000 with RMA_WHOLE_PACKETS). n (default until a quiet A/B\n"
+	 "shows a gain): every message asks, so an odd packet never waits out\n"
+	 "SG sack_delay_ms (e.g. after a timeout left a window of one packet).\n"
+	 "Process-wide: the first iface decides.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rma_sack_last),
+	 UCS_CONFIG_TYPE_BOOL},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,

@@ -250,6 +250,8 @@ typedef struct uct_sctp_dpdk_rma_reply {
 	uint64_t key, addr, length; /* GET: the range to send */
 	uint64_t offset;	 /* GET: bytes sent so far */
 	uint32_t op_slot, op_cookie;
+	uint64_t chunk;		 /* GET: data bytes per message; 0 = not
+				  * yet known (rma_chunk_bytes) */
 } uct_sctp_dpdk_rma_reply_t;
 
 static ucs_mpool_ops_t uct_sctp_dpdk_rma_mp_ops = {
@@ -344,16 +346,41 @@ err:
 	return NULL;
 }
 
+/* Data bytes per PUT or GET_REP message on @assoc: the largest whole
+ * number of full packets (sg_assoc_frag_bytes) that SEG_SIZE holds, less
+ * the headers.  A SEG_SIZE message of 65536 bytes left as 2 packets of
+ * 63944 and 1592 bytes at MTU 64000 (3 of 31944, 31944, 1648 at 32000):
+ * the small one costs as much in the port (one kernel trip per af_packet
+ * frame) and in SACKs as a full one.  RMA_WHOLE_PACKETS=n: SEG_SIZE
+ * messages (for comparison).  RMA_SACK_LAST (the callers): only an op's
+ * last message asks for its SACK at once (SG_SEND_MORE before it), so
+ * 1-packet messages are SACKed every second packet too.  Caller holds
+ * ctx->lock. */
+static uint64_t uct_sctp_dpdk_rma_chunk_bytes(const uct_sctp_dpdk_ctx_t *ctx,
+					      struct sg_ep *sg,
+					      sg_assoc_t assoc)
+{
+	uint64_t msg = ctx->seg_bytes;
+	int frag = ctx->rma_whole_packets ? sg_assoc_frag_bytes(sg, assoc) : 0;
+
+	if (frag > 0 && msg / (uint64_t)frag * (uint64_t)frag >
+				2 * UCT_SCTP_DPDK_RMA_HDRS_BYTES)
+		msg = msg / (uint64_t)frag * (uint64_t)frag;
+	return msg - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+}
+
 /* Send (the rest of) one reply.  @return 0 done, -EAGAIN come back. */
 static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 					uct_sctp_dpdk_rma_reply_t *r)
 {
-	uint64_t chunk = ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
 	struct iovec iov[2];
 	uint64_t n;
 	int rc;
 
+	/* once per reply, not per retry under back-pressure */
+	if (r->chunk == 0)
+		r->chunk = uct_sctp_dpdk_rma_chunk_bytes(ctx, r->sg, r->assoc);
 	do {
 		n = 0;
 		iov[0].iov_base = hdrs;
@@ -367,7 +394,13 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 							 r->length);
 				r->status = UCS_ERR_INVALID_ADDR;
 			} else {
-				n = ucs_min(chunk, r->length - r->offset);
+				/* a GET that one SEG_SIZE message holds gets
+				 * one reply (get_bcopy unpacks exactly one) */
+				n = r->length <= ctx->seg_bytes -
+						UCT_SCTP_DPDK_RMA_HDRS_BYTES ?
+					    r->length :
+					    ucs_min(r->chunk,
+						    r->length - r->offset);
 			}
 		}
 		uct_sctp_dpdk_rma_hdrs_fill(hdrs, r->kind, 0, r->dst_iface_id,
@@ -376,8 +409,12 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 					    r->op_cookie, r->status);
 		iov[1].iov_base = (void *)(uintptr_t)(r->addr + r->offset);
 		iov[1].iov_len = n;
-		rc = sg_send(r->sg, r->assoc, r->stream, 0, 0, iov,
-			     n > 0 ? 2 : 1);
+		/* only the reply's last message asks for its SACK at once */
+		rc = sg_send(r->sg, r->assoc, r->stream,
+			     ctx->rma_sack_last && n > 0 &&
+					     r->offset + n < r->length ?
+				     SG_SEND_MORE : 0, 0,
+			     iov, n > 0 ? 2 : 1);
 		if (n > 0)
 			uct_sctp_dpdk_rma_access_end();
 		if (rc == -EAGAIN)
@@ -442,6 +479,7 @@ static int uct_sctp_dpdk_rma_reply(uct_sctp_dpdk_ctx_t *ctx,
 	r->addr = rte_be_to_cpu_64(rh->addr);
 	r->length = rte_be_to_cpu_64(rh->length);
 	r->offset = 0;
+	r->chunk = 0;
 	r->op_slot = rte_be_to_cpu_32(rh->op_slot);
 	r->op_cookie = rte_be_to_cpu_32(rh->op_cookie);
 	if (uct_sctp_dpdk_rma_reply_send(ctx, r) == 0) {
@@ -677,6 +715,8 @@ struct uct_sctp_dpdk_rma_op {
 	uint32_t slot, cookie;		/* echoed by the target */
 	uint64_t key, remote_addr, length;
 	uint64_t tx_offset;		/* PUT: bytes sent; else 1 = sent */
+	uint64_t chunk;			/* PUT: data bytes per message; 0 =
+					 * not yet known (rma_chunk_bytes) */
 	uint64_t rx_bytes;		/* GET: bytes received */
 	uct_unpack_callback_t unpack_cb; /* get_bcopy */
 	void *unpack_arg;
@@ -948,6 +988,7 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	op->placed = 0;
 	op->reply_stream = 0;
 	op->tx_offset = 0;
+	op->chunk = 0;
 	op->rx_bytes = 0;
 	op->unpack_cb = NULL;
 	op->iovcnt = 0;
@@ -1012,9 +1053,10 @@ static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 
 /* One message of @kind to the ep's peer: our headers, then @data.
  * @return 0, -EAGAIN (peer marked blocked), or another negative errno. */
-static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
-				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
-				  uint8_t *hdrs, struct iovec *iov, int iovcnt)
+static int uct_sctp_dpdk_rma_send_flags(uct_sctp_dpdk_iface_t *iface,
+					uct_sctp_dpdk_ep_t *ep, uint16_t stream,
+					uint32_t flags, uint8_t *hdrs,
+					struct iovec *iov, int iovcnt)
 {
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	int rc;
@@ -1022,12 +1064,20 @@ static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
 	iov[0].iov_base = hdrs;
 	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	ucs_recursive_spin_lock(ctx->lock);
-	rc = sg_send(ep->peer->sg, ep->peer->assoc, stream, 0, 0, iov,
+	rc = sg_send(ep->peer->sg, ep->peer->assoc, stream, flags, 0, iov,
 		     iovcnt);
 	if (ucs_unlikely(rc == -EAGAIN))
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(ctx->lock);
 	return rc;
+}
+
+static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
+				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
+				  uint8_t *hdrs, struct iovec *iov, int iovcnt)
+{
+	return uct_sctp_dpdk_rma_send_flags(iface, ep, stream, 0, hdrs, iov,
+					    iovcnt);
 }
 
 static ucs_status_t uct_sctp_dpdk_rma_send_status(uct_sctp_dpdk_ep_t *ep,
@@ -1069,7 +1119,6 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 					    uct_sctp_dpdk_rma_op_t *op)
 {
 	uct_sctp_dpdk_ep_t *ep = op->ep;
-	uint64_t chunk = iface->ctx->seg_bytes - UCT_SCTP_DPDK_RMA_HDRS_BYTES;
 	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
 	struct iovec iov[1 + UCT_SCTP_DPDK_RMA_MAX_IOV];
 	uint64_t n;
@@ -1099,8 +1148,15 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 		op->tx_offset = 1;
 		return UCS_OK;
 	}
+	if (op->chunk == 0) { /* once per op, not per retry */
+		ucs_recursive_spin_lock(iface->ctx->lock);
+		op->chunk = uct_sctp_dpdk_rma_chunk_bytes(iface->ctx,
+							  ep->peer->sg,
+							  ep->peer->assoc);
+		ucs_recursive_spin_unlock(iface->ctx->lock);
+	}
 	while (op->tx_offset < op->length) {
-		n = ucs_min(chunk, op->length - op->tx_offset);
+		n = ucs_min(op->chunk, op->length - op->tx_offset);
 		cnt = uct_sctp_dpdk_rma_iov_slice(op, op->tx_offset, n,
 						  iov + 1);
 		uct_sctp_dpdk_rma_hdrs_fill(
@@ -1110,8 +1166,13 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 			ep->dst_iface_id, iface->id, op->key, op->remote_addr,
 			op->length, op->tx_offset, op->slot, op->cookie,
 			UCS_OK);
-		rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, hdrs, iov,
-					    1 + cnt);
+		/* only the op's last message asks for its SACK at once */
+		rc = uct_sctp_dpdk_rma_send_flags(
+			iface, ep, ep->stream,
+			iface->ctx->rma_sack_last &&
+					op->tx_offset + n < op->length ?
+				SG_SEND_MORE : 0,
+			hdrs, iov, 1 + cnt);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);
 		op->tx_offset += n;
