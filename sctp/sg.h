@@ -92,6 +92,10 @@ struct sg_config {
 				    * out the peer's delayed SACK while the
 				    * other packets are SACKed every second
 				    * one; default 1 */
+	bool rx_ext;		   /* usrsctp keeps each received packet in
+				    * its DPDK mbuf instead of copying it
+				    * (usrsctp-patches/0003; sg_stats
+				    * rx_ext_*); default 1 */
 };
 
 /**
@@ -350,6 +354,17 @@ struct sg_stats {
 					   * wrote them into */
 	uint64_t tx_copy_bytes;		  /* packet bytes copied by
 					   * conn_output into an mbuf */
+	/* Receive without usrsctp's copy (rx_ext, usrsctp-patches/0003):
+	 * usrsctp_conninput_ext keeps the packet in the DPDK mbuf it came
+	 * in (its chunks' data stay there until read), so rx_copies and
+	 * rx_copy_input_bytes count only the packets copied: rx_ext off, a
+	 * shared or chained mbuf, or usrsctp holding a quarter of the mbuf
+	 * pool already (rx_ext_pool_low). */
+	uint64_t rx_ext_pkts;		  /* packets taken without a copy */
+	uint64_t rx_ext_bytes;		  /* their bytes */
+	uint64_t rx_ext_pool_low;	  /* packets copied: pool share used */
+	uint64_t rx_ext_held;		  /* process-wide, at the snapshot:
+					   * mbufs usrsctp holds now */
 };
 
 /** Snapshot of the endpoint's counters (poll thread). */

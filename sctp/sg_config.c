@@ -55,7 +55,10 @@ static const char help_text[] =
 	"stream)\n"
 	"  sack_immediate=0|1 ask the peer to SACK each message's last "
 	"packet at once\n"
-	"                     (I bit, RFC 7053; default 1)\n";
+	"                     (I bit, RFC 7053; default 1)\n"
+	"  rx_ext=0|1         usrsctp keeps received packets in their DPDK "
+	"mbufs, no copy\n"
+	"                     (up to a quarter of the mbuf pool; default 1)\n";
 
 const char *sg_config_help(void)
 {
@@ -88,6 +91,7 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->max_burst = 4; /* usrsctp's SCTP_DEF_MAX_BURST */
 	/* a flush waits for the last packet's SACK: never the delayed one */
 	cfg->sack_immediate = true;
+	cfg->rx_ext = true;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -125,6 +129,7 @@ static const struct field fields[] = {
 	F("sack_hold_us", 0, 100000, sack_hold_us, false),
 	F("stream_sched", 0, 5, stream_sched, false),
 	F("sack_immediate", 0, 1, sack_immediate, false),
+	F("rx_ext", 0, 1, rx_ext, false),
 };
 #undef F
 

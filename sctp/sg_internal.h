@@ -172,6 +172,7 @@ struct sg_link {
 	uint64_t hold_tsc;	/* sack_hold_us in TSC ticks; 0 = off */
 	bool in_input;		/* inside sg_link_input */
 	uint64_t held_until_tsc[SG_PATHS_MAX]; /* per port; 0 = not armed */
+	bool rx_ext;		/* cfg rx_ext: usrsctp_conninput_ext */
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
@@ -211,6 +212,12 @@ int sg_conn_output(void *addr, void *buf, size_t len, uint8_t tos,
  * of an mbuf conn_output then sends without a copy. */
 void *sg_conn_output_alloc(void *addr, size_t len);
 void sg_conn_output_free(void *addr, void *buf);
+/* Receive without usrsctp's copy (rx_ext, usrsctp-patches/0003): the
+ * mbufs usrsctp holds now, process-wide; it takes a packet without a copy
+ * only while that is below its pool's size / SG_RX_EXT_POOL_DIV (the rest
+ * of the pool feeds the NIC's RX ring, the TX path and the rx ring). */
+#define SG_RX_EXT_POOL_DIV 4
+uint32_t sg_rx_ext_held_now(void);
 
 /* ---- sg_rxring.c: receive descriptors and the zero-copy rx ring ---- */
 

@@ -241,6 +241,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * UCS_ULUNITS_AUTO = the transport's */
 	int rx_direct;		/* RX_DIRECT: RMA data straight from usrsctp
 				 * into its destination (sctp_dpdk_rma.c) */
+	int rx_ext;		/* RX_EXT: n = sg rx_ext=0 */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */

@@ -86,7 +86,7 @@ typedef struct {
 	char text[640];	   /* "key=value" tokens; "" = not given */
 } uct_sctp_dpdk_token_t;
 
-enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 9 };
+enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 10 };
 
 /* The per-port variables, in the order they are checked. */
 static const char *const uct_sctp_dpdk_list_vars[] = {
@@ -290,6 +290,10 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 	if (config->sack_hold_us != UCS_ULUNITS_AUTO)
 		snprintf(sg[8].text, sizeof(sg[8].text), "sack_hold_us=%zu",
 			 config->sack_hold_us);
+	/* RX_EXT=n: off whatever SG says; y: SG's rx_ext (default 1) */
+	sg[9].var = "RX_EXT";
+	if (!config->rx_ext)
+		snprintf(sg[9].text, sizeof(sg[9].text), "rx_ext=0");
 }
 
 /* " entry K" for a variable given as a list, "" otherwise. */
