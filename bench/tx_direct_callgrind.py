@@ -29,13 +29,14 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def ir_run(binary, count, direct, crc, pathmtu, tmp):
-    out = os.path.join(tmp, f"cg-{count}-{direct}-{crc}.out")
+def ir_run(binary, count, direct, crc, pathmtu, tmp, extra=()):
+    out = os.path.join(tmp, f"cg-{count}-{direct}-{crc}-{len(extra)}.out")
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
            binary, "--test", "bw", "--size", "65536", "--pathmtu",
            str(pathmtu), "--crc", crc, "--count", str(count)]
     if direct:
         cmd.append("--direct")
+    cmd += list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed (rc {r.returncode}):\n"
