@@ -29,6 +29,10 @@
 # each AF_CONN packet is written into (sg: the data area of a DPDK mbuf,
 # sent as is: one copy per byte less on TX; docs/BENCHMARKS.md, "TX
 # without our copy"); unset, or when it returns NULL, malloc as before.
+# 0003: usrsctp_conninput_ext(), a received packet enters usrsctp as the
+# external storage of an mbuf (sg: the DPDK mbuf it arrived in, freed
+# through a callback when usrsctp lets go): one copy per byte less on RX
+# (docs/BENCHMARKS.md, "RX without usrsctp's copy").
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if
