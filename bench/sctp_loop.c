@@ -18,7 +18,7 @@
  * buffers, and --pathmtu as sg sets it: link MTU - 28 (IPv4 + the room sg
  * keeps for UDP encapsulation) - 12 (SCTP common header), e.g. 1460, 8960.
  *
- * --direct: usrsctp writes each packet into the FIFO slot itself
+ * --direct: usrsctp writes each packet into the FIFO slot's buffer itself
  * (usrsctp_set_conn_output_alloc, as sg does with its mbufs): no copy in
  * conn_output.
  * --chain: each packet of usrsctp's comes as its mbuf chain
@@ -28,6 +28,12 @@
  * ring, then given back: one copy per byte where the default (conn_output
  * copying usrsctp's linear buffer) has two, as sg's 0002 path has (into
  * the mbuf, then memif's copy into the ring).
+ * --rx-ext: usrsctp takes each packet in without copying it
+ * (usrsctp_conninput_ext, usrsctp-patches/0003, as sg does with rx_ext):
+ * it keeps the packet's buffer until the data are read and gives it back
+ * through a callback.  Packet buffers come from a LIFO pool grown on
+ * demand (like a DPDK mempool), so a buffer usrsctp keeps is not the
+ * FIFO's to reuse.
  * --test bw: --count messages of --size bytes, client to server, as fast
  * as usrsctp takes them; goodput = bytes received / time.
  * --test lat: ping-pong of --size messages; one-way latency = RTT/2.
@@ -58,10 +64,33 @@
 #define CRC_OFF 8		/* checksum field in the common header */
 
 struct pkt {
+	uint8_t *data;		/* a SLOT_BYTES buffer of the pool */
 	uint32_t len;
 	uint8_t to;		/* 0 = client's address, 1 = server's */
-	uint8_t data[SLOT_BYTES];
 };
+
+/* Packet buffers: a LIFO stack, grown on demand up to BUFS_MAX. */
+#define BUFS_MAX (2u * FIFO_SLOTS_MAX)
+static uint8_t *buf_free[BUFS_MAX];
+static uint32_t buf_nfree, buf_total;
+static uint8_t *alloc_pending; /* given to usrsctp by conn_output_alloc */
+static bool rx_ext;
+static uint64_t ext_pkts, ext_held_max;
+
+static uint8_t *buf_get(void)
+{
+	if (buf_nfree != 0)
+		return buf_free[--buf_nfree];
+	if (buf_total == BUFS_MAX)
+		return NULL;
+	buf_total++;
+	return malloc(SLOT_BYTES);
+}
+
+static void buf_put(uint8_t *b)
+{
+	buf_free[buf_nfree++] = b;
+}
 
 static struct pkt *fifo;
 /* --fifo-slots: the "wire" between the two sockets, a ring of packet slots
@@ -102,13 +131,16 @@ static void *conn_output_alloc(void *addr, size_t len)
 	(void)addr;
 	if (fifo_tail - fifo_head == fifo_slots || len > SLOT_BYTES)
 		return NULL; /* malloc; conn_output drops it */
-	return fifo[fifo_tail % fifo_slots].data;
+	alloc_pending = buf_get();
+	return alloc_pending; /* NULL: malloc */
 }
 
 static void conn_output_free(void *addr, void *buf)
 {
 	(void)addr;
-	(void)buf; /* the FIFO slot */
+	if (buf == alloc_pending && buf != NULL)
+		buf_put(buf); /* conn_output did not take it */
+	alloc_pending = NULL;
 }
 #endif
 
@@ -152,8 +184,17 @@ static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		return 0; /* lost, like a full NIC ring */
 	}
 	p = &fifo[fifo_tail % fifo_slots];
-	if (buf != p->data)
+	if (buf != NULL && buf == alloc_pending) {
+		p->data = buf; /* usrsctp wrote it there: take it */
+		alloc_pending = NULL;
+	} else {
+		p->data = buf_get();
+		if (p->data == NULL) {
+			fifo_drops++;
+			return 0;
+		}
 		memcpy(p->data, buf, len);
+	}
 	p->len = (uint32_t)len;
 	p->to = addr == &addr_c ? 1 : 0;
 	if (use_crc) {
@@ -167,6 +208,18 @@ static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 	fifo_tail++;
 	return 0;
 }
+
+#ifdef USRSCTP_HAVE_CONNINPUT_EXT
+static uint64_t ext_held; /* --rx-ext: buffers usrsctp keeps now */
+
+/* --rx-ext: usrsctp let go of a packet it kept. */
+static void ext_free(void *buf, void *arg)
+{
+	(void)arg;
+	ext_held--;
+	buf_put(buf);
+}
+#endif
 
 /* Feed at most @budget queued packets to their destination. */
 static unsigned int fifo_drain(unsigned int budget)
@@ -187,13 +240,30 @@ static unsigned int fifo_drain(unsigned int budget)
 			want = crc32c(p->data, p->len);
 			if (got != want) {
 				crc_bad++;
+				buf_put(p->data);
 				continue;
 			}
 		}
 		/* conninput may call conn_output, which appends behind us;
 		 * the slot we read stays untouched until fifo_slots more. */
+#ifdef USRSCTP_HAVE_CONNINPUT_EXT
+		if (rx_ext) {
+			ext_held++;
+			if (ext_held > ext_held_max)
+				ext_held_max = ext_held;
+			if (usrsctp_conninput_ext(p->to ? (void *)&addr_s :
+							  (void *)&addr_c,
+						  p->data, p->len, 0,
+						  ext_free, NULL) == 0) {
+				ext_pkts++;
+				continue;
+			}
+			ext_held--;
+		}
+#endif
 		usrsctp_conninput(p->to ? (void *)&addr_s : (void *)&addr_c,
 				  p->data, p->len, 0);
+		buf_put(p->data);
 	}
 	return n;
 }
@@ -335,6 +405,7 @@ int main(int argc, char **argv)
 		{ "sack-immediate", no_argument, NULL, 'i' },
 		{ "direct", no_argument, NULL, 'D' },
 		{ "chain", no_argument, NULL, 'H' },
+		{ "rx-ext", no_argument, NULL, 'X' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool lat = false, direct = false, chain = false;
@@ -384,12 +455,24 @@ int main(int argc, char **argv)
 		case 'H':
 			chain = true;
 			break;
+		case 'X':
+#ifdef USRSCTP_HAVE_CONNINPUT_EXT
+			rx_ext = true;
+			break;
+#else
+			fprintf(stderr, "sctp-loop-ep: --rx-ext needs the "
+				"project's usrsctp (usrsctp-patches/0003); "
+				"this binary uses another: use "
+				"build/bench/sctp-loop-ep\n");
+			return 2;
+#endif
 		default:
 			fprintf(stderr, "usage: sctp-loop-ep [--test lat|bw] "
 				"[--size B] [--count N] [--pathmtu B] [--buf B]"
 				" [--crc none|isal] [--fifo-slots N]"
 				" [--sack-delay MS] [--max-burst N]"
-				" [--sack-immediate] [--direct] [--chain]\n");
+				" [--sack-immediate] [--direct] [--chain]"
+				" [--rx-ext]\n");
 			return 2;
 		}
 	}
@@ -412,6 +495,15 @@ int main(int argc, char **argv)
 	 * first time the ring wraps) were measured as usrsctp's time and
 	 * depended on which allocator served the calloc. */
 	memset(fifo, 0, (size_t)fifo_slots * sizeof(*fifo));
+	for (uint32_t i = 0; i < fifo_slots; i++) {
+		uint8_t *b = malloc(SLOT_BYTES);
+
+		if (b == NULL)
+			die("malloc");
+		memset(b, 0, SLOT_BYTES);
+		buf_total++;
+		buf_put(b);
+	}
 	memset(rx, 0, size > 65536 ? size : 65536);
 	memset(rtt, 0, count * sizeof(*rtt));
 
@@ -511,11 +603,15 @@ int main(int argc, char **argv)
 		       PRIu64 ", \"bytes\": %" PRIu64 ", \"seconds\": %.6f, "
 		       "\"gbps\": %.4f, \"packets\": %" PRIu64
 		       ", \"fifo_drops\": %" PRIu64 ", \"crc_bad\": %" PRIu64
-		       ", \"direct\": %s, \"chain\": %s",
+		       ", \"direct\": %s, \"chain\": %s, \"rx_ext\": %s"
+		       ", \"rx_ext_pkts\": %" PRIu64 ", \"rx_ext_held_max\": %"
+		       PRIu64 ", \"bufs\": %u",
 		       lat ? "lat" : "bw", size, pathmtu,
 		       use_crc ? "isal" : "none", got_msgs, got_bytes, secs,
 		       gbps, pkts, fifo_drops, crc_bad,
-		       direct ? "true" : "false", chain ? "true" : "false");
+		       direct ? "true" : "false", chain ? "true" : "false",
+		       rx_ext ? "true" : "false", ext_pkts, ext_held_max,
+		       buf_total);
 		if (lat && got_msgs > 0) {
 			qsort(rtt, got_msgs, sizeof(*rtt), cmp_u64);
 			printf(", \"latency_us_p50\": %.3f, \"latency_us_p99\":"

@@ -32,13 +32,16 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def ir_run(binary, count, mode, crc, pathmtu, tmp):
-    out = os.path.join(tmp, f"cg-{count}-{mode}-{crc}.out")
+def ir_run(binary, count, mode, crc, pathmtu, tmp, extra=()):
+    """mode: "copy", "direct" or "chain" (the loop's TX path); extra:
+    more sctp-loop-ep options (e.g. --rx-ext)."""
+    out = os.path.join(tmp, f"cg-{count}-{mode}-{crc}-{len(extra)}.out")
     cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
            binary, "--test", "bw", "--size", "65536", "--pathmtu",
            str(pathmtu), "--crc", crc, "--count", str(count)]
     if mode != "copy":
         cmd.append("--" + mode)
+    cmd += list(extra)
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed (rc {r.returncode}):\n"

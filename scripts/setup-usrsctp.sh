@@ -29,6 +29,10 @@
 # each AF_CONN packet is written into (sg: the data area of a DPDK mbuf,
 # sent as is: one copy per byte less on TX; docs/BENCHMARKS.md, "TX
 # without our copy"); unset, or when it returns NULL, malloc as before.
+# 0003: usrsctp_conninput_ext(), a received packet enters usrsctp as the
+# external storage of an mbuf (sg: the DPDK mbuf it arrived in, freed
+# through a callback when usrsctp lets go): one copy per byte less on RX
+# (docs/BENCHMARKS.md, "RX without usrsctp's copy").
 # 0004: usrsctp_set_conn_output_chain(), a packet leaves as usrsctp's own
 # mbuf chain (its pieces, then usrsctp_conn_chain_free once sent): sg
 # chains the payload as external buffers, no copy out of usrsctp

@@ -97,6 +97,10 @@ struct sg_config {
 				    * usrsctp's mbuf chain, the payload by
 				    * reference (no copy); 0 = off, every
 				    * packet is written into one mbuf */
+	bool rx_ext;		   /* usrsctp keeps each received packet in
+				    * its DPDK mbuf instead of copying it
+				    * (usrsctp-patches/0003; sg_stats
+				    * rx_ext_*); default 1 */
 };
 
 /**
@@ -379,6 +383,17 @@ struct sg_stats {
 	uint64_t tx_chain_ref_bytes;
 	uint64_t tx_chain_copy_bytes;
 	uint64_t tx_direct_bytes;
+	/* Receive without usrsctp's copy (rx_ext, usrsctp-patches/0003):
+	 * usrsctp_conninput_ext keeps the packet in the DPDK mbuf it came
+	 * in (its chunks' data stay there until read), so rx_copies and
+	 * rx_copy_input_bytes count only the packets copied: rx_ext off, a
+	 * shared or chained mbuf, or usrsctp holding a quarter of the mbuf
+	 * pool already (rx_ext_pool_low). */
+	uint64_t rx_ext_pkts;		  /* packets taken without a copy */
+	uint64_t rx_ext_bytes;		  /* their bytes */
+	uint64_t rx_ext_pool_low;	  /* packets copied: pool share used */
+	uint64_t rx_ext_held;		  /* process-wide, at the snapshot:
+					   * mbufs usrsctp holds now */
 };
 
 /** usrsctp chains handed to the dataplane and not yet released (all

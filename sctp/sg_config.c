@@ -61,7 +61,10 @@ static const char help_text[] =
 	"                     buffers, chained (no copy of the payload), "
 	"0..65535;\n"
 	"                     0 = off: each packet is written into one mbuf "
-	"(default 1024)\n";
+	"(default 1024)\n"
+	"  rx_ext=0|1         usrsctp keeps received packets in their DPDK "
+	"mbufs, no copy\n"
+	"                     (up to a quarter of the mbuf pool; default 1)\n";
 
 const char *sg_config_help(void)
 {
@@ -98,6 +101,7 @@ void sg_config_defaults(struct sg_config *cfg)
 	 * cheaper to copy than to chain (docs/BENCHMARKS.md, "TX without
 	 * the output copy") */
 	cfg->tx_chain_min_bytes = 1024;
+	cfg->rx_ext = true;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -136,6 +140,7 @@ static const struct field fields[] = {
 	F("stream_sched", 0, 5, stream_sched, false),
 	F("sack_immediate", 0, 1, sack_immediate, false),
 	F("tx_chain_min", 0, 65535, tx_chain_min_bytes, true),
+	F("rx_ext", 0, 1, rx_ext, false),
 };
 #undef F
 

@@ -7,7 +7,9 @@
  * sg_peer object per peer IPv4 address as that pointer:
  *
  *   RX: dp_port_recv -> SCTP? -> peer = lookup/create(src IP)
- *       -> usrsctp_conninput(peer, payload, len) -> dp_pkt_free
+ *       -> usrsctp_conninput_ext(peer, payload, len, sg_rx_ext_free, m)
+ *       (usrsctp keeps the mbuf; sg_rx_ext_free when it lets go), or
+ *       usrsctp_conninput(peer, payload, len) -> dp_pkt_free
  *   TX: usrsctp -> sg_conn_output_alloc(peer, len): dp_pkt_alloc, the
  *       mbuf's data area -> usrsctp writes the packet there ->
  *       sg_conn_output(peer, buf, len): that mbuf -> dp_port_send(port,
@@ -32,11 +34,25 @@
  * sg_stats.tx_copy_bytes); an empty pool drops the packet (tx_drops,
  * ENOBUFS: usrsctp sends it later).  The mbuf belongs to the dataplane
  * from dp_port_send on.
- * RX mbufs are ours until dp_pkt_free; usrsctp_conninput copies the packet
- * into its own mbufs (the first of usrsctp's two receive copies, counted
- * in sg_stats.rx_copies).  conn_output runs re-entrantly inside
- * usrsctp_conninput, usrsctp_sendv and usrsctp_handle_timers: it only
- * enqueues.
+ * RX mbufs are ours until we hand them to usrsctp.  With rx_ext (the
+ * default; scripts/usrsctp-patches/0003) usrsctp_conninput_ext makes the
+ * mbuf's data area the packet's external storage: the chunks' data stay
+ * there, shared by reference count, through the reassembly queue and the
+ * socket buffer until usrsctp_recvv has copied them out (usrsctp's only
+ * receive copy then), and the last reference calls sg_rx_ext_free, which
+ * frees the mbuf.  That runs inside usrsctp calls on the poll thread
+ * (usrsctp_conninput_ext itself for control packets, usrsctp_recvv,
+ * usrsctp_close, the timers), under whatever lock the caller holds around
+ * sg_poll (lanes share it); the held count is atomic all the same.  Only
+ * sole, direct, one-segment mbufs go this way (usrsctp writes into the
+ * packet in place, e.g. a COOKIE ECHO's addresses), and only while usrsctp
+ * holds fewer than a quarter of the mbuf's pool (SG_RX_EXT_POOL_DIV): a
+ * receive window of small packets would otherwise keep the NIC from
+ * refilling its ring.  Every other packet is copied by usrsctp_conninput
+ * into usrsctp's own mbufs and freed at once (counted in
+ * sg_stats.rx_copies; rx_ext_pool_low when the pool share was the
+ * reason).  conn_output runs re-entrantly inside usrsctp_conninput*,
+ * usrsctp_sendv and usrsctp_handle_timers: it only enqueues.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -369,6 +385,46 @@ bad:
 	link->st->rx_not_sctp++;
 }
 
+/* Receive without usrsctp's copy: mbufs usrsctp holds, process-wide
+ * (every pool; usrsctp may drop them from any thread it runs on). */
+static uint32_t sg_rx_ext_held;
+
+uint32_t sg_rx_ext_held_now(void)
+{
+	return __atomic_load_n(&sg_rx_ext_held, __ATOMIC_RELAXED);
+}
+
+/* usrsctp dropped the last reference to a packet of ours. */
+static void sg_rx_ext_free(void *buf, void *arg)
+{
+	(void)buf;
+	__atomic_fetch_sub(&sg_rx_ext_held, 1, __ATOMIC_RELAXED);
+	dp_pkt_free(arg);
+}
+
+/* Hand @m to usrsctp without a copy when it may keep it.  @return true
+ * when usrsctp took it (@m may be freed already). */
+static bool sg_link_input_ext(struct sg_link *link, struct sg_peer *peer,
+			      struct rte_mbuf *m, uint16_t len)
+{
+	if (!RTE_MBUF_DIRECT(m) || m->nb_segs != 1 ||
+	    rte_mbuf_refcnt_read(m) != 1)
+		return false; /* not ours alone to write into */
+	if (sg_rx_ext_held_now() >= m->pool->size / SG_RX_EXT_POOL_DIV) {
+		link->st->rx_ext_pool_low++;
+		return false;
+	}
+	__atomic_fetch_add(&sg_rx_ext_held, 1, __ATOMIC_RELAXED);
+	if (unlikely(usrsctp_conninput_ext(peer, rte_pktmbuf_mtod(m, void *),
+					   len, 0, sg_rx_ext_free, m) != 0)) {
+		__atomic_fetch_sub(&sg_rx_ext_held, 1, __ATOMIC_RELAXED);
+		return false; /* no mbuf in usrsctp: its copy fails too */
+	}
+	link->st->rx_ext_pkts++;
+	link->st->rx_ext_bytes += len;
+	return true;
+}
+
 /* One received packet of path @k (for queues, path 0, queue @q). */
 static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 			      uint16_t q, struct rte_mbuf *m, uint64_t now_tsc,
@@ -377,6 +433,7 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 	struct dp_pkt_info info;
 	struct sg_peer *peer;
 	uint64_t idx;
+	uint16_t len;
 
 	/* Length and CRC32c were checked by dp_port_poll. */
 	dp_pkt_info(m, &info);
@@ -427,12 +484,16 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 				link->st->rx_data_wrong_queue++;
 		}
 	}
+	len = rte_pktmbuf_data_len(m);
+	if (link->rx_ext && sg_link_input_ext(link, peer, m, len)) {
+		SDP_TRACE(CONNINPUT, len);
+		return;
+	}
 	/* usrsctp copies the packet into its own mbuf chain */
 	link->st->rx_copies++;
-	link->st->rx_copy_input_bytes += rte_pktmbuf_data_len(m);
-	usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *),
-			  rte_pktmbuf_data_len(m), 0);
-	SDP_TRACE(CONNINPUT, rte_pktmbuf_data_len(m));
+	link->st->rx_copy_input_bytes += len;
+	usrsctp_conninput(peer, rte_pktmbuf_mtod(m, const void *), len, 0);
+	SDP_TRACE(CONNINPUT, len);
 	dp_pkt_free(m);
 }
 

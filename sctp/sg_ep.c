@@ -314,6 +314,7 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	ep->lk->hold_tsc = cfg->sack_hold_us == 0 ? 0 :
 			   dp_tsc_hz() * cfg->sack_hold_us / 1000000 + 1;
 	ep->lk->chain_min_bytes = cfg->tx_chain_min_bytes;
+	ep->lk->rx_ext = cfg->rx_ext;
 	sg_stack_get();
 	rc = sg_ep_socket_open(ep);
 	if (rc != 0)
@@ -592,6 +593,7 @@ void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats)
 	*stats = ep->st;
 	dp_port_stats(ep->lk->port, &ds);
 	stats->crc_drops = ds.drops[DP_DROP_SCTP_CRC];
+	stats->rx_ext_held = sg_rx_ext_held_now();
 }
 
 void sg_stats_print(const struct sg_stats *s, FILE *f)
@@ -626,6 +628,10 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(tx_chain_ref_bytes);
 	P(tx_chain_copy_bytes);
 	P(tx_direct_bytes);
+	P(rx_ext_pkts);
+	P(rx_ext_bytes);
+	P(rx_ext_pool_low);
+	P(rx_ext_held);
 #undef P
 }
 

@@ -175,6 +175,7 @@ struct sg_link {
 	/* tx_chain_min: packets from this size on leave as usrsctp's chain
 	 * (sg_conn_output_chain); 0 = off */
 	uint32_t chain_min_bytes;
+	bool rx_ext;		/* cfg rx_ext: usrsctp_conninput_ext */
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
@@ -221,6 +222,12 @@ struct usrsctp_conn_seg;
 int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
 			 int nsegs, size_t len, uint8_t tos, uint8_t set_df,
 			 void *chain);
+/* Receive without usrsctp's copy (rx_ext, usrsctp-patches/0003): the
+ * mbufs usrsctp holds now, process-wide; it takes a packet without a copy
+ * only while that is below its pool's size / SG_RX_EXT_POOL_DIV (the rest
+ * of the pool feeds the NIC's RX ring, the TX path and the rx ring). */
+#define SG_RX_EXT_POOL_DIV 4
+uint32_t sg_rx_ext_held_now(void);
 
 /* ---- sg_rxring.c: receive descriptors and the zero-copy rx ring ---- */
 

@@ -7,8 +7,10 @@
  *   | struct sg_rxdesc | headroom (rx_headroom) | data (rx_buf bytes) |
  *
  * The poll thread takes free descriptors, lets usrsctp_recvv write message
- * bytes straight into the data area (usrsctp's second copy on receive; its
- * first is usrsctp_conninput's copy of the packet), chains the segments of a message and publishes the head on the
+ * bytes straight into the data area (usrsctp's only copy on receive while
+ * it keeps packets in their DPDK mbufs, rx_ext; else its second, after
+ * usrsctp_conninput's copy of the packet), chains the segments of a
+ * message and publishes the head on the
  * ready ring when the message is complete (MSG_EOR).  The consumer takes
  * heads with sg_recv and gives chains back with sg_msg_release; the free
  * stack carries them back, last in first out (the most recently used,

@@ -36,6 +36,10 @@
 #error "usrsctp lacks usrsctp_set_conn_output_chain (scripts/usrsctp-patches/0004-conn-output-chain.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
 #endif
 
+#ifndef USRSCTP_HAVE_CONNINPUT_EXT
+#error "usrsctp lacks usrsctp_conninput_ext (scripts/usrsctp-patches/0003-conninput-ext.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#endif
+
 static unsigned int stack_refs;
 static uint64_t tsc_per_ms;
 static uint64_t timer_last_tsc;
@@ -93,6 +97,12 @@ void sg_stack_put(void)
 	for (i = 0; i < 200; i++) {
 		if (usrsctp_finish() == 0) {
 			SDP_LOG(DEBUG, SCTP, "usrsctp down");
+			if (sg_rx_ext_held_now() != 0)
+				SDP_LOG(WARN, SCTP, "usrsctp down but %u "
+					"received mbufs not given back "
+					"(rx_ext): a leak in usrsctp; "
+					"rx_ext=0 avoids it",
+					sg_rx_ext_held_now());
 			return;
 		}
 		usrsctp_handle_timers(10);

@@ -193,6 +193,11 @@ struct MsgHdr {
 
 std::string g_job;	/* unique per test */
 std::string g_sockdir;	/* /run/sdp/<job> */
+/* Set by a test before it forks its children: dataplane tokens both
+ * add, and whether each child's Node::down checks that every mbuf of its
+ * pool came back once its endpoint is closed (rx_ext leaks). */
+std::string g_dp_extra;
+bool g_check_pool;
 
 uint32_t ip_of(int host)
 {
@@ -218,6 +223,7 @@ struct Node {
 	dp_idle idle{};
 	std::vector<sg_event> events;
 	int report_fd = -1;
+	unsigned int pool_base = 0; /* mbufs in use once the port is up */
 
 	void report(const char *line)
 	{
@@ -240,12 +246,14 @@ struct Node {
 			 "dev=net_memif0,role=%s,id=0,socket=%s/memif0.sock,"
 			 "socket-abstract=no ip=10.77.1.%d/24 "
 			 "prefix=sdp-%s-%s mem=256 idle_sleep_us=20 "
-			 "link_wait_ms=15000 %s",
+			 "link_wait_ms=15000 %s %s",
 			 server ? "server" : "client", g_sockdir.c_str(),
-			 server ? 1 : 2, g_job.c_str(), name.c_str(), dp_extra);
+			 server ? 1 : 2, g_job.c_str(), name.c_str(), dp_extra,
+			 g_dp_extra.c_str());
 		CHILD_CHECK(dp_config_parse(dpc, &dcfg) == 0);
 		CHILD_CHECK(dp_eal_init(&dcfg) == 0);
 		CHILD_CHECK(dp_port_open(&dcfg, &port) == 0);
+		pool_base = rte_mempool_in_use_count(port->pool);
 		CHILD_CHECK(sg_config_parse(sg_extra, &scfg) == 0);
 		CHILD_CHECK(sg_ep_open(port, &scfg, &ep) == 0);
 		dp_idle_init(&idle, dcfg.idle_polls, dcfg.idle_sleep_us);
@@ -254,6 +262,19 @@ struct Node {
 	void down()
 	{
 		sg_ep_close(ep);
+		if (g_check_pool) {
+			/* usrsctp gave back every packet it kept (rx_ext) */
+			unsigned int in_use =
+				(unsigned int)rte_mempool_in_use_count(
+					port->pool);
+
+			fprintf(stderr, "child %d: after close: %u mbufs in "
+				"use (%u at start), usrsctp holds %u\n",
+				(int)getpid(), in_use, pool_base,
+				sg_rx_ext_held_now());
+			CHILD_CHECK(sg_rx_ext_held_now() == 0);
+			CHILD_CHECK(in_use == pool_base);
+		}
 		dp_port_close(port);
 		dp_eal_fini();
 	}
@@ -550,6 +571,8 @@ class SgTwoNodes : public ::testing::Test {
 			}
 		if (g_sockdir.empty())
 			return;
+		g_dp_extra.clear();
+		g_check_pool = false;
 		std::string cmd = "rm -rf '" + g_sockdir +
 				  "' /var/run/dpdk/sdp-" + g_job + "-*";
 		EXPECT_EQ(0, system(cmd.c_str()));
@@ -674,13 +697,14 @@ TEST_F(SgTwoNodes, StreamsOrderBigMessageAndShutdown)
 		CHILD_CHECK(ev.assoc == a);
 		sg_ep_stats(n.ep, &st);
 		sg_stats_print(&st, stderr);
-		/* every received message byte copied twice, both times by
-		 * usrsctp: exactly once out of it (recvv into a descriptor),
-		 * at least once into it (conninput copies every packet, so
-		 * headers, retransmissions and duplicates too) */
+		/* every received message byte copied once, by usrsctp
+		 * (recvv into a descriptor), out of the DPDK mbuf it kept
+		 * the packet in (rx_ext: conninput copied no packet) */
 		CHILD_CHECK(st.rx_copy_recv_bytes == st.bytes_in);
-		CHILD_CHECK(st.rx_copy_input_bytes >= st.bytes_in);
-		CHILD_CHECK(st.rx_copies >= st.pkts_in + st.msgs_in);
+		CHILD_CHECK(st.rx_copy_input_bytes == 0);
+		CHILD_CHECK(st.rx_ext_bytes >= st.bytes_in);
+		CHILD_CHECK(st.rx_ext_pkts == st.pkts_in);
+		CHILD_CHECK(st.rx_copies >= st.msgs_in);
 		CHILD_CHECK(st.crc_drops == 0);
 		/* Path MTU right: no packet refused by the dataplane. */
 		CHILD_CHECK(st.tx_drops == 0);
@@ -791,11 +815,12 @@ TEST_F(SgTwoNodes, BulkTransferIsFast)
 		sg_stats st;
 		sg_ep_stats(n.ep, &st);
 		/* 64 KiB messages: each byte copied out of usrsctp exactly
-		 * once, into it at least once (retransmissions again) */
+		 * once, never into it (rx_ext: kept in the DPDK mbufs) */
 		CHILD_CHECK(st.bytes_in >= (uint64_t)kMsg * kCount);
 		CHILD_CHECK(st.rx_copy_recv_bytes == st.bytes_in);
-		CHILD_CHECK(st.rx_copy_input_bytes >= st.bytes_in);
-		CHILD_CHECK(st.rx_copies >= st.pkts_in + st.msgs_in);
+		CHILD_CHECK(st.rx_copy_input_bytes == 0);
+		CHILD_CHECK(st.rx_ext_bytes >= st.bytes_in);
+		CHILD_CHECK(st.rx_ext_pkts == st.pkts_in);
 		/* its SACKs: written by usrsctp into our mbufs, not copied */
 		CHILD_CHECK(tx_direct(st));
 	}, [&](Node &n, sg_assoc_t a) {
@@ -2204,6 +2229,253 @@ TEST_F(SgTwoNodes, PlaceWritesTheRestStraightIntoTheConsumersBuffer)
 	}
 	EXPECT_EQ(0, reap(cli, 60));
 	EXPECT_EQ(0, reap(srv, 60));
+}
+
+/*
+ * Receive without usrsctp's copy (rx_ext, usrsctp-patches/0003): every
+ * packet stays in the DPDK mbuf it arrived in, usrsctp_recvv copies the
+ * messages out of it intact (sizes from a header to several packets and
+ * descriptors), and once the endpoints are closed every mbuf is back in
+ * its pool.  Without rx_ext usrsctp_conninput copies each packet
+ * (rx_copy_input_bytes > 0, rx_ext_pkts 0).
+ */
+TEST_F(SgTwoNodes, RxKeepsPacketsInTheirMbufsAndGivesThemBack)
+{
+	constexpr uint32_t kCount = 400;
+
+	g_check_pool = true;
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		for (uint32_t i = 0; i < kCount; i++) {
+			MsgHdr h;
+
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(meta.ppid == PPID_DATA);
+			CHILD_CHECK(check_msg(b, h));
+			CHILD_CHECK(h.seq == i);
+		}
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		sg_stats_print(&st, stderr);
+		CHILD_CHECK(st.rx_copy_input_bytes == 0);
+		CHILD_CHECK(st.rx_ext_pkts == st.pkts_in && st.pkts_in > 0);
+		CHILD_CHECK(st.rx_ext_bytes >= st.bytes_in);
+		CHILD_CHECK(st.rx_ext_pool_low == 0);
+		CHILD_CHECK(st.rx_copy_recv_bytes == st.bytes_in);
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+		n.report("DONE");
+	}, [&](Node &n, sg_assoc_t a) {
+		std::mt19937 rng(11);
+		for (uint32_t i = 0; i < kCount; i++) {
+			uint32_t len = i % 4 == 0 ? 24 + rng() % 200 :
+				       24 + rng() % 140000;
+			auto m = make_msg(0, i, len, false);
+			n.send(a, 0, 0, PPID_DATA, m.data(), m.size());
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 120));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		/* the client's SACKs and the reply came in the same way */
+		CHILD_CHECK(st.rx_copy_input_bytes == 0);
+		CHILD_CHECK(st.rx_ext_pkts == st.pkts_in && st.pkts_in > 0);
+	});
+	EXPECT_TRUE(expect_line(pair_srv, "DONE", 240));
+	pair_end();
+}
+
+/* rx_ext=0: usrsctp_conninput copies every packet again (the control of
+ * the test above; also what UCX_SCTP_DPDK_RX_EXT=n sets). */
+TEST_F(SgTwoNodes, RxExtOffCopiesEveryPacket)
+{
+	constexpr uint32_t kCount = 100;
+
+	g_check_pool = true;
+	pair_start("rx_ext=0", "", [&](Node &n, sg_assoc_t a) {
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		for (uint32_t i = 0; i < kCount; i++) {
+			MsgHdr h;
+
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+		}
+		sg_stats st;
+		sg_ep_stats(n.ep, &st);
+		CHILD_CHECK(st.rx_ext_pkts == 0 && st.rx_ext_bytes == 0);
+		CHILD_CHECK(st.rx_copy_input_bytes >= st.bytes_in);
+		CHILD_CHECK(st.rx_copies >= st.pkts_in + st.msgs_in);
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+		n.report("DONE");
+	}, [&](Node &n, sg_assoc_t a) {
+		for (uint32_t i = 0; i < kCount; i++) {
+			auto m = make_msg(0, i, 100 + i * 300, false);
+			n.send(a, 0, 0, PPID_DATA, m.data(), m.size());
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 120));
+	});
+	EXPECT_TRUE(expect_line(pair_srv, "DONE", 180));
+	pair_end();
+}
+
+/*
+ * usrsctp may keep packets only while it holds fewer than a quarter of
+ * the pool (SG_RX_EXT_POOL_DIV): a small pool (mbufs=1023) and a consumer
+ * that reads nothing while 60 messages of 64 KiB arrive (16 descriptors,
+ * the rest waits in usrsctp's 4 MiB receive buffer, ~1900 packets).
+ * Without the bound usrsctp would hold more than the pool can spare (the
+ * NIC could not refill its ring); with it the rest is copied, and every
+ * message still arrives intact.
+ */
+TEST_F(SgTwoNodes, RxFallsBackToACopyWhenUsrsctpHoldsAQuarterOfThePool)
+{
+	constexpr uint32_t kCount = 60, kLen = 64u << 10, kPool = 1023;
+
+	g_dp_extra = "mbufs=" + std::to_string(kPool);
+	g_check_pool = true;
+	pair_start("rx_descs=16 max_msg=1M", "", [&](Node &n, sg_assoc_t a) {
+		sg_stats st;
+		uint32_t most = 0;
+		CHILD_CHECK(n.wait([&] {
+			sg_ep_stats(n.ep, &st);
+			most = std::max(most, sg_rx_ext_held_now());
+			return st.rx_ext_pool_low > 0;
+		}, 90));
+		/* let more arrive while nothing is read */
+		double t_end = now_s() + 0.5;
+		n.wait([&] {
+			most = std::max(most, sg_rx_ext_held_now());
+			return now_s() > t_end;
+		}, 5);
+		fprintf(stderr, "usrsctp held at most %u mbufs of %u\n", most,
+			kPool);
+		CHILD_CHECK(most <= kPool / SG_RX_EXT_POOL_DIV);
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		for (uint32_t i = 0; i < kCount; i++) {
+			MsgHdr h;
+
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+		}
+		sg_ep_stats(n.ep, &st);
+		sg_stats_print(&st, stderr);
+		CHILD_CHECK(st.rx_ext_pkts > 0 && st.rx_ext_pool_low > 0);
+		CHILD_CHECK(st.rx_copy_input_bytes > 0);
+		CHILD_CHECK(st.rx_copy_recv_bytes == st.bytes_in);
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+		n.report("DONE");
+	}, [&](Node &n, sg_assoc_t a) {
+		for (uint32_t i = 0; i < kCount; i++) {
+			auto m = make_msg(0, i, kLen, false);
+			n.send(a, 0, 0, PPID_DATA, m.data(), m.size());
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 180));
+	});
+	EXPECT_TRUE(expect_line(pair_srv, "DONE", 300));
+	pair_end();
+}
+
+/* Send @len bytes of @pkt as an SCTP packet (the dataplane fills the
+ * CRC32c, so usrsctp sees it). */
+void send_raw_sctp(Node &n, const uint8_t *pkt, uint16_t len)
+{
+	rte_mbuf *m = dp_pkt_alloc(n.port);
+	CHILD_CHECK(m != nullptr);
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, len);
+	CHILD_CHECK(p != nullptr);
+	memcpy(p, pkt, len);
+	CHILD_CHECK(dp_port_send(n.port, ip_of(1), DP_IPPROTO_SCTP, m,
+				 dp_tsc()) == 0);
+	dp_port_flush(n.port, dp_tsc());
+}
+
+/*
+ * Malformed packets taken without a copy are still refused and given
+ * back: a DATA chunk with a wrong verification tag, one whose chunk
+ * length is impossible, one for a port nobody listens on (usrsctp drops
+ * them; shorter than a chunk header the dataplane drops before, as
+ * sctp_len).  The association carries on and, after close, every mbuf is
+ * in the pool.
+ */
+TEST_F(SgTwoNodes, RxMalformedPacketsAreRefusedAndGivenBack)
+{
+	g_check_pool = true;
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
+		sg_stats s0, s1;
+		dp_stats d0, d1;
+		struct sctpstat u0, u1;
+		sg_ep_stats(n.ep, &s0);
+		dp_port_stats(n.port, &d0);
+		usrsctp_get_stat(&u0);
+		n.report("READY");
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		MsgHdr h;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(check_msg(b, h) && h.seq == 77);
+		/* every packet usrsctp kept is back once dropped or read */
+		CHILD_CHECK(n.wait([] { return sg_rx_ext_held_now() == 0; },
+				   10));
+		sg_ep_stats(n.ep, &s1);
+		dp_port_stats(n.port, &d1);
+		usrsctp_get_stat(&u1);
+		fprintf(stderr, "pkts_in +%" PRIu64 ", rx_ext_pkts +%" PRIu64
+			", badvtag +%u, noport +%u, sctp_len drops +%" PRIu64
+			"\n", s1.pkts_in - s0.pkts_in,
+			s1.rx_ext_pkts - s0.rx_ext_pkts,
+			u1.sctps_badvtag - u0.sctps_badvtag,
+			u1.sctps_noport - u0.sctps_noport,
+			d1.drops[DP_DROP_SCTP_LEN] - d0.drops[DP_DROP_SCTP_LEN]);
+		CHILD_CHECK(s1.pkts_in - s0.pkts_in >= 4);
+		CHILD_CHECK(s1.rx_ext_pkts - s0.rx_ext_pkts ==
+			    s1.pkts_in - s0.pkts_in);
+		CHILD_CHECK(s1.rx_copy_input_bytes == s0.rx_copy_input_bytes);
+		CHILD_CHECK(u1.sctps_badvtag - u0.sctps_badvtag >= 2);
+		CHILD_CHECK(u1.sctps_noport - u0.sctps_noport >= 1);
+		CHILD_CHECK(d1.drops[DP_DROP_SCTP_LEN] -
+				    d0.drops[DP_DROP_SCTP_LEN] == 2);
+		CHILD_CHECK(sg_assoc_up(n.ep, a));
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
+		uint8_t pkt[12 + 16 + 8] = {
+			0x13, 0x88, 0x13, 0x88,	/* ports 5000 -> 5000 */
+			0xde, 0xad, 0xbe, 0xef,	/* not the association's tag */
+			0, 0, 0, 0,		/* CRC32c: the dataplane's */
+			0, 3, 0, 24,		/* DATA, B+E, 24 bytes */
+			0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1,
+			1, 2, 3, 4, 5, 6, 7, 8,
+		};
+		usleep(300000); /* the server takes its counters */
+		send_raw_sctp(n, pkt, 12);	/* a common header alone */
+		send_raw_sctp(n, pkt, 14);	/* half a chunk header */
+		send_raw_sctp(n, pkt, sizeof(pkt)); /* wrong tag */
+		pkt[2] = 0x17;			/* to port 6000 */
+		pkt[3] = 0x70;
+		send_raw_sctp(n, pkt, sizeof(pkt));
+		pkt[2] = 0x13;
+		pkt[3] = 0x88;
+		pkt[13] = 0;			/* no flags, length 3 */
+		pkt[15] = 3;
+		send_raw_sctp(n, pkt, sizeof(pkt));
+		pkt[14] = 0x40;			/* length past the packet */
+		send_raw_sctp(n, pkt, sizeof(pkt));
+		auto m = make_msg(0, 77, 5000, false);
+		n.send(a, 0, 0, PPID_DATA, m.data(), m.size());
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+	});
+	EXPECT_TRUE(expect_line(pair_srv, "READY", 60));
+	pair_end();
 }
 
 } /* namespace */

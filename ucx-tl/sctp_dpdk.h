@@ -245,6 +245,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * UCS_MEMUNITS_AUTO = sg's default */
 	int rma_whole_packets;	/* RMA_WHOLE_PACKETS (sctp_dpdk_rma.c) */
 	int rma_sack_last;	/* RMA_SACK_LAST (sctp_dpdk_rma.c) */
+	int rx_ext;		/* RX_EXT: n = sg rx_ext=0 */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */

@@ -86,7 +86,7 @@ typedef struct {
 	char text[640];	   /* "key=value" tokens; "" = not given */
 } uct_sctp_dpdk_token_t;
 
-enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 10 };
+enum { UCT_SCTP_DPDK_DP_TOKENS = 9, UCT_SCTP_DPDK_SG_TOKENS = 11 };
 
 /* The per-port variables, in the order they are checked. */
 static const char *const uct_sctp_dpdk_list_vars[] = {
@@ -294,6 +294,10 @@ uct_sctp_dpdk_tokens(const uct_sctp_dpdk_iface_config_t *config,
 	if (config->tx_chain_min != UCS_MEMUNITS_AUTO)
 		snprintf(sg[9].text, sizeof(sg[9].text), "tx_chain_min=%zu",
 			 config->tx_chain_min);
+	/* RX_EXT=n: off whatever SG says; y: SG's rx_ext (default 1) */
+	sg[10].var = "RX_EXT";
+	if (!config->rx_ext)
+		snprintf(sg[10].text, sizeof(sg[10].text), "rx_ext=0");
 }
 
 /* " entry K" for a variable given as a list, "" otherwise. */

@@ -111,8 +111,13 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	char dp_json[2048], us_json[512], st_json[2048], buf[8192], ip[16];
 	char paths[400], lanes[1200];
 	struct dp_stats dp;
+	struct sg_stats sgs;
 
 	dp_port_stats(ctx->port, &dp);
+	memset(&sgs, 0, sizeof(sgs));
+	if (ctx->sg != NULL)
+		sg_ep_stats(ctx->sg, &sgs); /* the base lane's link: every
+					     * lane's packets */
 	dp_stats_json(&dp, dp_json, sizeof(dp_json));
 	sg_stack_stats_json(us_json, sizeof(us_json));
 	uct_sctp_dpdk_stream_stats_json(&ctx->smap, st_json, sizeof(st_json));
@@ -128,7 +133,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
 		 PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
 		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
-		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, %s%s%s}\n",
+		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, \"rx_ext\": "
+		 "{\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
+		 "\"pool_low\": %" PRIu64 ", \"copy_input_bytes\": %" PRIu64
+		 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
@@ -137,7 +145,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 ctx->rma_get_direct_bytes,
 		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),
 		 ctx->rma_put_direct_bytes, ctx->rma_put_copy_bytes,
-		 lanes, st_json, paths);
+		 sgs.rx_ext_pkts, sgs.rx_ext_bytes, sgs.rx_ext_pool_low,
+		 sgs.rx_copy_input_bytes, lanes, st_json, paths);
 	fputs(buf, stderr);
 }
 

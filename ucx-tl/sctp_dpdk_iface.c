@@ -283,6 +283,16 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rma_sack_last),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"RX_EXT", "y",
+	 "usrsctp keeps each received SCTP packet in the DPDK mbuf it arrived\n"
+	 "in (its data stay there until read) instead of copying it into its\n"
+	 "own buffers: one copy per received byte fewer, while usrsctp holds\n"
+	 "less than a quarter of the port's mbuf pool (then it copies). n: it\n"
+	 "copies every packet (sg rx_ext=0, for comparison); y: SG's rx_ext\n"
+	 "(default 1).",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rx_ext),
+	 UCS_CONFIG_TYPE_BOOL},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,

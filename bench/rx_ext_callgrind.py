@@ -1,0 +1,65 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+"""rx_ext_callgrind.py - instructions per 64 KiB message of the usrsctp
+loop (bench/sctp_loop.c) with each received packet copied into usrsctp's
+own mbufs (usrsctp_conninput) and kept in its buffer instead (--rx-ext:
+usrsctp_conninput_ext, usrsctp-patches/0003, as sg does with rx_ext=1).
+Both with --direct (usrsctp writes each packet into the FIFO buffer, as sg
+has it write into a DPDK mbuf) and ISA-L CRC32c, as the dataplane does.
+
+callgrind counts instructions: repeatable on a loaded machine.  Per
+setting, (Ir(256) - Ir(128)) / 128 messages (tx_direct_callgrind.ir_run),
+also the instructions in memcpy/memmove and in ISA-L's CRC.  glibc copies
+large blocks with `rep movsb`, which callgrind counts once per byte moved:
+memcpy's share of instructions overstates its share of time.
+
+  bench/rx_ext_callgrind.py [--bin build/bench/sctp-loop-ep]
+      [--pathmtu 8960 [--pathmtu 1460]] [--json FILE]
+"""
+import argparse
+import json
+import os
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from tx_direct_callgrind import ir_run  # noqa: E402
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--bin", default=os.path.join(
+        os.path.dirname(HERE), "build", "bench", "sctp-loop-ep"))
+    ap.add_argument("--pathmtu", type=int, action="append")
+    ap.add_argument("--json")
+    a = ap.parse_args()
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="rxext-cg-") as tmp:
+        for mtu in a.pathmtu or [8960]:
+            for ext in (False, True):
+                extra = ("--sack-delay", "0") + (("--rx-ext",) if ext
+                                                 else ())
+                lo = ir_run(a.bin, 128, "direct", "isal", mtu, tmp, extra)
+                hi = ir_run(a.bin, 256, "direct", "isal", mtu, tmp, extra)
+                row = {"pathmtu": mtu, "rx_ext": ext}
+                for k in ("total", "memcpy", "isal_crc"):
+                    row[f"{k}_per_msg"] = (hi[k] - lo[k]) / 128
+                row["packets_per_msg"] = (hi["packets"] -
+                                          lo["packets"]) / 128
+                rows.append(row)
+                print(f"pathmtu {mtu} {'rx_ext' if ext else 'copy  '}: "
+                      f"{row['total_per_msg']:>9.0f} Ir/msg, memcpy "
+                      f"{row['memcpy_per_msg']:>8.0f}, isal "
+                      f"{row['isal_crc_per_msg']:>7.0f}, packets/msg "
+                      f"{row['packets_per_msg']:.2f}", flush=True)
+    if a.json:
+        with open(a.json, "w") as f:
+            json.dump({"tool": "rx_ext_callgrind", "size": 65536,
+                       "rows": rows}, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
