@@ -24,7 +24,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from tx_direct_callgrind import ir_run  # noqa: E402
+from tx_direct_callgrind import per_msg, row_text  # noqa: E402
 
 
 def main():
@@ -41,19 +41,11 @@ def main():
             for ext in (False, True):
                 extra = ("--sack-delay", "0") + (("--rx-ext",) if ext
                                                  else ())
-                lo = ir_run(a.bin, 128, "direct", "isal", mtu, tmp, extra)
-                hi = ir_run(a.bin, 256, "direct", "isal", mtu, tmp, extra)
                 row = {"pathmtu": mtu, "rx_ext": ext}
-                for k in ("total", "memcpy", "isal_crc"):
-                    row[f"{k}_per_msg"] = (hi[k] - lo[k]) / 128
-                row["packets_per_msg"] = (hi["packets"] -
-                                          lo["packets"]) / 128
+                row.update(per_msg(a.bin, "direct", "isal", mtu, tmp, extra))
                 rows.append(row)
                 print(f"pathmtu {mtu} {'rx_ext' if ext else 'copy  '}: "
-                      f"{row['total_per_msg']:>9.0f} Ir/msg, memcpy "
-                      f"{row['memcpy_per_msg']:>8.0f}, isal "
-                      f"{row['isal_crc_per_msg']:>7.0f}, packets/msg "
-                      f"{row['packets_per_msg']:.2f}", flush=True)
+                      f"{row_text(row)}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"tool": "rx_ext_callgrind", "size": 65536,

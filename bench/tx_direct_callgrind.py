@@ -69,6 +69,24 @@ def ir_run(binary, count, mode, crc, pathmtu, tmp, extra=()):
             "packets": res["packets"]}
 
 
+def per_msg(binary, mode, crc, pathmtu, tmp, extra=()):
+    """Ir per 64 KiB message: (run of 256 - run of 128) / 128, so set-up
+    and teardown cancel; the row's *_per_msg fields."""
+    lo = ir_run(binary, 128, mode, crc, pathmtu, tmp, extra)
+    hi = ir_run(binary, 256, mode, crc, pathmtu, tmp, extra)
+    row = {f"{k}_per_msg": (hi[k] - lo[k]) / 128
+           for k in ("total", "memcpy", "isal_crc")}
+    row["packets_per_msg"] = (hi["packets"] - lo["packets"]) / 128
+    return row
+
+
+def row_text(row):
+    return (f"{row['total_per_msg']:>9.0f} Ir/msg, memcpy "
+            f"{row['memcpy_per_msg']:>8.0f}, isal "
+            f"{row['isal_crc_per_msg']:>7.0f}, packets/msg "
+            f"{row['packets_per_msg']:.2f}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
@@ -84,19 +102,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="txdirect-cg-") as tmp:
         for crc in ("isal", "none"):
             for mode in a.modes.split(","):
-                lo = ir_run(a.bin, 128, mode, crc, a.pathmtu, tmp)
-                hi = ir_run(a.bin, 256, mode, crc, a.pathmtu, tmp)
                 row = {"crc": crc, "direct": mode == "direct",
                        "mode": mode, "pathmtu": a.pathmtu}
-                for k in ("total", "memcpy", "isal_crc"):
-                    row[f"{k}_per_msg"] = (hi[k] - lo[k]) / 128
-                row["packets_per_msg"] = (hi["packets"] - lo["packets"]) / 128
+                row.update(per_msg(a.bin, mode, crc, a.pathmtu, tmp))
                 rows.append(row)
-                print(f"crc {crc:4} {mode:6}: "
-                      f"{row['total_per_msg']:>9.0f} Ir/msg, memcpy "
-                      f"{row['memcpy_per_msg']:>8.0f}, isal "
-                      f"{row['isal_crc_per_msg']:>7.0f}, packets/msg "
-                      f"{row['packets_per_msg']:.2f}", flush=True)
+                print(f"crc {crc:4} {mode:6}: {row_text(row)}", flush=True)
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"tool": "tx_direct_callgrind", "size": 65536,
