@@ -131,57 +131,6 @@ uint32_t dp_crc32c(enum dp_crc_backend be, const void *buf, size_t len)
 	}
 }
 
-/*
- * CRC of an SCTP packet with its checksum field taken as zero, without
- * writing the (possibly shared) buffer: CRC the common header with a zeroed
- * copy of its checksum, then continue over the chunks.
- */
-static uint32_t sctp_crc(enum dp_crc_backend be, const void *sctp, size_t len)
-{
-	struct rte_sctp_hdr h;
-	const uint8_t *body = (const uint8_t *)sctp + sizeof(h);
-	size_t body_len = len - sizeof(h);
-	uint32_t c;
-
-	memcpy(&h, sctp, sizeof(h));
-	h.cksum = 0;
-	switch (be) {
-	case DP_CRC_SSE42:
-		c = crc_sse42_update(&h, sizeof(h), 0xFFFFFFFFu);
-		c = crc_sse42_update(body, body_len, c);
-		return ~c;
-	case DP_CRC_TABLE: {
-		uint8_t tmp[sizeof(h)];
-		uint32_t r = 0xFFFFFFFFu;
-		size_t i;
-
-		if (unlikely(!crc_table_ready))
-			crc_table_init();
-		memcpy(tmp, &h, sizeof(h));
-		for (i = 0; i < sizeof(h); i++)
-			r = crc_table[(r ^ tmp[i]) & 0xff] ^ (r >> 8);
-		for (i = 0; i < body_len; i++)
-			r = crc_table[(r ^ body[i]) & 0xff] ^ (r >> 8);
-		return ~r;
-	}
-	case DP_CRC_ISAL:
-	default:
-		c = crc32_iscsi((unsigned char *)&h, sizeof(h), 0xFFFFFFFFu);
-		c = crc32_iscsi((unsigned char *)(uintptr_t)body,
-				(int)body_len, c);
-		return ~c;
-	}
-}
-
-void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len)
-{
-	struct rte_sctp_hdr *h = sctp;
-
-	if (len < sizeof(*h))
-		return;
-	h->cksum = rte_cpu_to_le_32(sctp_crc(be, sctp, len));
-}
-
 /* The CRC register (before the final xor) carried over @len bytes. */
 static uint32_t crc_update(enum dp_crc_backend be, uint32_t c, const void *buf,
 			   size_t len)
@@ -199,9 +148,37 @@ static uint32_t crc_update(enum dp_crc_backend be, uint32_t c, const void *buf,
 		return c;
 	case DP_CRC_ISAL:
 	default:
-		/* segments are below 64 KiB: within crc32_iscsi's int */
+		/* SCTP packets and segments are below 64 KiB: within
+		 * crc32_iscsi's int */
 		return crc32_iscsi((unsigned char *)(uintptr_t)buf, (int)len, c);
 	}
+}
+
+/*
+ * CRC of an SCTP packet with its checksum field taken as zero, without
+ * writing the (possibly shared) buffer: CRC the common header with a zeroed
+ * copy of its checksum, then continue over the chunks.
+ */
+static uint32_t sctp_crc(enum dp_crc_backend be, const void *sctp, size_t len)
+{
+	struct rte_sctp_hdr h;
+	uint32_t c;
+
+	memcpy(&h, sctp, sizeof(h));
+	h.cksum = 0;
+	c = crc_update(be, 0xFFFFFFFFu, &h, sizeof(h));
+	c = crc_update(be, c, (const uint8_t *)sctp + sizeof(h),
+		       len - sizeof(h));
+	return ~c;
+}
+
+void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len)
+{
+	struct rte_sctp_hdr *h = sctp;
+
+	if (len < sizeof(*h))
+		return;
+	h->cksum = rte_cpu_to_le_32(sctp_crc(be, sctp, len));
 }
 
 /*
