@@ -571,22 +571,23 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	/* Chained TX (the sg layer's usrsctp chains): headers without data
 	 * room for external buffers, as many as the pool has mbufs (a
 	 * chained packet holds one of each per segment).  Optional. */
-	snprintf(name, sizeof(name), "dp_ext_%u", pid);
-	if (port->memif_zc)
+	if (port->memif_zc) {
 		/* a zero-copy memif client hands the server offsets into its
 		 * own pool's memory: an external buffer (usrsctp's) is not
 		 * there, so its packets are copied into pool mbufs */
 		SDP_LOG(INFO, DP, "port %u: memif zero-copy client: chained "
 			"TX off (external buffers lie outside the shared "
 			"memory)", pid);
-	else
+	} else {
+		snprintf(name, sizeof(name), "dp_ext_%u", pid);
 		port->ext_pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256,
 							 0, 0, socket);
-	if (port->ext_pool == NULL && !port->memif_zc)
-		SDP_LOG(WARN, DP, "port %u: cannot create %u mbufs for "
-			"external buffers: %s: chained TX falls back to "
-			"copies; raise mem=", pid, nb_mbufs,
-			rte_strerror(rte_errno));
+		if (port->ext_pool == NULL)
+			SDP_LOG(WARN, DP, "port %u: cannot create %u mbufs "
+				"for external buffers: %s: chained TX falls "
+				"back to copies; raise mem=", pid, nb_mbufs,
+				rte_strerror(rte_errno));
+	}
 	snprintf(name, sizeof(name), "dp_rx_%u", pid);
 	port->rx_ring = rte_ring_create(name, cfg->rx_ring, socket,
 					RING_F_SP_ENQ | RING_F_SC_DEQ |
