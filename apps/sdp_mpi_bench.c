@@ -6,7 +6,8 @@
  *   latency:   ping-pong, one-way time = round trip / 2, median of the
  *              iterations (and p99), per size
  *   bandwidth: rank 0 sends a window of --window non-blocking messages,
- *              rank 1 answers each window with one byte; MB/s per size
+ *              rank 1 answers each window with one byte; MB/s per size;
+ *              about 256 MiB per size, --bw-mib M for M MiB (profiles)
  *
  * Every message is checked: the receiver verifies the pattern of the last
  * message of every size (and its length), so a fast wrong answer fails.
@@ -146,6 +147,7 @@ int main(int argc, char **argv)
 	size_t max_size = 4u << 20, min_size = 0, size;
 	int nprocs, i, json = 0, window = 32, max_iters = 2000, all_ok = 1;
 	int bw = 1;
+	double bw_bytes = 256.0 * 1048576; /* per size: --bw-mib (profiles) */
 	uint8_t *buf;
 
 	MPI_Init(&argc, &argv);
@@ -162,6 +164,8 @@ int main(int argc, char **argv)
 			max_iters = atoi(argv[++i]);
 		else if (strcmp(argv[i], "--min-size") == 0 && i + 1 < argc)
 			min_size = strtoull(argv[++i], NULL, 0);
+		else if (strcmp(argv[i], "--bw-mib") == 0 && i + 1 < argc)
+			bw_bytes = atof(argv[++i]) * 1048576;
 		else if (strcmp(argv[i], "--no-bw") == 0)
 			bw = 0; /* latency only (traces, quick sweeps) */
 	}
@@ -179,11 +183,12 @@ int main(int argc, char **argv)
 		double p50 = 0, p99 = 0, mbps = 0;
 		int ok = 1, all;
 		int iters = iters_for(size, max_iters);
-		int reps = (int)((256u << 20) / ((size + 256) * window));
+		double want = bw_bytes / ((double)(size + 256) * window);
+		int reps = want > 1e6 ? 1000000 : (int)want;
 
 		if (reps < 3)
 			reps = 3;
-		if (reps > 200)
+		if (reps > 200 && bw_bytes <= 256.0 * 1048576)
 			reps = 200;
 		if (rank < 2) {
 			ok &= latency(buf, size, iters, &p50, &p99);
