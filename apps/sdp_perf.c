@@ -545,7 +545,7 @@ static void print_stats_json(const struct perf *p, FILE *f)
 		", \"tx_chain_copy_bytes\": %" PRIu64
 		", \"tx_direct_bytes\": %" PRIu64 ", \"rx_ext_pkts\": %" PRIu64
 		", \"rx_ext_bytes\": %" PRIu64 ", \"rx_ext_pool_low\": %" PRIu64
-		"}, ",
+		", \"peer_gone_aborts\": %" PRIu64 "}, ",
 		sg.msgs_out, sg.bytes_out, sg.msgs_in, sg.bytes_in, sg.pkts_in,
 		sg.pkts_out, sg.rx_copies, sg.rx_copy_input_bytes,
 		sg.rx_copy_recv_bytes, sg.rx_backpressure,
@@ -553,7 +553,7 @@ static void print_stats_json(const struct perf *p, FILE *f)
 		sg.timer_runs, sg.crc_drops, sg.tx_direct_pkts,
 		sg.tx_copy_bytes, sg.tx_chain_pkts, sg.tx_chain_ref_bytes,
 		sg.tx_chain_copy_bytes, sg.tx_direct_bytes, sg.rx_ext_pkts,
-		sg.rx_ext_bytes, sg.rx_ext_pool_low);
+		sg.rx_ext_bytes, sg.rx_ext_pool_low, sg.peer_gone_aborts);
 	sg_stack_stats_json(buf, sizeof(buf));
 	fprintf(f, "\"usrsctp\": {%s}, ", buf);
 	dp_stats_json(&dp, buf, sizeof(buf));
@@ -670,6 +670,8 @@ static int run_server(struct perf *p)
 					} else if (send_ctl(p, CTL_READY, "r",
 							    1) == 0) {
 						started = true;
+						fprintf(stderr, "sdp-perf: test "
+							"started\n");
 					}
 				} else if (m->ppid == CTL_FIN) {
 					fin_tsc = dp_tsc();

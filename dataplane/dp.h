@@ -413,6 +413,10 @@ bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p);
  * thread when the client goes). */
 bool dp_port_is_memif_server(const struct dp_port *port);
 
+/** A memif port, either role: its link goes down only when the peer
+ * process closed its port or exited (sg peer_gone_ms). */
+bool dp_port_is_memif(const struct dp_port *port);
+
 /** Our address and the port's MAC. */
 uint32_t dp_port_ip(const struct dp_port *port);
 void dp_port_mac(const struct dp_port *port, uint8_t mac[6]);

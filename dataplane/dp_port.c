@@ -808,6 +808,11 @@ bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p)
 	return link.link_status == RTE_ETH_LINK_UP;
 }
 
+bool dp_port_is_memif(const struct dp_port *port)
+{
+	return port->memif;
+}
+
 bool dp_port_is_memif_server(const struct dp_port *port)
 {
 	return port->memif && !dp_port_is_memif_client(port);

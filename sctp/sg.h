@@ -101,6 +101,11 @@ struct sg_config {
 				    * its DPDK mbuf instead of copying it
 				    * (usrsctp-patches/0003; sg_stats
 				    * rx_ext_*); default 1 */
+	uint32_t peer_gone_ms;	   /* every port memif and its link down
+				    * this long (the peer process left):
+				    * abort the endpoint's associations
+				    * (SG_EV_LOST) instead of waiting for
+				    * heartbeats; 0 = off; default 1000 */
 };
 
 /**
@@ -394,6 +399,9 @@ struct sg_stats {
 	uint64_t rx_ext_pool_low;	  /* packets copied: pool share used */
 	uint64_t rx_ext_held;		  /* process-wide, at the snapshot:
 					   * mbufs usrsctp holds now */
+	uint64_t peer_gone_aborts;	  /* associations aborted because
+					   * the memif peer left
+					   * (peer_gone_ms) */
 };
 
 /** usrsctp chains handed to the dataplane and not yet released (all

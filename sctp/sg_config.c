@@ -64,7 +64,11 @@ static const char help_text[] =
 	"(default 1024)\n"
 	"  rx_ext=0|1         usrsctp keeps received packets in their DPDK "
 	"mbufs, no copy\n"
-	"                     (up to a quarter of the mbuf pool; default 1)\n";
+	"                     (up to a quarter of the mbuf pool; default 1)\n"
+	"  peer_gone_ms=T     memif ports down T ms (the peer process left):"
+	" abort the\n"
+	"                     associations at once; 0 = wait for heartbeats "
+	"(default 1000)\n";
 
 const char *sg_config_help(void)
 {
@@ -102,6 +106,8 @@ void sg_config_defaults(struct sg_config *cfg)
 	 * the output copy") */
 	cfg->tx_chain_min_bytes = 1024;
 	cfg->rx_ext = true;
+	/* a memif link goes down only when the peer closed or died */
+	cfg->peer_gone_ms = 1000;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -141,6 +147,7 @@ static const struct field fields[] = {
 	F("sack_immediate", 0, 1, sack_immediate, false),
 	F("tx_chain_min", 0, 65535, tx_chain_min_bytes, true),
 	F("rx_ext", 0, 1, rx_ext, false),
+	F("peer_gone_ms", 0, 3600000, peer_gone_ms, false),
 };
 #undef F
 

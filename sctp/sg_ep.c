@@ -540,6 +540,7 @@ static unsigned int sg_poll_lane(struct sg_ep *ep, uint64_t now_tsc)
 		if (sg_link_input_queue(ep->lk, ep->queue, now_tsc) != 0)
 			ep->readable = true;
 	}
+	work += sg_gone_tick(ep, now_tsc);
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);
@@ -573,6 +574,7 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 	 * do not always raise the upcall: ask the socket. */
 	if (n != 0 && (usrsctp_get_events(ep->so) & SCTP_EVENT_READ))
 		ep->readable = true;
+	work += sg_gone_tick(ep, now_tsc);
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	n = sg_msg_read(ep);
@@ -632,6 +634,7 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(rx_ext_bytes);
 	P(rx_ext_pool_low);
 	P(rx_ext_held);
+	P(peer_gone_aborts);
 #undef P
 }
 

@@ -335,9 +335,17 @@ struct sg_ep {
 	bool rx_discarding;	 /* ... into scratch: destination gone */
 	uint8_t *scratch;
 	size_t scratch_bytes;
+	/* A memif peer that left (sg_gone.c) */
+	uint64_t gone_check_tsc; /* next link check */
+	uint64_t gone_down_tsc;	 /* every port first seen down; 0: up */
+	bool gone_done;		 /* aborted for this time down */
 };
 
 uint64_t sg_assoc_pack(const struct sg_assoc_info *ai);
+
+/* A memif peer that left: abort the associations once every port of the
+ * link was down peer_gone_ms (sg_gone.c).  @return associations aborted. */
+unsigned int sg_gone_tick(struct sg_ep *ep, uint64_t now_tsc);
 void sg_assoc_unpack(uint64_t v, struct sg_assoc_info *ai);
 /* Learn (or refresh) the peer of @assoc from usrsctp; marks it up. */
 void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc);
