@@ -14,6 +14,7 @@ gets went over its RMA path (sctp_dpdk_rma.c), not UCP's AM emulation."""
 import os
 import re
 import subprocess
+import time
 
 import harness
 from harness import check, run
@@ -145,6 +146,37 @@ def test_early_finalize(impl, fabric="memif", netem=None, isend=False):
     check(n == 1, f"{n} checks passed, expected 1")
 
 
+def test_late_sender(impl, bound_s=60):
+    """A peer that finishes early (tests/mpi/mpi_late_sender.c): rank 1
+    leaves through MPI_Finalize at once, rank 0 sends it 200 messages 2 s
+    later and finalizes.  The job must end well before the launcher's
+    deadline (@bound_s of its 120 s), with rank 0 either done or naming
+    the error (Open MPI: its finalize fence keeps rank 1's transport up,
+    the sends complete; MPICH: rank 1 waits in a PMI barrier without
+    progress, rank 0's sends fail with UCX's "Endpoint timeout" once SCTP
+    gives up, ~12 s, and its MPI_Finalize aborts naming it)."""
+    exe = os.path.join(BIN, f"mpi_late_sender_{impl}")
+    check(os.access(exe, os.X_OK), f"{exe} missing (SDP_MPI_TEST_DIR)")
+    cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "-np", "2",
+           "--timeout", "120", exe]
+    t0 = time.time()
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    secs = time.time() - t0
+    out = r.stdout + r.stderr
+    check(secs < bound_s, f"{impl}: the job took {secs:.0f} s (bound "
+          f"{bound_s} s): the late rank hung\n{out[-3000:]}")
+    done = "late sender: rank 0 finalized" in out and r.returncode == 0
+    failed = re.search(r"late sender: send \d+ failed: .+", out) or \
+        re.search(r"MPI_Finalize.*(Endpoint timeout|failed)", out)
+    check(done or (failed and r.returncode != 0),
+          f"{impl}: rc {r.returncode}, rank 0 neither finished nor named "
+          f"an error\n{out[-3000:]}")
+    check("late sender: rank 1 finalizing early" in out,
+          f"{impl}: rank 1 did not run\n{out[-3000:]}")
+    print(f"    {impl}: job ended after {secs:.1f} s, rc {r.returncode}: "
+          f"{'rank 0 finished' if done else 'rank 0: ' + failed.group(0)}")
+
+
 if __name__ == "__main__":
     harness.require_root()
     impls = os.environ.get("SDP_MPI_IMPLS", "openmpi mpich").split()
@@ -167,4 +199,7 @@ if __name__ == "__main__":
             lambda: test_early_finalize(impl))
         run(f"{impl}: early MPI_Finalize (Isend+Waitall), bridge, 5% loss",
             lambda: test_early_finalize(impl, "bridge", "loss 5%", True))
+        run(f"{impl}: a peer that finalized early, sent to after it left: "
+            "the job ends with rank 0 done or naming the error",
+            lambda: test_late_sender(impl))
     harness.done()
