@@ -570,9 +570,10 @@ typedef void (*sg_send_done_fn)(void *arg, int status);
  * packet sent, or the association gone).  A message that does not fit
  * into the free send buffer now is continued from sg_poll (sg_send_busy);
  * no SG_EV_SEND_DONE/FAILED events for it: @done says how it ended.
- * @return 0 taken (@done will run once); else as sg_send (-EAGAIN,
- *         -ENOTCONN, -EMSGSIZE, -EINVAL also for a bad @copy_bytes or no
- *         @done, -EIO): @done never runs.
+ * @return 0 taken (@done will run once; a usrsctp failure after part of
+ *         the message was taken is reported through it); else as sg_send
+ *         (-EAGAIN, -ENOTCONN, -EMSGSIZE, -EINVAL also for a bad
+ *         @copy_bytes or no @done, -EIO): @done never runs.
  */
 int sg_send_zc(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	       uint32_t flags, uint32_t ppid, const struct iovec *iov,

@@ -352,6 +352,7 @@ struct sg_zc {
 	void *arg;
 	uint32_t refs;			/* sg's hold + usrsctp calls */
 	int status;			/* < 0: failed while handed over */
+	bool silent;			/* refused by sg_send_zc: no done */
 	sg_assoc_t assoc;
 	struct sg_zc *next;		/* ep->zc_released */
 	struct sg_zc *lprev, *lnext;	/* ep->zc_live */

@@ -476,13 +476,23 @@ int sg_send_zc(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	n = big_push(ep, avail, idle && total > b->head_cap ? b->head_cap :
 							      SIZE_MAX);
 	if (n < 0) {
+		/* only sg's hold left: usrsctp references nothing */
+		bool none = __atomic_load_n(&b->zc->refs, __ATOMIC_ACQUIRE) ==
+			    1;
+
 		b->zc->status = -ECONNRESET;
+		/* Nothing referenced: the caller hears the error now, as
+		 * from sg_send, and done never runs.  Else done reports it
+		 * once usrsctp let go of the bytes it still holds. */
+		b->zc->silent = none;
 		sg_zc_put(b->zc);
 		b->zc = NULL;
+		if (none && (n == -ENOTCONN || n == -ENOENT ||
+			     n == -ECONNRESET))
+			return -ENOTCONN;
 		SDP_LOG(ERR, SCTP, "assoc %u: usrsctp_sendv_ext failed: %s",
 			assoc, strerror((int)-n));
-		/* taken: its done reports the failure */
-		return 0;
+		return none ? -EIO : 0;
 	}
 	ep->st.bytes_out += (uint64_t)n;
 	flush_tx(ep);

@@ -113,12 +113,16 @@ static unsigned int deliver(struct sg_ep *ep, bool closing)
 		if (status == 0 && (closing || !sg_assoc_up(ep, z->assoc)))
 			status = -ECONNRESET;
 		live_del(ep, z);
-		ep->zc_st.done++;
-		if (status != 0)
-			ep->zc_st.done_err++;
-		z->done(z->arg, status);
+		if (!z->silent) {
+			ep->zc_st.done++;
+			if (status != 0)
+				ep->zc_st.done_err++;
+			z->done(z->arg, status);
+			n++;
+		} else {
+			ep->zc_st.msgs--; /* refused, not sent */
+		}
 		free(z);
-		n++;
 	}
 	return n;
 }
