@@ -38,6 +38,10 @@
 # chains the payload as external buffers, no copy out of usrsctp
 # (docs/BENCHMARKS.md, "TX without the output copy"); declined or unset,
 # as before.
+# 0006: usrsctp_sendv_ext(), a send references the caller's bytes (read-
+# only external mbufs) instead of copying them into clusters, and calls
+# its free function once nothing references them (sg_send_zc, UCT
+# put_zcopy above TX_ZCOPY_MIN; docs/BENCHMARKS.md, "Zero-copy send").
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if

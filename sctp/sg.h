@@ -559,6 +559,48 @@ unsigned int sg_rx_pending(const struct sg_ep *ep);
 /** The dataplane port the endpoint runs on. */
 struct dp_port *sg_ep_port(const struct sg_ep *ep);
 
+/* ---- Zero-copy send (sg_zc.c, usrsctp-patches/0006) ---- */
+
+/** Runs once per sg_send_zc that returned 0, from a later sg_poll (or
+ * sg_ep_close) of the endpoint, never inside sg_send_zc: @status 0 when
+ * the association was still up, -ECONNRESET when it went (the bytes may
+ * not have arrived).  From then on the buffers are the caller's again. */
+typedef void (*sg_send_done_fn)(void *arg, int status);
+
+/**
+ * sg_send without the copy: usrsctp references the bytes of @iov in place
+ * (send queue, retransmissions, chained TX segments) instead of copying
+ * them into its clusters.  @copy_bytes: 0, or iov[0].iov_len when iov[0]
+ * is a header (at most one packet) whose buffer is gone on return: those
+ * are copied.  The caller keeps every other buffer mapped and unchanged
+ * until @done(@arg, status) runs, which is when no reference to them is
+ * left (the last DATA chunk cumulatively acknowledged and every chained
+ * packet sent, or the association gone).  A message that does not fit
+ * into the free send buffer now is continued from sg_poll (sg_send_busy);
+ * no SG_EV_SEND_DONE/FAILED events for it: @done says how it ended.
+ * @return 0 taken (@done will run once; a usrsctp failure after part of
+ *         the message was taken is reported through it); else as sg_send
+ *         (-EAGAIN, -ENOTCONN, -EMSGSIZE, -EINVAL also for a bad
+ *         @copy_bytes or no @done, -EIO): @done never runs.
+ */
+int sg_send_zc(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+	       uint32_t flags, uint32_t ppid, const struct iovec *iov,
+	       int iovcnt, size_t copy_bytes, sg_send_done_fn done, void *arg);
+
+struct sg_zc_stats {
+	uint64_t msgs, bytes;	     /* sg_send_zc messages, their bytes */
+	uint64_t copy_bytes;	     /* of bytes: copied (headers) */
+	uint64_t done, done_err;     /* completions; with -ECONNRESET */
+	uint64_t outstanding;	     /* messages whose done has not run */
+};
+
+/** Zero-copy send counters of @ep (poll thread). */
+void sg_ep_zc_stats(const struct sg_ep *ep, struct sg_zc_stats *st);
+
+/** Process-wide: usrsctp_sendv_ext calls whose bytes usrsctp still
+ * references (0 once every zero-copy byte is released). */
+uint64_t sg_zc_held(void);
+
 #ifdef __cplusplus
 }
 #endif

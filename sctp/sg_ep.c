@@ -388,6 +388,11 @@ void sg_ep_close(struct sg_ep *ep)
 		dp_port_flush(ep->lk->ports[k], now);
 	if (ep->queue != 0)
 		dp_port_flush_queue(ep->lk->port, ep->queue, now);
+	/* zero-copy sends: usrsctp let go of them all (chained packets
+	 * still in a port aside) */
+	if (ep->big.active)
+		sg_msg_send_abort(ep, ep->big.assoc);
+	sg_zc_close(ep);
 	sg_rxpool_put_chain(ep->rx_head);
 	if (ep->base != NULL) {
 		/* A lane: the link (peers, port) is the base's. */
@@ -544,6 +549,7 @@ static unsigned int sg_poll_lane(struct sg_ep *ep, uint64_t now_tsc)
 	if (ep->big.active)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);
+	work += sg_zc_deliver(ep);
 	if (ep->queue != 0) {
 		dp_port_flush_queue(ep->lk->port, ep->queue, now_tsc);
 		return work;
@@ -579,6 +585,8 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 		work += sg_msg_send_more(ep);
 	n = sg_msg_read(ep);
 	work += n;
+	/* after the notifications: a lost association is known */
+	work += sg_zc_deliver(ep);
 	if (ep->lk->nb_ports > 1)
 		work += sg_link_paths_tick(ep->lk, now_tsc);
 	if (ep->lk->hold_tsc != 0)

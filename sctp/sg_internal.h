@@ -305,6 +305,10 @@ struct sg_bigsend {
 	 * packet of its own, with its own SACK (issue 9.5). */
 	uint8_t *head;
 	size_t head_cap;
+	/* sg_send_zc (sg_zc.c): the message's completion; iov[0] is a
+	 * header to copy (zc_copy_first) */
+	struct sg_zc *zc;
+	bool zc_copy_first;
 };
 
 struct sg_ep {
@@ -339,7 +343,37 @@ struct sg_ep {
 	uint64_t gone_check_tsc; /* next link check */
 	uint64_t gone_down_tsc;	 /* every port first seen down; 0: up */
 	bool gone_done;		 /* aborted for this time down */
+	/* Zero-copy send (sg_zc.c) */
+	struct sg_zc *zc_released;	/* LIFO of released, not delivered */
+	struct sg_zc *zc_live;		/* every undelivered one */
+	struct sg_zc_stats zc_st;
 };
+
+/* ---- sg_zc.c: one sg_send_zc message ---- */
+struct sg_zc {
+	struct sg_ep *ep;		/* NULL: orphaned by sg_ep_close */
+	sg_send_done_fn done;
+	void *arg;
+	uint32_t refs;			/* sg's hold + usrsctp calls */
+	int status;			/* < 0: failed while handed over */
+	bool silent;			/* refused by sg_send_zc: no done */
+	sg_assoc_t assoc;
+	struct sg_zc *next;		/* ep->zc_released */
+	struct sg_zc *lprev, *lnext;	/* ep->zc_live */
+};
+
+struct sg_zc *sg_zc_new(struct sg_ep *ep, sg_assoc_t assoc,
+			sg_send_done_fn done, void *arg);
+/* One reference more (before each usrsctp_sendv_ext); its free_fn. */
+void sg_zc_get(struct sg_zc *z);
+void sg_zc_release_cb(void *arg);
+/* Drop a reference; the last makes it deliverable. */
+void sg_zc_put(struct sg_zc *z);
+/* Run the done functions of the released ones. @return how many. */
+unsigned int sg_zc_deliver(struct sg_ep *ep);
+/* At close, after usrsctp_close: deliver the released (-ECONNRESET),
+ * orphan the rest (their done never runs). */
+void sg_zc_close(struct sg_ep *ep);
 
 uint64_t sg_assoc_pack(const struct sg_assoc_info *ai);
 

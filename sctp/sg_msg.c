@@ -105,6 +105,72 @@ static size_t iov_left(const struct sg_bigsend *b)
 	return left - b->off;
 }
 
+/*
+ * Zero-copy (sg_send_zc): hand usrsctp up to @max bytes of the big send
+ * from its current position, all remaining pieces in one call (no small
+ * leading piece alone in a packet), referenced but for the header
+ * (zc_copy_first); advances cur/off.  @return bytes taken or -errno.
+ */
+static ssize_t push_zc(struct sg_ep *ep, size_t max)
+{
+	struct sg_bigsend *b = &ep->big;
+	struct iovec v[SG_IOV_MAX];
+	struct sctp_sndinfo si;
+	size_t want = 0, copy = 0, left;
+	ssize_t n;
+	int i, cnt = 0;
+	bool eor;
+
+	for (i = b->cur; i < b->iovcnt && want < max; i++) {
+		size_t skip = i == b->cur ? b->off : 0;
+		size_t l = b->iov[i].iov_len - skip;
+
+		if (l > max - want)
+			l = max - want;
+		v[cnt].iov_base = (uint8_t *)b->iov[i].iov_base + skip;
+		v[cnt].iov_len = l;
+		if (i == 0 && b->zc_copy_first)
+			copy = l;
+		want += l;
+		cnt++;
+	}
+	eor = want == iov_left(b);
+	memset(&si, 0, sizeof(si));
+	si.snd_sid = b->stream;
+	si.snd_ppid = b->ppid;
+	si.snd_assoc_id = (sctp_assoc_t)b->assoc;
+	si.snd_flags = (uint16_t)(((b->flags & SG_SEND_UNORDERED) != 0
+					   ? SCTP_UNORDERED
+					   : 0) |
+				  (eor ? SCTP_EOR : 0));
+	if (ep->cfg.sack_immediate && (b->flags & SG_SEND_MORE) == 0)
+		si.snd_flags |= SCTP_SACK_IMMEDIATELY;
+	sg_zc_get(b->zc); /* usrsctp calls sg_zc_release_cb once */
+	n = usrsctp_sendv_ext(ep->so, v, cnt, copy, NULL, 0, &si, sizeof(si),
+			      SCTP_SENDV_SNDINFO, 0, sg_zc_release_cb, b->zc);
+	SDP_TRACE(SENDV, n);
+	if (n < 0)
+		return errno == EWOULDBLOCK || errno == EAGAIN ? 0 : -errno;
+	ep->zc_st.bytes += (uint64_t)n;
+	ep->zc_st.copy_bytes += (uint64_t)n < copy ? (uint64_t)n : copy;
+	for (left = (size_t)n; left > 0;) {
+		size_t l = b->iov[b->cur].iov_len - b->off;
+
+		if (left < l) {
+			b->off += left;
+			break;
+		}
+		left -= l;
+		b->cur++;
+		b->off = 0;
+	}
+	while (b->cur < b->iovcnt && b->iov[b->cur].iov_len == b->off) {
+		b->cur++; /* empty pieces */
+		b->off = 0;
+	}
+	return n;
+}
+
 /* What usrsctp has output goes to the NIC now; a lane on a port with
  * queues sends on its own queue. */
 static void flush_tx(struct sg_ep *ep)
@@ -127,7 +193,25 @@ static ssize_t big_push(struct sg_ep *ep, size_t budget, size_t first_max)
 	struct sg_bigsend *b = &ep->big;
 	ssize_t taken = 0;
 
-	while (b->cur < b->iovcnt && budget > 0) {
+	while (b->zc != NULL && b->cur < b->iovcnt && budget > 0) {
+		size_t max = budget < first_max ? budget : first_max;
+		ssize_t n = push_zc(ep, max);
+
+		if (n <= 0)
+			return n < 0 ? n : taken;
+		taken += n;
+		budget -= (size_t)n;
+		if ((size_t)n < max)
+			break;
+		if (first_max != SIZE_MAX) {
+			first_max = SIZE_MAX;
+			if (b->cur < b->iovcnt) {
+				flush_tx(ep);
+				ep->st.tx_first_pkt_early++;
+			}
+		}
+	}
+	while (b->zc == NULL && b->cur < b->iovcnt && budget > 0) {
 		const struct iovec *v = &b->iov[b->cur];
 		size_t len = v->iov_len - b->off;
 		bool last;
@@ -168,6 +252,16 @@ static void big_finish(struct sg_ep *ep, enum sg_event_type type)
 {
 	struct sg_bigsend *b = &ep->big;
 
+	if (b->zc != NULL) { /* its done function tells the caller */
+		if (type == SG_EV_SEND_DONE)
+			ep->st.msgs_out++;
+		else
+			b->zc->status = -ECONNRESET;
+		sg_zc_put(b->zc);
+		b->zc = NULL;
+		b->active = false;
+		return;
+	}
 	if (type == SG_EV_SEND_DONE) {
 		ep->st.msgs_out++;
 		if (b->bounce == NULL) /* a bounce copy is internal */
@@ -326,6 +420,98 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return 0;
 	}
 	return -EINPROGRESS;
+}
+
+int sg_send_zc(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+	       uint32_t flags, uint32_t ppid, const struct iovec *iov,
+	       int iovcnt, size_t copy_bytes, sg_send_done_fn done, void *arg)
+{
+	struct sg_bigsend *b = &ep->big;
+	size_t total = 0, avail;
+	bool idle;
+	ssize_t n;
+	int i;
+
+	if (iovcnt < 1 || iovcnt > SG_IOV_MAX || stream >= ep->cfg.streams ||
+	    (flags & ~(uint32_t)(SG_SEND_UNORDERED | SG_SEND_MORE)) != 0 ||
+	    done == NULL ||
+	    (copy_bytes != 0 && (copy_bytes != iov[0].iov_len ||
+				 copy_bytes > b->head_cap)))
+		return -EINVAL;
+	for (i = 0; i < iovcnt; i++)
+		total += iov[i].iov_len;
+	if (total == 0 || total > ep->cfg.max_msg_bytes)
+		return -EMSGSIZE;
+	if (!sg_assoc_up(ep, assoc))
+		return -ENOTCONN;
+	if (b->active) {
+		ep->st.tx_backpressure++;
+		return -EAGAIN;
+	}
+	avail = sndbuf_free(ep, assoc);
+	idle = avail == ep->cfg.sndbuf_bytes;
+	if (total > avail && total <= ep->cfg.sndbuf_bytes) {
+		ep->st.tx_backpressure++;
+		return -EAGAIN;
+	}
+	b->zc = sg_zc_new(ep, assoc, done, arg);
+	if (b->zc == NULL) {
+		SDP_LOG(ERR, SCTP, "assoc %u: no memory for a zero-copy send",
+			assoc);
+		return -EIO;
+	}
+	b->assoc = assoc;
+	b->stream = stream;
+	b->flags = flags;
+	b->ppid = ppid;
+	memcpy(b->iov, iov, (size_t)iovcnt * sizeof(*iov));
+	b->iovcnt = iovcnt;
+	b->cur = 0;
+	b->off = 0;
+	b->bounce = NULL;
+	b->zc_copy_first = copy_bytes != 0;
+	ep->zc_st.msgs++;
+	ep->lk->now_tsc = dp_tsc();
+	/* as sg_send: an idle association's first packet leaves alone */
+	n = big_push(ep, avail, idle && total > b->head_cap ? b->head_cap :
+							      SIZE_MAX);
+	if (n < 0) {
+		/* only sg's hold left: usrsctp references nothing */
+		bool none = __atomic_load_n(&b->zc->refs, __ATOMIC_ACQUIRE) ==
+			    1;
+
+		b->zc->status = -ECONNRESET;
+		/* Nothing referenced: the caller hears the error now, as
+		 * from sg_send, and done never runs.  Else done reports it
+		 * once usrsctp let go of the bytes it still holds. */
+		b->zc->silent = none;
+		sg_zc_put(b->zc);
+		b->zc = NULL;
+		if (none && (n == -ENOTCONN || n == -ENOENT ||
+			     n == -ECONNRESET))
+			return -ENOTCONN;
+		SDP_LOG(ERR, SCTP, "assoc %u: usrsctp_sendv_ext failed: %s",
+			assoc, strerror((int)-n));
+		return none ? -EIO : 0;
+	}
+	ep->st.bytes_out += (uint64_t)n;
+	flush_tx(ep);
+	if (b->cur == b->iovcnt) {
+		ep->st.msgs_out++;
+		sg_zc_put(b->zc);
+		b->zc = NULL;
+		return 0;
+	}
+	/* The rest from sg_poll.  A header not yet taken is ours to keep. */
+	if (b->zc_copy_first && b->cur == 0) {
+		memmove(b->head, (uint8_t *)b->iov[0].iov_base + b->off,
+			b->iov[0].iov_len - b->off);
+		b->iov[0].iov_base = b->head;
+		b->iov[0].iov_len -= b->off;
+		b->off = 0;
+	}
+	b->active = true;
+	return 0;
 }
 
 bool sg_send_busy(const struct sg_ep *ep)

@@ -246,6 +246,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int rma_whole_packets;	/* RMA_WHOLE_PACKETS (sctp_dpdk_rma.c) */
 	int rma_sack_last;	/* RMA_SACK_LAST (sctp_dpdk_rma.c) */
 	int rx_ext;		/* RX_EXT: n = sg rx_ext=0 */
+	size_t tx_zcopy_min;	/* TX_ZCOPY_MIN (sctp_dpdk_rma.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -426,6 +427,12 @@ typedef struct uct_sctp_dpdk_iface {
 	ucs_queue_head_t rma_txq;	 /* ops with data still to send */
 	ucs_mpool_t rma_op_mp;		 /* op records */
 	int rma_ready;			 /* table and mpool set up */
+	/* Zero-copy PUT data (sg_send_zc, TX_ZCOPY_MIN; sctp_dpdk_rma.c):
+	 * completions queued by the poll loop (ctx->lock), taken by this
+	 * iface's progress */
+	size_t tx_zcopy_min;		 /* 0: off */
+	ucs_queue_head_t rma_zcq;
+	uint64_t tx_zcopy_msgs, tx_zcopy_bytes;
 } uct_sctp_dpdk_iface_t;
 
 /* Inline mode: how long UCP's blocking wait (ucp_worker_wait) sleeps
@@ -755,6 +762,7 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 				 struct sg_msg_desc *msg);
 /* Target: send queued replies (ctx->lock held).  @return work done. */
 unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx);
+unsigned uct_sctp_dpdk_rma_zc_progress(uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx);
 /* RX_DIRECT: set the place function on every lane's endpoint. */
 ucs_status_t uct_sctp_dpdk_rma_place_enable(uct_sctp_dpdk_ctx_t *ctx);

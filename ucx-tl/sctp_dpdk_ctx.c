@@ -112,7 +112,21 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	char paths[400], lanes[1200];
 	struct dp_stats dp;
 	struct sg_stats sgs;
+	struct sg_zc_stats zcs = { 0 }, z;
+	unsigned k;
 
+	/* zero-copy PUT data (TX_ZCOPY_MIN), every lane */
+	for (k = 0; k < ctx->nb_lanes; k++) {
+		if (ctx->lane_sg[k] == NULL)
+			continue;
+		sg_ep_zc_stats(ctx->lane_sg[k], &z);
+		zcs.msgs += z.msgs;
+		zcs.bytes += z.bytes;
+		zcs.copy_bytes += z.copy_bytes;
+		zcs.done += z.done;
+		zcs.done_err += z.done_err;
+		zcs.outstanding += z.outstanding;
+	}
 	dp_port_stats(ctx->port, &dp);
 	memset(&sgs, 0, sizeof(sgs));
 	if (ctx->sg != NULL)
@@ -136,6 +150,9 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, \"rx_ext\": "
 		 "{\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
 		 "\"pool_low\": %" PRIu64 ", \"copy_input_bytes\": %" PRIu64
+		 "}, \"tx_zcopy\": {\"msgs\": %" PRIu64 ", \"bytes\": %"
+		 PRIu64 ", \"copy_bytes\": %" PRIu64 ", \"done\": %" PRIu64
+		 ", \"done_err\": %" PRIu64 ", \"outstanding\": %" PRIu64
 		 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
@@ -146,7 +163,9 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),
 		 ctx->rma_put_direct_bytes, ctx->rma_put_copy_bytes,
 		 sgs.rx_ext_pkts, sgs.rx_ext_bytes, sgs.rx_ext_pool_low,
-		 sgs.rx_copy_input_bytes, lanes, st_json, paths);
+		 sgs.rx_copy_input_bytes, zcs.msgs, zcs.bytes,
+		 zcs.copy_bytes, zcs.done, zcs.done_err, zcs.outstanding,
+		 lanes, st_json, paths);
 	fputs(buf, stderr);
 }
 

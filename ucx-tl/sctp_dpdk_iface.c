@@ -293,6 +293,17 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rx_ext),
 	 UCS_CONFIG_TYPE_BOOL},
 
+	{"TX_ZCOPY_MIN", "16k",
+	 "put_zcopy operations of at least this many bytes send their data\n"
+	 "from the caller's buffer by reference (usrsctp-patches/0006, SG's\n"
+	 "sg_send_zc) instead of usrsctp copying it into its clusters: one copy\n"
+	 "per sent byte fewer (issue 9). The operation then completes when the\n"
+	 "target acknowledged it AND usrsctp and the port released every\n"
+	 "reference to the buffer. 0: off, every put is copied (for\n"
+	 "comparison, or if a buffer must be reusable at the target's ACK).",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, tx_zcopy_min),
+	 UCS_CONFIG_TYPE_MEMUNITS},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
@@ -775,6 +786,8 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 		count += uct_sctp_dpdk_iface_handle_events(iface);
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		count += uct_sctp_dpdk_iface_dispatch_pending(iface);
+	if (ucs_unlikely(!ucs_queue_is_empty(&iface->rma_zcq)))
+		count += uct_sctp_dpdk_rma_zc_progress(iface);
 	if (ucs_unlikely(!ucs_queue_is_empty(&iface->rma_txq)))
 		count += uct_sctp_dpdk_rma_progress(iface);
 	if (ucs_unlikely(!ucs_queue_is_empty(&iface->flush_q)))
@@ -1085,6 +1098,11 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	ucs_list_head_init(&self->eps);
 	ucs_list_head_init(&self->pending_eps);
 	self->config.idle_sleep_us = uct_sctp_dpdk_config_idle_sleep_us(config);
+	/* TX_ZCOPY_MIN: inf or auto mean off as well (never that large) */
+	self->tx_zcopy_min = (config->tx_zcopy_min == UCS_MEMUNITS_INF ||
+			      config->tx_zcopy_min == UCS_MEMUNITS_AUTO) ?
+				     0 :
+				     config->tx_zcopy_min;
 	dp_idle_init(&self->idle, 256, self->config.idle_sleep_us);
 
 	status = uct_sctp_dpdk_iface_am_alignment(self, params, config);

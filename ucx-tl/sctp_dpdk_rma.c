@@ -720,6 +720,12 @@ struct uct_sctp_dpdk_rma_op {
 	uint64_t rx_bytes;		/* GET: bytes received */
 	uct_unpack_callback_t unpack_cb; /* get_bcopy */
 	void *unpack_arg;
+	/* PUT data sent by reference (TX_ZCOPY_MIN): messages whose bytes
+	 * usrsctp or the port may still read; the op completes once the
+	 * ACK came (zc_acked, with zc_status) and none is left */
+	uint32_t zc_pending;
+	uint8_t zc_acked;
+	ucs_status_t zc_status;
 	unsigned iovcnt;
 	struct iovec iov[UCT_SCTP_DPDK_RMA_MAX_IOV]; /* local buffers */
 };
@@ -910,11 +916,14 @@ static void uct_sctp_dpdk_rma_place_del(uct_sctp_dpdk_iface_t *iface,
 	ucs_recursive_spin_unlock(ctx->lock);
 }
 
+static void uct_sctp_dpdk_rma_zc_purge(uct_sctp_dpdk_iface_t *iface);
+
 ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface)
 {
 	ucs_status_t status;
 
 	ucs_queue_head_init(&iface->rma_txq);
+	ucs_queue_head_init(&iface->rma_zcq);
 	iface->rma_ops = ucs_calloc(UCT_SCTP_DPDK_RMA_OPS_INIT,
 				    sizeof(*iface->rma_ops), "sctp_dpdk rma ops");
 	if (iface->rma_ops == NULL) {
@@ -941,6 +950,7 @@ void uct_sctp_dpdk_rma_iface_cleanup(uct_sctp_dpdk_iface_t *iface)
 
 	if (!iface->rma_ready)
 		return;
+	uct_sctp_dpdk_rma_zc_purge(iface);
 	/* Ops still live (eps not destroyed): out of the poll loop's reach
 	 * before their memory goes. */
 	for (slot = 0; slot < iface->rma_ops_size; slot++) {
@@ -991,6 +1001,9 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	op->chunk = 0;
 	op->rx_bytes = 0;
 	op->unpack_cb = NULL;
+	op->zc_pending = 0;
+	op->zc_acked = 0;
+	op->zc_status = UCS_OK;
 	op->iovcnt = 0;
 	ucs_list_add_tail(&ep->rma_ops, &op->ep_elem);
 	return op;
@@ -1021,6 +1034,105 @@ static void uct_sctp_dpdk_rma_op_complete(uct_sctp_dpdk_iface_t *iface,
 	uct_sctp_dpdk_rma_op_put(iface, op);
 	if (comp != NULL)
 		uct_invoke_completion(comp, status);
+}
+
+/* The target answered @op (its ACK, or an error): complete it, unless
+ * usrsctp or the port still reference PUT data sent from its buffers:
+ * then the last zero-copy completion does (uct_sctp_dpdk_rma_zc_progress),
+ * so the caller never reuses a buffer a retransmission may still read. */
+static void uct_sctp_dpdk_rma_op_answered(uct_sctp_dpdk_iface_t *iface,
+					  uct_sctp_dpdk_rma_op_t *op,
+					  ucs_status_t status)
+{
+	if (op->zc_pending != 0) {
+		op->zc_acked = 1;
+		op->zc_status = status;
+		return;
+	}
+	uct_sctp_dpdk_rma_op_complete(iface, op, status);
+}
+
+/*
+ * Zero-copy PUT data (sg_send_zc).  The done function runs in the poll
+ * loop (sg_poll, ctx->lock held) and may outlive the op (ep destroyed,
+ * cancelled) and the iface: it carries slot, cookie and iface id, and
+ * goes on the iface's rma_zcq only while that iface is in ctx->ifaces
+ * (removed under ctx->lock before its queue is emptied at close).
+ */
+typedef struct uct_sctp_dpdk_rma_zc {
+	ucs_queue_elem_t elem;
+	uct_sctp_dpdk_ctx_t *ctx;
+	uint16_t iface_id;
+	uint32_t slot, cookie;
+	int status;
+} uct_sctp_dpdk_rma_zc_t;
+
+static void uct_sctp_dpdk_rma_zc_done(void *arg, int status)
+{
+	uct_sctp_dpdk_rma_zc_t *zc = arg;
+	uct_sctp_dpdk_ctx_t *ctx = zc->ctx;
+	uct_sctp_dpdk_iface_t *iface;
+
+	ucs_recursive_spin_lock(ctx->lock);
+	iface = ctx->ifaces[zc->iface_id % UCT_SCTP_DPDK_MAX_IFACES];
+	if (iface != NULL && iface->id == zc->iface_id) {
+		zc->status = status;
+		ucs_queue_push(&iface->rma_zcq, &zc->elem);
+		zc = NULL;
+	}
+	ucs_recursive_spin_unlock(ctx->lock);
+	ucs_free(zc);
+}
+
+unsigned uct_sctp_dpdk_rma_zc_progress(uct_sctp_dpdk_iface_t *iface)
+{
+	uct_sctp_dpdk_rma_zc_t *zc;
+	uct_sctp_dpdk_rma_op_t *op;
+	ucs_queue_head_t done;
+	unsigned count = 0;
+
+	ucs_queue_head_init(&done);
+	ucs_recursive_spin_lock(iface->ctx->lock);
+	ucs_queue_splice(&done, &iface->rma_zcq);
+	ucs_recursive_spin_unlock(iface->ctx->lock);
+	while (!ucs_queue_is_empty(&done)) {
+		zc = ucs_queue_pull_elem_non_empty(&done,
+						   uct_sctp_dpdk_rma_zc_t,
+						   elem);
+		op = zc->slot < iface->rma_ops_size ?
+			     iface->rma_ops[zc->slot] :
+			     NULL;
+		if (op != NULL && op->cookie == zc->cookie &&
+		    op->zc_pending != 0) {
+			op->zc_pending--;
+			if (zc->status != 0 && op->zc_status == UCS_OK)
+				op->zc_status = UCS_ERR_ENDPOINT_TIMEOUT;
+			if (op->zc_pending == 0 && op->zc_acked) {
+				uct_sctp_dpdk_rma_op_complete(iface, op,
+							      op->zc_status);
+				count++;
+			}
+		}
+		ucs_free(zc);
+	}
+	return count;
+}
+
+/* Completions the poll loop queued for a closing iface: nothing to run. */
+static void uct_sctp_dpdk_rma_zc_purge(uct_sctp_dpdk_iface_t *iface)
+{
+	uct_sctp_dpdk_rma_zc_t *zc;
+
+	if (iface->ctx == NULL)
+		return;
+	ucs_recursive_spin_lock(iface->ctx->lock);
+	while (!ucs_queue_is_empty(&iface->rma_zcq)) {
+		zc = ucs_queue_pull_elem_non_empty(&iface->rma_zcq,
+						   uct_sctp_dpdk_rma_zc_t,
+						   elem);
+		ucs_free(zc);
+	}
+	ucs_recursive_spin_unlock(iface->ctx->lock);
 }
 
 /* Same test as ep.c's uct_sctp_dpdk_ep_can_send (kept separate so the
@@ -1078,6 +1190,55 @@ static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
 {
 	return uct_sctp_dpdk_rma_send_flags(iface, ep, stream, 0, hdrs, iov,
 					    iovcnt);
+}
+
+/* One PUT message of @op: by reference (sg_send_zc, the headers copied)
+ * when the op is at least TX_ZCOPY_MIN, else copied.  @return as
+ * uct_sctp_dpdk_rma_send_flags. */
+static int uct_sctp_dpdk_rma_send_put(uct_sctp_dpdk_iface_t *iface,
+				      uct_sctp_dpdk_rma_op_t *op,
+				      uint32_t flags, uint8_t *hdrs,
+				      struct iovec *iov, int iovcnt)
+{
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	uct_sctp_dpdk_ep_t *ep = op->ep;
+	uct_sctp_dpdk_rma_zc_t *zc;
+	size_t bytes = 0;
+	int rc, i;
+
+	if (iface->tx_zcopy_min == 0 || op->length < iface->tx_zcopy_min)
+		return uct_sctp_dpdk_rma_send_flags(iface, ep, ep->stream,
+						    flags, hdrs, iov, iovcnt);
+	zc = ucs_malloc(sizeof(*zc), "sctp_dpdk zcopy put");
+	if (ucs_unlikely(zc == NULL))
+		return uct_sctp_dpdk_rma_send_flags(iface, ep, ep->stream,
+						    flags, hdrs, iov, iovcnt);
+	zc->ctx = ctx;
+	zc->iface_id = iface->id;
+	zc->slot = op->slot;
+	zc->cookie = op->cookie;
+	zc->status = 0;
+	iov[0].iov_base = hdrs;
+	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
+	ucs_recursive_spin_lock(ctx->lock);
+	rc = sg_send_zc(ep->peer->sg, ep->peer->assoc, ep->stream, flags, 0,
+			iov, iovcnt, UCT_SCTP_DPDK_RMA_HDRS_BYTES,
+			uct_sctp_dpdk_rma_zc_done, zc);
+	if (ucs_unlikely(rc == -EAGAIN))
+		ep->peer->blocked_poll = ctx->poll_count;
+	ucs_recursive_spin_unlock(ctx->lock);
+	if (rc != 0) {
+		ucs_free(zc); /* its done never runs */
+		return rc;
+	}
+	/* done runs from a later poll, never inside sg_send_zc, and its
+	 * record reaches this iface's progress only: counted in time */
+	op->zc_pending++;
+	for (i = 1; i < iovcnt; i++)
+		bytes += iov[i].iov_len;
+	iface->tx_zcopy_msgs++;
+	iface->tx_zcopy_bytes += bytes;
+	return 0;
 }
 
 static ucs_status_t uct_sctp_dpdk_rma_send_status(uct_sctp_dpdk_ep_t *ep,
@@ -1167,8 +1328,8 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 			op->length, op->tx_offset, op->slot, op->cookie,
 			UCS_OK);
 		/* only the op's last message asks for its SACK at once */
-		rc = uct_sctp_dpdk_rma_send_flags(
-			iface, ep, ep->stream,
+		rc = uct_sctp_dpdk_rma_send_put(
+			iface, op,
 			iface->ctx->rma_sack_last &&
 					op->tx_offset + n < op->length ?
 				SG_SEND_MORE : 0,
@@ -1271,12 +1432,12 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 		return; /* its ep was destroyed, or not ours */
 	status = -(int32_t)rte_be_to_cpu_32(rh->status);
 	if (status != UCS_OK) {
-		uct_sctp_dpdk_rma_op_complete(iface, op, (ucs_status_t)status);
+		uct_sctp_dpdk_rma_op_answered(iface, op, (ucs_status_t)status);
 		return;
 	}
 	if ((rx->am_id & ~UCT_SCTP_DPDK_RX_RMA) == UCT_SCTP_DPDK_RMA_ACK) {
 		if (op->kind != UCT_SCTP_DPDK_RMA_GET_REQ)
-			uct_sctp_dpdk_rma_op_complete(iface, op, UCS_OK);
+			uct_sctp_dpdk_rma_op_answered(iface, op, UCS_OK);
 		return;
 	}
 	/* GET_REP */

@@ -101,8 +101,11 @@ def rndv(s):
 def test_rndv_spread(impl):
     """Rendezvous data on the RTS's stream (comm) or the ep's (off)."""
     for mode in ("comm", "off"):
+        # GET rendezvous (UCX's default; sdp-mpirun picks put_zcopy on
+        # memif since session 7, whose PUTs go on the ep's stream)
         stats = mpirun(impl, 2, "mpi_streams", ["--any-tag", "--rounds",
-                                                "12"], mode, "memif")
+                                                "12"], mode, "memif",
+                       env=["UCX_RNDV_SCHEME=get_zcopy"])
         # rank 1 sends, so it serves rank 0's GETs: the replies are its
         sender = max(stats, key=lambda s: sum(
             rndv(s).get("rep_msgs", {}).values()))

@@ -100,12 +100,25 @@ class RankEnv(unittest.TestCase):
                 }
                 if fabric == "bridge":
                     want["UCX_SCTP_DPDK_DP"] = f"netns=sdp-t1-h{r} own_mac=1"
+                else:
+                    # zero-copy rendezvous data (docs/BENCHMARKS.md,
+                    # "Zero-copy send (session 7)")
+                    want["UCX_RNDV_SCHEME"] = "put_zcopy"
                 self.assertEqual(MR.rank_env(opts(), tb, r), want,
                                  f"{fabric} rank {r}")
         tb = testbed("bridge", 1)
         self.assertEqual(MR.rank_env(opts("tcp"), tb, 1),
                          {"SDP_RANK_NS": "sdp-t1-h1", "UCX_TLS": "tcp,self",
                           "UCX_NET_DEVICES": "sdpnet0"})
+
+    def test_memif_rendezvous_by_put_unless_overridden(self):
+        tb = testbed("memif", 1)
+        self.assertEqual(MR.rank_env(opts(), tb, 0)["UCX_RNDV_SCHEME"],
+                         "put_zcopy")
+        e = MR.rank_env(opts(env=["UCX_RNDV_SCHEME=get_zcopy"]), tb, 0)
+        self.assertEqual(e["UCX_RNDV_SCHEME"], "get_zcopy")
+        self.assertNotIn("UCX_RNDV_SCHEME",
+                         MR.rank_env(opts(), testbed("bridge", 1), 0))
 
     def test_rails_one_port_entry_per_rail(self):
         sep = MR.PORT_LIST_SEP
