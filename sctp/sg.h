@@ -101,6 +101,17 @@ struct sg_config {
 				    * its DPDK mbuf instead of copying it
 				    * (usrsctp-patches/0003; sg_stats
 				    * rx_ext_*); default 1 */
+	uint32_t nr_sack;	   /* non-renegable SACK (SCTP_NRSACK_SUPPORTED,
+				    * both ends must offer it): the receiver
+				    * reports data it will never take back,
+				    * so the sender frees it from its send
+				    * buffer before the cumulative ack.
+				    * 0 off (default); 1 data delivered (a
+				    * message complete and in order on its
+				    * stream); 2 every chunk received, also
+				    * those held for reordering (usrsctp's
+				    * process-wide sctp_do_drain=0: it never
+				    * reneges here anyway) */
 };
 
 /**
@@ -394,6 +405,11 @@ struct sg_stats {
 	uint64_t rx_ext_pool_low;	  /* packets copied: pool share used */
 	uint64_t rx_ext_held;		  /* process-wide, at the snapshot:
 					   * mbufs usrsctp holds now */
+	/* NR-SACK (nr_sack): NR-SACK chunks from the peer (both ends
+	 * negotiated it), and those that reported non-renegable data above
+	 * a hole (NR gap blocks: the send buffer space this end freed early) */
+	uint64_t rx_nr_sacks;
+	uint64_t rx_nr_sacks_nr_gaps;
 };
 
 /** usrsctp chains handed to the dataplane and not yet released (all

@@ -64,7 +64,14 @@ static const char help_text[] =
 	"(default 1024)\n"
 	"  rx_ext=0|1         usrsctp keeps received packets in their DPDK "
 	"mbufs, no copy\n"
-	"                     (up to a quarter of the mbuf pool; default 1)\n";
+	"                     (up to a quarter of the mbuf pool; default 1)\n"
+	"  nr_sack=0|1|2      non-renegable SACK, if the peer offers it too: "
+	"the sender\n"
+	"                     frees data the receiver will not take back "
+	"before the\n"
+	"                     cumulative ack; 1 delivered data, 2 also data "
+	"held for\n"
+	"                     reordering (process-wide; default 0 = off)\n";
 
 const char *sg_config_help(void)
 {
@@ -141,6 +148,7 @@ static const struct field fields[] = {
 	F("sack_immediate", 0, 1, sack_immediate, false),
 	F("tx_chain_min", 0, 65535, tx_chain_min_bytes, true),
 	F("rx_ext", 0, 1, rx_ext, false),
+	F("nr_sack", 0, 2, nr_sack, false),
 };
 #undef F
 
