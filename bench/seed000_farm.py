@@ -133,6 +133,13 @@ def run_farm(a, mpi, size, fanout, loss, mode, streams, job, sg=""):
         "fast_retrans_chunks": sum(u.get("fast_retrans_chunks", 0)
                                    for u in us),
         "t3_timeouts": sum(u.get("t3_timeouts", 0) for u in us),
+        # nr_sack: NR-SACK chunks received (all ranks; 0 unless both ends
+        # of an association offered it) and those with NR gap blocks
+        # (data freed from the sender's buffer before the cumulative ack)
+        "nr_sacks_in": sum(s.get("nr_sack", {}).get("in", 0)
+                           for s in stats),
+        "nr_sacks_nr_gaps": sum(s.get("nr_sack", {}).get("nr_gaps", 0)
+                                for s in stats),
         "mapped_msgs": sum(s.get("streams", {}).get("mapped_msgs", 0)
                            for s in stats),
         # rendezvous: the workers' GETs on an RTS's stream, and the
@@ -539,7 +546,9 @@ def main():
                                 f"{r['streams_used_by_manager']}, GET "
                                 f"reply streams "
                                 f"{r['rep_streams_by_manager']}, fast rtx "
-                                f"{r['fast_retrans_chunks']}, task latency "
+                                f"{r['fast_retrans_chunks']}, nr-sacks "
+                                f"{r['nr_sacks_in']}/"
+                                f"{r['nr_sacks_nr_gaps']}, task latency "
                                 f"p50/p99 {r['lat_ms']['p50']:.0f}/"
                                 f"{r['lat_ms']['p99']:.0f} ms, in-order "
                                 f"cost mean/max "

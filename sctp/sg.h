@@ -106,6 +106,17 @@ struct sg_config {
 				    * abort the endpoint's associations
 				    * (SG_EV_LOST) instead of waiting for
 				    * heartbeats; 0 = off; default 1000 */
+	uint32_t nr_sack;	   /* non-renegable SACK (SCTP_NRSACK_SUPPORTED,
+				    * both ends must offer it): the receiver
+				    * reports data it will never take back,
+				    * so the sender frees it from its send
+				    * buffer before the cumulative ack.
+				    * 0 off (default); 1 data delivered (a
+				    * message complete and in order on its
+				    * stream); 2 every chunk received, also
+				    * those held for reordering (usrsctp's
+				    * process-wide sctp_do_drain=0: it never
+				    * reneges here anyway) */
 };
 
 /**
@@ -402,6 +413,11 @@ struct sg_stats {
 	uint64_t peer_gone_aborts;	  /* associations aborted because
 					   * the memif peer left
 					   * (peer_gone_ms) */
+	/* NR-SACK (nr_sack): NR-SACK chunks from the peer (both ends
+	 * negotiated it), and those that reported non-renegable data above
+	 * a hole (NR gap blocks: the send buffer space this end freed early) */
+	uint64_t rx_nr_sacks;
+	uint64_t rx_nr_sacks_nr_gaps;
 };
 
 /** usrsctp chains handed to the dataplane and not yet released (all

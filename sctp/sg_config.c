@@ -68,7 +68,14 @@ static const char help_text[] =
 	"  peer_gone_ms=T     memif ports down T ms (the peer process left):"
 	" abort the\n"
 	"                     associations at once; 0 = wait for heartbeats "
-	"(default 1000)\n";
+	"(default 1000)\n"
+	"  nr_sack=0|1|2      non-renegable SACK, if the peer offers it too: "
+	"the sender\n"
+	"                     frees data the receiver will not take back "
+	"before the\n"
+	"                     cumulative ack; 1 delivered data, 2 also data "
+	"held for\n"
+	"                     reordering (process-wide; default 0 = off)\n";
 
 const char *sg_config_help(void)
 {
@@ -148,6 +155,7 @@ static const struct field fields[] = {
 	F("tx_chain_min", 0, 65535, tx_chain_min_bytes, true),
 	F("rx_ext", 0, 1, rx_ext, false),
 	F("peer_gone_ms", 0, 3600000, peer_gone_ms, false),
+	F("nr_sack", 0, 2, nr_sack, false),
 };
 #undef F
 

@@ -150,10 +150,18 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
 	return p;
 }
 
+/* SACK and NR-SACK (nr_sack) chunk types; both have the cumulative TSN
+ * ack at +4, an NR-SACK its number of NR gap blocks at +14. */
+#define SG_CHUNK_SACK 3
+#define SG_CHUNK_NR_SACK 16
+
 /* Whether an SCTP packet carries user data (DATA or I-DATA chunk): such a
  * packet is owed a SACK (delayed up to sack_delay_ms).  Walks the chunk
- * list within @len; the dataplane checked the length and CRC32c. */
-static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
+ * list within @len; the dataplane checked the length and CRC32c.  Counts
+ * the NR-SACK chunks on the way into @st (control chunks come before
+ * DATA in a packet, RFC 9260 6.10). */
+static bool sg_pkt_has_data(const uint8_t *pkt, size_t len,
+			    struct sg_stats *st)
 {
 	size_t off = 12; /* common header */
 	unsigned int n;
@@ -163,6 +171,12 @@ static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
 
 		if (pkt[off] == 0 /* DATA */ || pkt[off] == 64 /* I-DATA */)
 			return true;
+		if (pkt[off] == SG_CHUNK_NR_SACK && clen >= 20 &&
+		    off + 20 <= len) {
+			st->rx_nr_sacks++;
+			if ((pkt[off + 14] | pkt[off + 15]) != 0)
+				st->rx_nr_sacks_nr_gaps++;
+		}
 		if (clen < 4)
 			return false;
 		off += ((size_t)clen + 3) & ~(size_t)3;
@@ -170,8 +184,9 @@ static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
 	return false;
 }
 
-/* SACK hold: whether every chunk of a packet we send is a SACK (what
- * usrsctp emits, with sack_delay_ms=0, for each DATA packet it takes). */
+/* SACK hold: whether every chunk of a packet we send is a SACK or NR-SACK
+ * (what usrsctp emits, with sack_delay_ms=0, for each DATA packet it
+ * takes). */
 static bool sg_pkt_sack_only(const uint8_t *pkt, size_t len)
 {
 	size_t off = 12;
@@ -180,7 +195,8 @@ static bool sg_pkt_sack_only(const uint8_t *pkt, size_t len)
 	for (n = 0; n < 64 && off + 4 <= len; n++) {
 		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
 
-		if (pkt[off] != 3 /* SACK */ || clen < 4)
+		if ((pkt[off] != SG_CHUNK_SACK &&
+		     pkt[off] != SG_CHUNK_NR_SACK) || clen < 4)
 			return false;
 		off += ((size_t)clen + 3) & ~(size_t)3;
 	}
@@ -215,8 +231,8 @@ static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
 	return found;
 }
 
-/* Failover replay: the cumulative TSN ack of a SACK in a packet from the
- * peer, kept in @peer (serial arithmetic, RFC 1982). */
+/* Failover replay: the cumulative TSN ack of a SACK or NR-SACK in a packet
+ * from the peer, kept in @peer (serial arithmetic, RFC 1982). */
 static void sg_pkt_note_sack(struct sg_peer *peer, const uint8_t *pkt,
 			     size_t len)
 {
@@ -226,7 +242,8 @@ static void sg_pkt_note_sack(struct sg_peer *peer, const uint8_t *pkt,
 	for (n = 0; n < 64 && off + 8 <= len; n++) {
 		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
 
-		if (pkt[off] == 3 /* SACK */ && clen >= 8) {
+		if ((pkt[off] == SG_CHUNK_SACK ||
+		     pkt[off] == SG_CHUNK_NR_SACK) && clen >= 8) {
 			uint32_t cum = sg_be32(pkt + off + 4);
 
 			if (!peer->cum_ack_valid ||
@@ -471,7 +488,7 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 				 rte_pktmbuf_data_len(m));
 	}
 	if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
-			    rte_pktmbuf_data_len(m))) {
+			    rte_pktmbuf_data_len(m), link->st)) {
 		peer->last_rx_data_tsc = now_tsc;
 		peer->rx_data_seq = ++link->seq;
 		if (link->nb_queues > 1) {

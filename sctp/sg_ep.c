@@ -77,7 +77,7 @@ static int configure_socket(struct sg_ep *ep)
 	struct sctp_assocparams ap = { 0 };
 	struct sctp_paddrparams pp;
 	struct sctp_sack_info sack;
-	struct sctp_assoc_value burst, ss;
+	struct sctp_assoc_value burst, ss, nr;
 	struct sctp_event ev = { 0 };
 	static const uint16_t events[] = { SCTP_ASSOC_CHANGE,
 					   SCTP_SHUTDOWN_EVENT };
@@ -143,6 +143,20 @@ static int configure_socket(struct sg_ep *ep)
 	ss.assoc_value = c->stream_sched;
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_PLUGGABLE_SS,
 		      "SCTP_PLUGGABLE_SS (stream_sched)", &ss, sizeof(ss));
+	/* NR-SACK: offered in INIT/INIT-ACK, used when both ends offer it.
+	 * The receiver then reports what it will never renege; the sender
+	 * frees that from its send buffer before the cumulative ack, so
+	 * messages complete on other streams stop holding buffer space
+	 * behind a hole.  usrsctp marks data non-renegable when it is
+	 * delivered; nr_sack=2 marks every chunk on arrival
+	 * (sctp_do_drain=0, process-wide: nothing calls sctp_drain in
+	 * usrsctp, so no data is ever reneged either way). */
+	nr.assoc_id = SCTP_FUTURE_ASSOC;
+	nr.assoc_value = c->nr_sack != 0 ? 1 : 0;
+	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_NRSACK_SUPPORTED,
+		      "SCTP_NRSACK_SUPPORTED (nr_sack)", &nr, sizeof(nr));
+	if (c->nr_sack == 2)
+		usrsctp_sysctl_set_sctp_do_drain(0);
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_NODELAY, "SCTP_NODELAY",
 		      &nodelay, sizeof(nodelay));
 	rc |= set_opt(ep, IPPROTO_SCTP, SCTP_EXPLICIT_EOR,
@@ -643,6 +657,8 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(rx_ext_pool_low);
 	P(rx_ext_held);
 	P(peer_gone_aborts);
+	P(rx_nr_sacks);
+	P(rx_nr_sacks_nr_gaps);
 #undef P
 }
 

@@ -153,7 +153,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "}, \"tx_zcopy\": {\"msgs\": %" PRIu64 ", \"bytes\": %"
 		 PRIu64 ", \"copy_bytes\": %" PRIu64 ", \"done\": %" PRIu64
 		 ", \"done_err\": %" PRIu64 ", \"outstanding\": %" PRIu64
-		 "}, %s%s%s}\n",
+		 "}, \"nr_sack\": {\"in\": %" PRIu64 ", \"nr_gaps\": %"
+		 PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
@@ -165,6 +166,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 sgs.rx_ext_pkts, sgs.rx_ext_bytes, sgs.rx_ext_pool_low,
 		 sgs.rx_copy_input_bytes, zcs.msgs, zcs.bytes,
 		 zcs.copy_bytes, zcs.done, zcs.done_err, zcs.outstanding,
+		 sgs.rx_nr_sacks, sgs.rx_nr_sacks_nr_gaps,
 		 lanes, st_json, paths);
 	fputs(buf, stderr);
 }
