@@ -101,6 +101,14 @@ struct sg_config {
 				    * its DPDK mbuf instead of copying it
 				    * (usrsctp-patches/0003; sg_stats
 				    * rx_ext_*); default 1 */
+	uint32_t tx_cluster_bytes; /* tx_cluster: a send copies the user's
+				    * data into buffers of up to this many
+				    * bytes instead of 2048-byte clusters
+				    * (usrsctp-patches/0005), so a DATA
+				    * chunk is one piece of a chained packet;
+				    * 0 = usrsctp's clusters; process-wide
+				    * (usrsctp's): the last endpoint created
+				    * sets it */
 };
 
 /**
@@ -394,6 +402,15 @@ struct sg_stats {
 	uint64_t rx_ext_pool_low;	  /* packets copied: pool share used */
 	uint64_t rx_ext_held;		  /* process-wide, at the snapshot:
 					   * mbufs usrsctp holds now */
+	/* Large send buffers (tx_cluster, usrsctp-patches/0005): the
+	 * payload segments of the chained packets (tx_chain_pkts; about
+	 * one per DATA chunk with them, one per 2048 bytes without), and
+	 * the buffer size usrsctp uses now (process-wide). */
+	uint64_t tx_chain_segs;
+	uint64_t tx_cluster_bytes;
+	uint64_t tx_clusters_held;	  /* process-wide, at the snapshot:
+					   * those buffers not yet freed (0
+					   * once all sent data are acked) */
 };
 
 /** usrsctp chains handed to the dataplane and not yet released (all

@@ -64,7 +64,13 @@ static const char help_text[] =
 	"(default 1024)\n"
 	"  rx_ext=0|1         usrsctp keeps received packets in their DPDK "
 	"mbufs, no copy\n"
-	"                     (up to a quarter of the mbuf pool; default 1)\n";
+	"                     (up to a quarter of the mbuf pool; default 1)\n"
+	"  tx_cluster=B       a send copies the data into buffers of up to B "
+	"bytes, so a\n"
+	"                     DATA chunk is one chained piece; 0 or "
+	"2048..16M, 0 = usrsctp's\n"
+	"                     2048-byte clusters; process-wide, the last "
+	"endpoint opened last's (default 64k)\n";
 
 const char *sg_config_help(void)
 {
@@ -102,6 +108,9 @@ void sg_config_defaults(struct sg_config *cfg)
 	 * the output copy") */
 	cfg->tx_chain_min_bytes = 1024;
 	cfg->rx_ext = true;
+	/* a DATA chunk's payload in one piece, not one per 2048 bytes
+	 * (docs/BENCHMARKS.md, "Large send clusters (session 7)") */
+	cfg->tx_cluster_bytes = 64u << 10;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -141,6 +150,7 @@ static const struct field fields[] = {
 	F("sack_immediate", 0, 1, sack_immediate, false),
 	F("tx_chain_min", 0, 65535, tx_chain_min_bytes, true),
 	F("rx_ext", 0, 1, rx_ext, false),
+	F("tx_cluster", 0, 16u << 20, tx_cluster_bytes, true),
 };
 #undef F
 
@@ -242,6 +252,12 @@ int sg_config_check(const struct sg_config *cfg)
 			"a held SACK would time out the peer's packets; lower "
 			"sack_hold_us or raise rto_min_ms", cfg->sack_hold_us,
 			cfg->rto_min_ms);
+		rc = -EINVAL;
+	}
+	if (cfg->tx_cluster_bytes != 0 && cfg->tx_cluster_bytes < 2048) {
+		CFG_ERR("tx_cluster=%u is below usrsctp's 2048-byte cluster: "
+			"give 0 (the clusters) or 2048..16M",
+			cfg->tx_cluster_bytes);
 		rc = -EINVAL;
 	}
 	if (cfg->rto_initial_ms > cfg->rto_max_ms) {
