@@ -136,7 +136,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, \"rx_ext\": "
 		 "{\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
 		 "\"pool_low\": %" PRIu64 ", \"copy_input_bytes\": %" PRIu64
-		 "}, %s%s%s}\n",
+		 "}, \"tx_chain\": {\"pkts\": %" PRIu64 ", \"segs\": %" PRIu64
+		 ", \"cluster_bytes\": %" PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
@@ -146,7 +147,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),
 		 ctx->rma_put_direct_bytes, ctx->rma_put_copy_bytes,
 		 sgs.rx_ext_pkts, sgs.rx_ext_bytes, sgs.rx_ext_pool_low,
-		 sgs.rx_copy_input_bytes, lanes, st_json, paths);
+		 sgs.rx_copy_input_bytes, sgs.tx_chain_pkts, sgs.tx_chain_segs,
+		 sgs.tx_cluster_bytes, lanes, st_json, paths);
 	fputs(buf, stderr);
 }
 
