@@ -129,6 +129,25 @@ TEST(SgConfig, CheckRejectsEachBadField)
 	}
 }
 
+/* tx_cluster (usrsctp-patches/0005): 0 or 2048..16M; below usrsctp's
+ * cluster it names the fix. */
+TEST(SgConfig, TxClusterRange)
+{
+	sg_config c;
+
+	ASSERT_EQ(0, sg_config_parse(nullptr, &c));
+	EXPECT_EQ(64u << 10, c.tx_cluster_bytes);
+	ASSERT_EQ(0, sg_config_parse("tx_cluster=0", &c));
+	EXPECT_EQ(0u, c.tx_cluster_bytes);
+	ASSERT_EQ(0, sg_config_parse("tx_cluster=256k", &c));
+	EXPECT_EQ(256u << 10, c.tx_cluster_bytes);
+	ASSERT_EQ(0, sg_config_parse("tx_cluster=2048", &c));
+	EXPECT_EQ(-EINVAL, sg_config_parse("tx_cluster=2047", &c));
+	EXPECT_EQ(-EINVAL, sg_config_parse("tx_cluster=1", &c));
+	EXPECT_EQ(-EINVAL, sg_config_parse("tx_cluster=17M", &c));
+	EXPECT_NE(nullptr, strstr(sg_config_help(), "tx_cluster="));
+}
+
 TEST(SgMap, PutGetDelWithCollisions)
 {
 	sg_map m;
