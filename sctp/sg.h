@@ -107,7 +107,7 @@ struct sg_config {
 				    * (usrsctp-patches/0005), so a DATA
 				    * chunk is one piece of a chained packet;
 				    * 0 = usrsctp's clusters; process-wide
-				    * (usrsctp's): the last endpoint created
+				    * (usrsctp's): the endpoint opened last
 				    * sets it */
 };
 

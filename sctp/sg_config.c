@@ -69,8 +69,9 @@ static const char help_text[] =
 	"bytes, so a\n"
 	"                     DATA chunk is one chained piece; 0 or "
 	"2048..16M, 0 = usrsctp's\n"
-	"                     2048-byte clusters; process-wide, the last "
-	"endpoint opened last's (default 64k)\n";
+	"                     2048-byte clusters; process-wide: the "
+	"endpoint opened last sets it\n"
+	"                     (default 64k)\n";
 
 const char *sg_config_help(void)
 {
