@@ -545,7 +545,9 @@ static void print_stats_json(const struct perf *p, FILE *f)
 		", \"tx_chain_copy_bytes\": %" PRIu64
 		", \"tx_direct_bytes\": %" PRIu64 ", \"rx_ext_pkts\": %" PRIu64
 		", \"rx_ext_bytes\": %" PRIu64 ", \"rx_ext_pool_low\": %" PRIu64
-		", \"peer_gone_aborts\": %" PRIu64 "}, ",
+		", \"peer_gone_aborts\": %" PRIu64 ", \"tx_chain_segs\": %"
+		PRIu64 ", \"tx_cluster_bytes\": %" PRIu64 ", \"tx_clusters_held\": %"
+		PRIu64 "}, ",
 		sg.msgs_out, sg.bytes_out, sg.msgs_in, sg.bytes_in, sg.pkts_in,
 		sg.pkts_out, sg.rx_copies, sg.rx_copy_input_bytes,
 		sg.rx_copy_recv_bytes, sg.rx_backpressure,
@@ -553,7 +555,8 @@ static void print_stats_json(const struct perf *p, FILE *f)
 		sg.timer_runs, sg.crc_drops, sg.tx_direct_pkts,
 		sg.tx_copy_bytes, sg.tx_chain_pkts, sg.tx_chain_ref_bytes,
 		sg.tx_chain_copy_bytes, sg.tx_direct_bytes, sg.rx_ext_pkts,
-		sg.rx_ext_bytes, sg.rx_ext_pool_low, sg.peer_gone_aborts);
+		sg.rx_ext_bytes, sg.rx_ext_pool_low, sg.peer_gone_aborts,
+		sg.tx_chain_segs, sg.tx_cluster_bytes, sg.tx_clusters_held);
 	sg_stack_stats_json(buf, sizeof(buf));
 	fprintf(f, "\"usrsctp\": {%s}, ", buf);
 	dp_stats_json(&dp, buf, sizeof(buf));

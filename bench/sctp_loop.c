@@ -34,6 +34,10 @@
  * through a callback.  Packet buffers come from a LIFO pool grown on
  * demand (like a DPDK mempool), so a buffer usrsctp keeps is not the
  * FIFO's to reuse.
+ * --tx-cluster B: a send copies the user's data into buffers of up to B
+ * bytes instead of 2048-byte clusters (usrsctp_set_tx_cluster_bytes,
+ * usrsctp-patches/0005, as sg's tx_cluster); "chain_segs" counts the
+ * pieces of the "chain_pkts" packets of 1024 bytes or more (--chain).
  * --test bw: --count messages of --size bytes, client to server, as fast
  * as usrsctp takes them; goodput = bytes received / time.
  * --test lat: ping-pong of --size messages; one-way latency = RTT/2.
@@ -147,6 +151,10 @@ static void conn_output_free(void *addr, void *buf)
 static int conn_output(void *addr, void *buf, size_t len, uint8_t tos,
 		       uint8_t set_df);
 
+/* --chain: packets of 1024 bytes or more (sg's tx_chain_min) and their
+ * pieces */
+static uint64_t chain_pkts, chain_segs;
+
 #ifdef USRSCTP_HAVE_CONN_OUTPUT_CHAIN
 /* --chain: gather the pieces into the slot (conn_output then copies
  * nothing: the buffer is the slot), give the chain back. */
@@ -159,11 +167,20 @@ static int conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
 
 	if (fifo_tail - fifo_head == fifo_slots || len > SLOT_BYTES)
 		return USRSCTP_CONN_CHAIN_DECLINED; /* conn_output drops */
-	slot = fifo[fifo_tail % fifo_slots].data;
+	/* a buffer of the pool, as --direct's (the slots own none since
+	 * --rx-ext's pool: the slot's data pointer may be NULL) */
+	slot = buf_get();
+	if (slot == NULL)
+		return USRSCTP_CONN_CHAIN_DECLINED;
 	for (i = 0, d = slot; i < nsegs; i++) {
 		memcpy(d, segs[i].base, segs[i].len);
 		d += segs[i].len;
 	}
+	if (len >= 1024) {
+		chain_pkts++;
+		chain_segs += (uint64_t)nsegs;
+	}
+	alloc_pending = slot; /* conn_output takes it */
 	rc = conn_output(addr, slot, len, tos, set_df);
 	usrsctp_conn_chain_free(chain);
 	return rc;
@@ -406,10 +423,12 @@ int main(int argc, char **argv)
 		{ "direct", no_argument, NULL, 'D' },
 		{ "chain", no_argument, NULL, 'H' },
 		{ "rx-ext", no_argument, NULL, 'X' },
+		{ "tx-cluster", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool lat = false, direct = false, chain = false;
 	uint32_t size = 65536, pathmtu = 1460, buf_bytes = 4u << 20;
+	long tx_cluster = -1; /* --tx-cluster: usrsctp's default */
 	uint64_t count = 4096, sent = 0, got_msgs = 0, got_bytes = 0, t0, t1;
 	uint64_t *rtt = NULL, deadline;
 	struct socket *sc, *sl, *ss = NULL;
@@ -455,6 +474,9 @@ int main(int argc, char **argv)
 		case 'H':
 			chain = true;
 			break;
+		case 'T':
+			tx_cluster = strtol(optarg, NULL, 0);
+			break;
 		case 'X':
 #ifdef USRSCTP_HAVE_CONNINPUT_EXT
 			rx_ext = true;
@@ -472,7 +494,7 @@ int main(int argc, char **argv)
 				" [--crc none|isal] [--fifo-slots N]"
 				" [--sack-delay MS] [--max-burst N]"
 				" [--sack-immediate] [--direct] [--chain]"
-				" [--rx-ext]\n");
+				" [--rx-ext] [--tx-cluster B]\n");
 			return 2;
 		}
 	}
@@ -527,6 +549,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sctp-loop-ep: --chain needs the project's "
 			"usrsctp (usrsctp-patches/0004); this binary uses "
 			"another: use build/bench/sctp-loop-ep\n");
+		return 2;
+#endif
+	}
+	if (tx_cluster >= 0) {
+#ifdef USRSCTP_HAVE_TX_CLUSTER_BYTES
+		if (usrsctp_set_tx_cluster_bytes((uint32_t)tx_cluster) != 0) {
+			fprintf(stderr, "sctp-loop-ep: --tx-cluster %ld: give "
+				"0 or 2048..16777216\n", tx_cluster);
+			return 2;
+		}
+#else
+		fprintf(stderr, "sctp-loop-ep: --tx-cluster needs the "
+			"project's usrsctp (usrsctp-patches/0005); this binary "
+			"uses another: use build/bench/sctp-loop-ep\n");
 		return 2;
 #endif
 	}
@@ -605,13 +641,14 @@ int main(int argc, char **argv)
 		       ", \"fifo_drops\": %" PRIu64 ", \"crc_bad\": %" PRIu64
 		       ", \"direct\": %s, \"chain\": %s, \"rx_ext\": %s"
 		       ", \"rx_ext_pkts\": %" PRIu64 ", \"rx_ext_held_max\": %"
-		       PRIu64 ", \"bufs\": %u",
+		       PRIu64 ", \"bufs\": %u, \"chain_pkts\": %" PRIu64
+		       ", \"chain_segs\": %" PRIu64 ", \"tx_cluster\": %ld",
 		       lat ? "lat" : "bw", size, pathmtu,
 		       use_crc ? "isal" : "none", got_msgs, got_bytes, secs,
 		       gbps, pkts, fifo_drops, crc_bad,
 		       direct ? "true" : "false", chain ? "true" : "false",
 		       rx_ext ? "true" : "false", ext_pkts, ext_held_max,
-		       buf_total);
+		       buf_total, chain_pkts, chain_segs, tx_cluster);
 		if (lat && got_msgs > 0) {
 			qsort(rtt, got_msgs, sizeof(*rtt), cmp_u64);
 			printf(", \"latency_us_p50\": %.3f, \"latency_us_p99\":"

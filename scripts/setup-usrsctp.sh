@@ -38,6 +38,10 @@
 # chains the payload as external buffers, no copy out of usrsctp
 # (docs/BENCHMARKS.md, "TX without the output copy"); declined or unset,
 # as before.
+# 0005: usrsctp_set_tx_cluster_bytes(), a send's data go into buffers of
+# up to that size instead of 2048-byte clusters (sg: tx_cluster, 64k), so
+# a DATA chunk is one chained segment, not ~5 at MTU 9000
+# (docs/BENCHMARKS.md, "Large send clusters (session 7)"); 0, as before.
 # 0006: usrsctp_sendv_ext(), a send references the caller's bytes (read-
 # only external mbufs) instead of copying them into clusters, and calls
 # its free function once nothing references them (sg_send_zc, UCT

@@ -117,6 +117,14 @@ struct sg_config {
 				    * those held for reordering (usrsctp's
 				    * process-wide sctp_do_drain=0: it never
 				    * reneges here anyway) */
+	uint32_t tx_cluster_bytes; /* tx_cluster: a send copies the user's
+				    * data into buffers of up to this many
+				    * bytes instead of 2048-byte clusters
+				    * (usrsctp-patches/0005), so a DATA
+				    * chunk is one piece of a chained packet;
+				    * 0 = usrsctp's clusters; process-wide
+				    * (usrsctp's): the endpoint opened last
+				    * sets it */
 };
 
 /**
@@ -418,6 +426,15 @@ struct sg_stats {
 	 * a hole (NR gap blocks: the send buffer space this end freed early) */
 	uint64_t rx_nr_sacks;
 	uint64_t rx_nr_sacks_nr_gaps;
+	/* Large send buffers (tx_cluster, usrsctp-patches/0005): the
+	 * payload segments of the chained packets (tx_chain_pkts; about
+	 * one per DATA chunk with them, one per 2048 bytes without), and
+	 * the buffer size usrsctp uses now (process-wide). */
+	uint64_t tx_chain_segs;
+	uint64_t tx_cluster_bytes;
+	uint64_t tx_clusters_held;	  /* process-wide, at the snapshot:
+					   * those buffers not yet freed (0
+					   * once all sent data are acked) */
 };
 
 /** usrsctp chains handed to the dataplane and not yet released (all

@@ -75,7 +75,14 @@ static const char help_text[] =
 	"before the\n"
 	"                     cumulative ack; 1 delivered data, 2 also data "
 	"held for\n"
-	"                     reordering (process-wide; default 0 = off)\n";
+	"                     reordering (process-wide; default 0 = off)\n"
+	"  tx_cluster=B       a send copies the data into buffers of up to B "
+	"bytes, so a\n"
+	"                     DATA chunk is one chained piece; 0 or "
+	"2048..16M, 0 = usrsctp's\n"
+	"                     2048-byte clusters; process-wide: the "
+	"endpoint opened last sets it\n"
+	"                     (default 64k)\n";
 
 const char *sg_config_help(void)
 {
@@ -115,6 +122,9 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->rx_ext = true;
 	/* a memif link goes down only when the peer closed or died */
 	cfg->peer_gone_ms = 1000;
+	/* a DATA chunk's payload in one piece, not one per 2048 bytes
+	 * (docs/BENCHMARKS.md, "Large send clusters (session 7)") */
+	cfg->tx_cluster_bytes = 64u << 10;
 }
 
 /* Range of each numeric field; one table for parsing and checking. */
@@ -156,6 +166,7 @@ static const struct field fields[] = {
 	F("rx_ext", 0, 1, rx_ext, false),
 	F("peer_gone_ms", 0, 3600000, peer_gone_ms, false),
 	F("nr_sack", 0, 2, nr_sack, false),
+	F("tx_cluster", 0, 16u << 20, tx_cluster_bytes, true),
 };
 #undef F
 
@@ -257,6 +268,12 @@ int sg_config_check(const struct sg_config *cfg)
 			"a held SACK would time out the peer's packets; lower "
 			"sack_hold_us or raise rto_min_ms", cfg->sack_hold_us,
 			cfg->rto_min_ms);
+		rc = -EINVAL;
+	}
+	if (cfg->tx_cluster_bytes != 0 && cfg->tx_cluster_bytes < 2048) {
+		CFG_ERR("tx_cluster=%u is below usrsctp's 2048-byte cluster: "
+			"give 0 (the clusters) or 2048..16M",
+			cfg->tx_cluster_bytes);
 		rc = -EINVAL;
 	}
 	if (cfg->rto_initial_ms > cfg->rto_max_ms) {

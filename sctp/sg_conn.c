@@ -1046,6 +1046,7 @@ int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
 		link->st->tx_chain_pkts++;
 		link->st->tx_chain_ref_bytes += len - head;
 		link->st->tx_chain_copy_bytes += head;
+		link->st->tx_chain_segs += n;
 	}
 	return rc;
 

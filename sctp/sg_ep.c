@@ -306,6 +306,16 @@ static void sg_ep_free(struct sg_ep *ep)
 	free(ep);
 }
 
+/* usrsctp's send buffer size (usrsctp-patches/0005) is process-wide: the
+ * endpoint opened last sets it. sg_config_check has checked the range. */
+static void sg_ep_set_tx_cluster(const struct sg_config *cfg)
+{
+	if (usrsctp_set_tx_cluster_bytes(cfg->tx_cluster_bytes) != 0)
+		SDP_LOG(ERR, SCTP, "port %u: usrsctp refused tx_cluster=%u: "
+			"give 0 or 2048..16M", cfg->port,
+			cfg->tx_cluster_bytes);
+}
+
 int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	       struct sg_ep **ep_p)
 {
@@ -330,6 +340,7 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	ep->lk->chain_min_bytes = cfg->tx_chain_min_bytes;
 	ep->lk->rx_ext = cfg->rx_ext;
 	sg_stack_get();
+	sg_ep_set_tx_cluster(cfg);
 	rc = sg_ep_socket_open(ep);
 	if (rc != 0)
 		goto err_stack;
@@ -366,6 +377,7 @@ int sg_ep_open_lane(struct sg_ep *base, const struct sg_config *cfg,
 	if ((uint16_t)(cfg->port - ep->lk->queue_port0) < ep->lk->nb_queues)
 		ep->queue = (uint16_t)(cfg->port - ep->lk->queue_port0);
 	sg_stack_get();
+	sg_ep_set_tx_cluster(cfg);
 	rc = sg_ep_socket_open(ep);
 	if (rc != 0) {
 		sg_stack_put();
@@ -618,6 +630,8 @@ void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats)
 	dp_port_stats(ep->lk->port, &ds);
 	stats->crc_drops = ds.drops[DP_DROP_SCTP_CRC];
 	stats->rx_ext_held = sg_rx_ext_held_now();
+	stats->tx_cluster_bytes = usrsctp_get_tx_cluster_bytes();
+	stats->tx_clusters_held = usrsctp_get_tx_clusters_held();
 }
 
 void sg_stats_print(const struct sg_stats *s, FILE *f)
@@ -659,6 +673,9 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(peer_gone_aborts);
 	P(rx_nr_sacks);
 	P(rx_nr_sacks_nr_gaps);
+	P(tx_chain_segs);
+	P(tx_cluster_bytes);
+	P(tx_clusters_held);
 #undef P
 }
 

@@ -154,7 +154,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 PRIu64 ", \"copy_bytes\": %" PRIu64 ", \"done\": %" PRIu64
 		 ", \"done_err\": %" PRIu64 ", \"outstanding\": %" PRIu64
 		 "}, \"nr_sack\": {\"in\": %" PRIu64 ", \"nr_gaps\": %"
-		 PRIu64 "}, %s%s%s}\n",
+		 PRIu64 "}, \"tx_chain\": {\"pkts\": %" PRIu64 ", \"segs\": %" PRIu64
+		 ", \"cluster_bytes\": %" PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
@@ -167,6 +168,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 sgs.rx_copy_input_bytes, zcs.msgs, zcs.bytes,
 		 zcs.copy_bytes, zcs.done, zcs.done_err, zcs.outstanding,
 		 sgs.rx_nr_sacks, sgs.rx_nr_sacks_nr_gaps,
+		 sgs.tx_chain_pkts, sgs.tx_chain_segs, sgs.tx_cluster_bytes,
 		 lanes, st_json, paths);
 	fputs(buf, stderr);
 }
