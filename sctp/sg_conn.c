@@ -150,41 +150,37 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
 	return p;
 }
 
+/* The chunk walks below look at no more than this many chunks (a
+ * packet's control chunks come first, RFC 9260 6.10). */
+#define SG_PKT_CHUNKS_MAX 64
+
 /* Whether an SCTP packet carries user data (DATA or I-DATA chunk): such a
- * packet is owed a SACK (delayed up to sack_delay_ms).  Walks the chunk
- * list within @len; the dataplane checked the length and CRC32c. */
+ * packet is owed a SACK (delayed up to sack_delay_ms).  The dataplane
+ * checked the length and CRC32c. */
 static bool sg_pkt_has_data(const uint8_t *pkt, size_t len)
 {
-	size_t off = 12; /* common header */
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 
-	for (n = 0; n < 64 && off + 4 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
-
-		if (pkt[off] == 0 /* DATA */ || pkt[off] == 64 /* I-DATA */)
-			return true;
-		if (clen < 4)
-			return false;
-		off += ((size_t)clen + 3) & ~(size_t)3;
-	}
-	return false;
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	return dp_chunk_find_data(&w, &c);
 }
 
 /* SACK hold: whether every chunk of a packet we send is a SACK (what
  * usrsctp emits, with sack_delay_ms=0, for each DATA packet it takes). */
 static bool sg_pkt_sack_only(const uint8_t *pkt, size_t len)
 {
-	size_t off = 12;
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
+	bool any = false;
 
-	for (n = 0; n < 64 && off + 4 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
-
-		if (pkt[off] != 3 /* SACK */ || clen < 4)
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	while (dp_chunk_next(&w, &c)) {
+		if (c.type != DP_SCTP_CHUNK_SACK || w.bad /* length < 4 */)
 			return false;
-		off += ((size_t)clen + 3) & ~(size_t)3;
+		any = true;
 	}
-	return n != 0 && off >= len;
+	return any && w.off >= len;
 }
 
 static uint32_t sg_be32(const uint8_t *p)
@@ -197,20 +193,18 @@ static uint32_t sg_be32(const uint8_t *p)
  * send.  @return false when it carries none. */
 static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
 {
-	size_t off = 12;
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 	bool found = false;
 
-	for (n = 0; n < 64 && off + 8 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
-
-		if (pkt[off] == 0 || pkt[off] == 64) {
-			*tsn_p = sg_be32(pkt + off + 4);
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	while (dp_chunk_next(&w, &c)) {
+		if (c.avail < 8) /* no TSN there: the packet's last chunk */
+			break;
+		if (dp_chunk_is_data(&c)) {
+			*tsn_p = sg_be32(c.p + 4);
 			found = true;
 		}
-		if (clen < 4)
-			break;
-		off += ((size_t)clen + 3) & ~(size_t)3;
 	}
 	return found;
 }
@@ -220,23 +214,21 @@ static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
 static void sg_pkt_note_sack(struct sg_peer *peer, const uint8_t *pkt,
 			     size_t len)
 {
-	size_t off = 12;
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 
-	for (n = 0; n < 64 && off + 8 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	while (dp_chunk_next(&w, &c)) {
+		uint32_t cum;
 
-		if (pkt[off] == 3 /* SACK */ && clen >= 8) {
-			uint32_t cum = sg_be32(pkt + off + 4);
-
-			if (!peer->cum_ack_valid ||
-			    (int32_t)(cum - peer->cum_ack) > 0)
-				peer->cum_ack = cum;
-			peer->cum_ack_valid = true;
-		}
-		if (clen < 4)
+		if (c.avail < 8) /* no cumulative ack: the last chunk */
 			break;
-		off += ((size_t)clen + 3) & ~(size_t)3;
+		if (c.type != DP_SCTP_CHUNK_SACK || c.len < 8)
+			continue;
+		cum = sg_be32(c.p + 4);
+		if (!peer->cum_ack_valid || (int32_t)(cum - peer->cum_ack) > 0)
+			peer->cum_ack = cum;
+		peer->cum_ack_valid = true;
 	}
 }
 
@@ -917,23 +909,21 @@ static bool sg_segs_read(const struct usrsctp_conn_seg *segs, int nsegs,
 static size_t sg_segs_head_len(const struct usrsctp_conn_seg *segs,
 			       int nsegs, size_t len)
 {
-	size_t off = 12; /* common header */
-	unsigned int n;
-	uint8_t h[4];
+	struct dp_chunk_walk w;
+	uint8_t h[DP_SCTP_CHUNK_HDR_LEN];
+	size_t hdr = 0;
 
-	for (n = 0; n < 64 && off + 4 <= len; n++) {
-		size_t clen;
-
-		if (!sg_segs_read(segs, nsegs, off, h, sizeof(h)))
+	dp_chunk_walk_init(&w, NULL, len, SG_PKT_CHUNKS_MAX);
+	while (dp_chunk_walk_more(&w)) {
+		if (!sg_segs_read(segs, nsegs, w.off, h, sizeof(h)))
 			return 0;
-		clen = (size_t)h[2] << 8 | h[3];
-		if (h[0] == 0 /* DATA */)
-			return off + 16 <= len ? off + 16 : 0;
-		if (h[0] == 64 /* I-DATA */)
-			return off + 20 <= len ? off + 20 : 0;
-		if (clen < 4)
-			return 0;
-		off += (clen + 3) & ~(size_t)3;
+		if (h[0] == DP_SCTP_CHUNK_DATA)
+			hdr = 16; /* chunk header + TSN, stream, SSN, PPID */
+		else if (h[0] == DP_SCTP_CHUNK_IDATA)
+			hdr = 20; /* + MID, PPID/FSN (RFC 8260) */
+		if (hdr != 0)
+			return w.off + hdr <= len ? w.off + hdr : 0;
+		dp_chunk_walk_step(&w, (uint16_t)(h[2] << 8 | h[3]));
 	}
 	return 0;
 }
