@@ -748,6 +748,40 @@ TEST(DpConfig, MemifZeroCopyClient)
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,zero-copy=no"
 				     " ip=10.0.0.1/24 huge=1", &c));
 }
+/* The memif role is the devargs key role=, read as dp_config.c reads every
+ * devargs key: a socket path that contains "role=client" does not make a
+ * server a client (it did with strstr; the client would restart the port
+ * while waiting for its link and never answer a BYE as the server). */
+TEST(DpConfig, MemifClientRoleIsAKey)
+{
+	auto port_p = std::make_unique<dp_port>();
+	dp_port &port = *port_p;
+	const struct {
+		const char *devargs;
+		bool client;
+	} cases[] = {
+		{"net_memif0,role=client", true},
+		{"net_memif0,id=1,role=client,socket=/tmp/m.sock", true},
+		{"net_memif0,role=server", false},
+		{"net_memif0", false},
+		{"net_memif0,socket=/tmp/role=client.sock", false},
+		{"net_memif0,socket-abstract=no,socket=/x/role=client", false},
+		{"net_memif0,xrole=client", false},
+		{"net_memif0,role=clients", false},
+	};
+
+	port.memif = true;
+	for (const auto &t : cases) {
+		snprintf(port.cfg.devargs, sizeof(port.cfg.devargs), "%s",
+			 t.devargs);
+		EXPECT_EQ(t.client, dp_port_is_memif_client(&port)) << t.devargs;
+	}
+	port.memif = false; /* not a memif port at all */
+	snprintf(port.cfg.devargs, sizeof(port.cfg.devargs), "%s",
+		 "net_memif0,role=client");
+	EXPECT_FALSE(dp_port_is_memif_client(&port));
+}
+
 TEST(DpConfig, ThousandsOfStaticArpEntries)
 {
 	static dp_config c;
