@@ -1051,12 +1051,13 @@ static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 	return UCS_ERR_NO_RESOURCE;
 }
 
-/* One message of @kind to the ep's peer: our headers, then @data.
+/* One message to the ep's peer on @stream: our headers @hdrs (into
+ * iov[0]), then iov[1..iovcnt-1]; @flags: sg_send's (SG_SEND_MORE or 0).
  * @return 0, -EAGAIN (peer marked blocked), or another negative errno. */
-static int uct_sctp_dpdk_rma_send_flags(uct_sctp_dpdk_iface_t *iface,
-					uct_sctp_dpdk_ep_t *ep, uint16_t stream,
-					uint32_t flags, uint8_t *hdrs,
-					struct iovec *iov, int iovcnt)
+static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
+				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
+				  uint32_t flags, uint8_t *hdrs,
+				  struct iovec *iov, int iovcnt)
 {
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	int rc;
@@ -1070,14 +1071,6 @@ static int uct_sctp_dpdk_rma_send_flags(uct_sctp_dpdk_iface_t *iface,
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(ctx->lock);
 	return rc;
-}
-
-static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
-				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
-				  uint8_t *hdrs, struct iovec *iov, int iovcnt)
-{
-	return uct_sctp_dpdk_rma_send_flags(iface, ep, stream, 0, hdrs, iov,
-					    iovcnt);
 }
 
 static ucs_status_t uct_sctp_dpdk_rma_send_status(uct_sctp_dpdk_ep_t *ep,
@@ -1142,7 +1135,7 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 					    op->reply_stream != 0 ?
 						    op->reply_stream :
 						    ep->stream,
-					    hdrs, iov, 1);
+					    0, hdrs, iov, 1);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);
 		op->tx_offset = 1;
@@ -1167,7 +1160,7 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 			op->length, op->tx_offset, op->slot, op->cookie,
 			UCS_OK);
 		/* only the op's last message asks for its SACK at once */
-		rc = uct_sctp_dpdk_rma_send_flags(
+		rc = uct_sctp_dpdk_rma_send(
 			iface, ep, ep->stream,
 			iface->ctx->rma_sack_last &&
 					op->tx_offset + n < op->length ?
@@ -1411,7 +1404,8 @@ static ucs_status_t uct_sctp_dpdk_rma_put_now(uct_sctp_dpdk_iface_t *iface,
 	uct_sctp_dpdk_rma_hdrs_fill(hdrs, UCT_SCTP_DPDK_RMA_PUT, 0,
 				    ep->dst_iface_id, iface->id, key,
 				    remote_addr, length, 0, 0, 0, UCS_OK);
-	rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, hdrs, iov, iovcnt);
+	rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, 0, hdrs, iov,
+				    iovcnt);
 	if (ucs_unlikely(rc != 0))
 		return uct_sctp_dpdk_rma_send_status(ep, rc);
 	ep->rma_dirty++;
