@@ -172,15 +172,14 @@ static bool sg_pkt_sack_only(const uint8_t *pkt, size_t len)
 {
 	struct dp_chunk_walk w;
 	struct dp_chunk c;
-	bool any = false;
 
 	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
-	while (dp_chunk_next(&w, &c)) {
-		if (c.type != DP_SCTP_CHUNK_SACK || w.bad /* length < 4 */)
+	DP_CHUNK_FOREACH(&w, &c)
+		if (c.type != DP_SCTP_CHUNK_SACK)
 			return false;
-		any = true;
-	}
-	return any && w.off >= len;
+	/* at least one chunk, each whole (a bad one leaves w.off before
+	 * len), and nothing after them */
+	return w.off > DP_SCTP_COMMON_HDR_LEN && w.off >= len;
 }
 
 static uint32_t sg_be32(const uint8_t *p)
@@ -198,9 +197,8 @@ static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
 	bool found = false;
 
 	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
-	while (dp_chunk_next(&w, &c)) {
-		if (c.avail < 8) /* no TSN there: the packet's last chunk */
-			break;
+	dp_chunk_walk_need(&w, 8); /* header + TSN */
+	DP_CHUNK_FOREACH(&w, &c) {
 		if (dp_chunk_is_data(&c)) {
 			*tsn_p = sg_be32(c.p + 4);
 			found = true;
@@ -218,12 +216,11 @@ static void sg_pkt_note_sack(struct sg_peer *peer, const uint8_t *pkt,
 	struct dp_chunk c;
 
 	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
-	while (dp_chunk_next(&w, &c)) {
+	dp_chunk_walk_need(&w, 8); /* header + cumulative TSN ack */
+	DP_CHUNK_FOREACH(&w, &c) {
 		uint32_t cum;
 
-		if (c.avail < 8) /* no cumulative ack: the last chunk */
-			break;
-		if (c.type != DP_SCTP_CHUNK_SACK || c.len < 8)
+		if (c.type != DP_SCTP_CHUNK_SACK || dp_chunk_len(&c) < 8)
 			continue;
 		cum = sg_be32(c.p + 4);
 		if (!peer->cum_ack_valid || (int32_t)(cum - peer->cum_ack) > 0)
@@ -911,18 +908,17 @@ static size_t sg_segs_head_len(const struct usrsctp_conn_seg *segs,
 {
 	struct dp_chunk_walk w;
 	uint8_t h[DP_SCTP_CHUNK_HDR_LEN];
-	size_t hdr = 0;
 
 	dp_chunk_walk_init(&w, NULL, len, SG_PKT_CHUNKS_MAX);
 	while (dp_chunk_walk_more(&w)) {
 		if (!sg_segs_read(segs, nsegs, w.off, h, sizeof(h)))
 			return 0;
+		/* DATA: chunk header + TSN, stream, SSN, PPID; I-DATA: TSN,
+		 * stream, reserved, MID, PPID/FSN (RFC 8260) */
 		if (h[0] == DP_SCTP_CHUNK_DATA)
-			hdr = 16; /* chunk header + TSN, stream, SSN, PPID */
-		else if (h[0] == DP_SCTP_CHUNK_IDATA)
-			hdr = 20; /* + MID, PPID/FSN (RFC 8260) */
-		if (hdr != 0)
-			return w.off + hdr <= len ? w.off + hdr : 0;
+			return w.off + 16 <= len ? w.off + 16 : 0;
+		if (h[0] == DP_SCTP_CHUNK_IDATA)
+			return w.off + 20 <= len ? w.off + 20 : 0;
 		dp_chunk_walk_step(&w, (uint16_t)(h[2] << 8 | h[3]));
 	}
 	return 0;

@@ -113,9 +113,9 @@ static std::vector<walked> walk_all(const std::vector<uint8_t> &p, size_t len,
 	struct dp_chunk c;
 
 	dp_chunk_walk_init(&w, p.data(), len, max);
-	while (dp_chunk_next(&w, &c)) {
+	DP_CHUNK_FOREACH(&w, &c) {
 		EXPECT_EQ(p.data() + c.off, c.p);
-		v.push_back({c.type, c.len, c.off, c.avail});
+		v.push_back({c.type, dp_chunk_len(&c), c.off, c.avail});
 	}
 	if (bad_p != nullptr)
 		*bad_p = w.bad;
@@ -172,6 +172,18 @@ TEST(DpChunk, BoundsAtThePacketEnd)
 	EXPECT_EQ(0u, walk_all(p, 15, DP_CHUNK_ALL).size());
 	EXPECT_EQ(0u, walk_all(p, 12, DP_CHUNK_ALL).size());
 	EXPECT_EQ(0u, walk_all(p, 0, DP_CHUNK_ALL).size());
+	/* a reader of the 4 bytes after the header asks for 8 of them */
+	for (size_t len : {28 + 7, 28 + 8}) {
+		struct dp_chunk_walk w;
+		struct dp_chunk c;
+		size_t n = 0;
+
+		dp_chunk_walk_init(&w, p.data(), len, DP_CHUNK_ALL);
+		dp_chunk_walk_need(&w, 8);
+		DP_CHUNK_FOREACH(&w, &c)
+			n++;
+		EXPECT_EQ(len == 28 + 8 ? 2u : 1u, n) << len;
+	}
 }
 
 /* A length below 4 cannot advance: that chunk is visited, then the walk
