@@ -36,6 +36,7 @@
 #include <rte_mbuf.h>
 
 #include "sdp.h"
+#include "dp_chunk.h" /* the SCTP chunk walk (inline) */
 
 #ifdef __cplusplus
 extern "C" {

@@ -515,6 +515,14 @@ bool dp_devargs_memif_zc(const char *devargs)
 	       strcmp(v, "yes") == 0;
 }
 
+bool dp_devargs_memif_client(const char *devargs)
+{
+	char v[8];
+
+	return devargs_value(devargs, "role", v, sizeof(v)) &&
+	       strcmp(v, "client") == 0;
+}
+
 uint32_t dp_devargs_memif_ring(const char *devargs)
 {
 	char v[8];

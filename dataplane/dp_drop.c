@@ -21,9 +21,6 @@
 #include "dp_internal.h"
 
 #define CFG_ERR(...) SDP_LOG(ERR, DP, "config: " __VA_ARGS__)
-#define SCTP_COMMON_HDR 12
-#define SCTP_CHUNK_DATA 0
-#define SCTP_CHUNK_IDATA 64
 #define DROP_EVERY_MIN 2
 #define DROP_EVERY_MAX 1000000000u
 
@@ -116,19 +113,11 @@ int dp_drop_parse(const char *val, struct dp_drop_spec *rx,
 
 bool dp_sctp_has_data(const uint8_t *sctp, size_t len)
 {
-	size_t off = SCTP_COMMON_HDR;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 
-	while (off + 4 <= len) {
-		uint8_t type = sctp[off];
-		size_t clen = (size_t)sctp[off + 2] << 8 | sctp[off + 3];
-
-		if (type == SCTP_CHUNK_DATA || type == SCTP_CHUNK_IDATA)
-			return true;
-		if (clen < 4)
-			return false;
-		off += (clen + 3) & ~(size_t)3;
-	}
-	return false;
+	dp_chunk_walk_init(&w, sctp, len, DP_CHUNK_ALL);
+	return dp_chunk_find_data(&w, &c); /* false after a length below 4 */
 }
 
 bool dp_drop_decide(struct dp_drop_state *st, const struct dp_drop_spec *sp)

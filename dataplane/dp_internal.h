@@ -273,6 +273,9 @@ bool dp_devargs_memif_zc(const char *devargs);
 /* @return the memif ring size the devargs give (rsize=, log2; DPDK's
  * default 10: 1024 slots). */
 uint32_t dp_devargs_memif_ring(const char *devargs);
+/* @return true when the devargs' role= key is client (a memif client; the
+ * device name is not checked: see dp_port_is_memif_client). */
+bool dp_devargs_memif_client(const char *devargs);
 
 /* dp_memif_zc.c: the EAL's memory file, which DPDK's zero-copy memif
  * client closes on each disconnect, kept and put back.  Hold when a
@@ -283,10 +286,11 @@ int dp_memif_zc_hold(const char *devargs);
 void dp_memif_zc_restore(void);
 void dp_memif_zc_release(void);
 
-/* A memif port in the client role (its devargs say role=client). */
+/* A memif port in the client role (its devargs key role= says client;
+ * DPDK's default is server). */
 static inline bool dp_port_is_memif_client(const struct dp_port *port)
 {
-	return port->memif && strstr(port->cfg.devargs, "role=client") != NULL;
+	return port->memif && dp_devargs_memif_client(port->cfg.devargs);
 }
 /* A frame queue 0 did not classify: consume it when it is a handshake
  * frame (answering a BYE).  @return true when consumed. */

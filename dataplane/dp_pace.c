@@ -220,17 +220,11 @@ err_free:
  */
 static bool sctp_has_data(const uint8_t *sctp, uint32_t len)
 {
-	uint32_t off = 12, chunk_len;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 
-	while (off + 4 <= len) {
-		if (sctp[off] == 0 || sctp[off] == 64)
-			return true;
-		chunk_len = (uint32_t)sctp[off + 2] << 8 | sctp[off + 3];
-		if (chunk_len < 4)
-			return true;
-		off += (chunk_len + 3) & ~3u;
-	}
-	return false;
+	dp_chunk_walk_init(&w, sctp, len, DP_CHUNK_ALL);
+	return dp_chunk_find_data(&w, &c) || w.bad;
 }
 
 /*

@@ -150,36 +150,31 @@ struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
 	return p;
 }
 
-/* SACK and NR-SACK (nr_sack) chunk types; both have the cumulative TSN
- * ack at +4, an NR-SACK its number of NR gap blocks at +14. */
-#define SG_CHUNK_SACK 3
-#define SG_CHUNK_NR_SACK 16
+/* The chunk walks below look at no more than this many chunks (a
+ * packet's control chunks come first, RFC 9260 6.10). */
+#define SG_PKT_CHUNKS_MAX 64
 
 /* Whether an SCTP packet carries user data (DATA or I-DATA chunk): such a
- * packet is owed a SACK (delayed up to sack_delay_ms).  Walks the chunk
- * list within @len; the dataplane checked the length and CRC32c.  Counts
- * the NR-SACK chunks on the way into @st (control chunks come before
- * DATA in a packet, RFC 9260 6.10). */
+ * packet is owed a SACK (delayed up to sack_delay_ms).  The dataplane
+ * checked the length and CRC32c.  Counts the NR-SACK chunks (nr_sack) on
+ * the way into @st: an NR-SACK has its number of NR gap blocks at +14
+ * (control chunks come before DATA in a packet). */
 static bool sg_pkt_has_data(const uint8_t *pkt, size_t len,
 			    struct sg_stats *st)
 {
-	size_t off = 12; /* common header */
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 
-	for (n = 0; n < 64 && off + 4 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
-
-		if (pkt[off] == 0 /* DATA */ || pkt[off] == 64 /* I-DATA */)
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	DP_CHUNK_FOREACH(&w, &c) {
+		if (dp_chunk_is_data(&c))
 			return true;
-		if (pkt[off] == SG_CHUNK_NR_SACK && clen >= 20 &&
-		    off + 20 <= len) {
+		if (c.type == DP_SCTP_CHUNK_NR_SACK && c.avail >= 20 &&
+		    dp_chunk_len(&c) >= 20) {
 			st->rx_nr_sacks++;
-			if ((pkt[off + 14] | pkt[off + 15]) != 0)
+			if ((c.p[14] | c.p[15]) != 0)
 				st->rx_nr_sacks_nr_gaps++;
 		}
-		if (clen < 4)
-			return false;
-		off += ((size_t)clen + 3) & ~(size_t)3;
 	}
 	return false;
 }
@@ -189,18 +184,16 @@ static bool sg_pkt_has_data(const uint8_t *pkt, size_t len,
  * takes). */
 static bool sg_pkt_sack_only(const uint8_t *pkt, size_t len)
 {
-	size_t off = 12;
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 
-	for (n = 0; n < 64 && off + 4 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
-
-		if ((pkt[off] != SG_CHUNK_SACK &&
-		     pkt[off] != SG_CHUNK_NR_SACK) || clen < 4)
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	DP_CHUNK_FOREACH(&w, &c)
+		if (!dp_chunk_is_sack(&c))
 			return false;
-		off += ((size_t)clen + 3) & ~(size_t)3;
-	}
-	return n != 0 && off >= len;
+	/* at least one chunk, each whole (a bad one leaves w.off before
+	 * len), and nothing after them */
+	return w.off > DP_SCTP_COMMON_HDR_LEN && w.off >= len;
 }
 
 static uint32_t sg_be32(const uint8_t *p)
@@ -213,20 +206,17 @@ static uint32_t sg_be32(const uint8_t *p)
  * send.  @return false when it carries none. */
 static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
 {
-	size_t off = 12;
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 	bool found = false;
 
-	for (n = 0; n < 64 && off + 8 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
-
-		if (pkt[off] == 0 || pkt[off] == 64) {
-			*tsn_p = sg_be32(pkt + off + 4);
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	dp_chunk_walk_need(&w, 8); /* header + TSN */
+	DP_CHUNK_FOREACH(&w, &c) {
+		if (dp_chunk_is_data(&c)) {
+			*tsn_p = sg_be32(c.p + 4);
 			found = true;
 		}
-		if (clen < 4)
-			break;
-		off += ((size_t)clen + 3) & ~(size_t)3;
 	}
 	return found;
 }
@@ -236,24 +226,20 @@ static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
 static void sg_pkt_note_sack(struct sg_peer *peer, const uint8_t *pkt,
 			     size_t len)
 {
-	size_t off = 12;
-	unsigned int n;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
 
-	for (n = 0; n < 64 && off + 8 <= len; n++) {
-		uint16_t clen = (uint16_t)(pkt[off + 2] << 8 | pkt[off + 3]);
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	dp_chunk_walk_need(&w, 8); /* header + cumulative TSN ack */
+	DP_CHUNK_FOREACH(&w, &c) {
+		uint32_t cum;
 
-		if ((pkt[off] == SG_CHUNK_SACK ||
-		     pkt[off] == SG_CHUNK_NR_SACK) && clen >= 8) {
-			uint32_t cum = sg_be32(pkt + off + 4);
-
-			if (!peer->cum_ack_valid ||
-			    (int32_t)(cum - peer->cum_ack) > 0)
-				peer->cum_ack = cum;
-			peer->cum_ack_valid = true;
-		}
-		if (clen < 4)
-			break;
-		off += ((size_t)clen + 3) & ~(size_t)3;
+		if (!dp_chunk_is_sack(&c) || dp_chunk_len(&c) < 8)
+			continue;
+		cum = sg_be32(c.p + 4);
+		if (!peer->cum_ack_valid || (int32_t)(cum - peer->cum_ack) > 0)
+			peer->cum_ack = cum;
+		peer->cum_ack_valid = true;
 	}
 }
 
@@ -934,23 +920,20 @@ static bool sg_segs_read(const struct usrsctp_conn_seg *segs, int nsegs,
 static size_t sg_segs_head_len(const struct usrsctp_conn_seg *segs,
 			       int nsegs, size_t len)
 {
-	size_t off = 12; /* common header */
-	unsigned int n;
-	uint8_t h[4];
+	struct dp_chunk_walk w;
+	uint8_t h[DP_SCTP_CHUNK_HDR_LEN];
 
-	for (n = 0; n < 64 && off + 4 <= len; n++) {
-		size_t clen;
-
-		if (!sg_segs_read(segs, nsegs, off, h, sizeof(h)))
+	dp_chunk_walk_init(&w, NULL, len, SG_PKT_CHUNKS_MAX);
+	while (dp_chunk_walk_more(&w)) {
+		if (!sg_segs_read(segs, nsegs, w.off, h, sizeof(h)))
 			return 0;
-		clen = (size_t)h[2] << 8 | h[3];
-		if (h[0] == 0 /* DATA */)
-			return off + 16 <= len ? off + 16 : 0;
-		if (h[0] == 64 /* I-DATA */)
-			return off + 20 <= len ? off + 20 : 0;
-		if (clen < 4)
-			return 0;
-		off += (clen + 3) & ~(size_t)3;
+		/* DATA: chunk header + TSN, stream, SSN, PPID; I-DATA: TSN,
+		 * stream, reserved, MID, PPID/FSN (RFC 8260) */
+		if (h[0] == DP_SCTP_CHUNK_DATA)
+			return w.off + 16 <= len ? w.off + 16 : 0;
+		if (h[0] == DP_SCTP_CHUNK_IDATA)
+			return w.off + 20 <= len ? w.off + 20 : 0;
+		dp_chunk_walk_step(&w, (uint16_t)(h[2] << 8 | h[3]));
 	}
 	return 0;
 }

@@ -71,6 +71,195 @@ dp_frame_ctx ctx(uint16_t udp_port = 0)
 
 } // namespace
 
+/* ---- the SCTP chunk walk (dp_chunk.h) ---- */
+
+/* An SCTP packet: the common header, then each chunk (type, length field,
+ * value bytes) padded to 4 unless @pad is false for the last one. */
+struct chunk_spec {
+	uint8_t type;
+	uint16_t len_field;
+	size_t value_bytes;
+};
+static std::vector<uint8_t> sctp_pkt(const std::vector<chunk_spec> &chunks,
+				     bool pad_last = true)
+{
+	std::vector<uint8_t> p(12, 0xab);
+
+	for (size_t i = 0; i < chunks.size(); i++) {
+		const chunk_spec &c = chunks[i];
+
+		p.push_back(c.type);
+		p.push_back(0);
+		p.push_back((uint8_t)(c.len_field >> 8));
+		p.push_back((uint8_t)c.len_field);
+		p.insert(p.end(), c.value_bytes, (uint8_t)i);
+		while ((pad_last || i + 1 < chunks.size()) && p.size() % 4)
+			p.push_back(0);
+	}
+	return p;
+}
+
+struct walked {
+	uint8_t type;
+	uint16_t len;
+	size_t off, avail;
+};
+static std::vector<walked> walk_all(const std::vector<uint8_t> &p, size_t len,
+				    unsigned int max, bool *bad_p = nullptr,
+				    size_t *end_p = nullptr)
+{
+	std::vector<walked> v;
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
+
+	dp_chunk_walk_init(&w, p.data(), len, max);
+	DP_CHUNK_FOREACH(&w, &c) {
+		EXPECT_EQ(p.data() + c.off, c.p);
+		v.push_back({c.type, dp_chunk_len(&c), c.off, c.avail});
+	}
+	if (bad_p != nullptr)
+		*bad_p = w.bad;
+	if (end_p != nullptr)
+		*end_p = w.off;
+	return v;
+}
+
+/* Offsets step over the padding; the walk ends at the packet's end. */
+TEST(DpChunk, WalksPaddedChunks)
+{
+	/* SACK (16), DATA with 5 payload bytes (21 -> 24), I-DATA (20) */
+	auto p = sctp_pkt({{3, 16, 12}, {0, 21, 17}, {64, 20, 16}});
+	bool bad;
+	size_t end;
+	auto v = walk_all(p, p.size(), DP_CHUNK_ALL, &bad, &end);
+
+	ASSERT_EQ(3u, v.size());
+	EXPECT_EQ(3, v[0].type);
+	EXPECT_EQ(12u, v[0].off);
+	EXPECT_EQ(16, v[0].len);
+	EXPECT_EQ(p.size() - 12, v[0].avail);
+	EXPECT_EQ(0, v[1].type);
+	EXPECT_EQ(28u, v[1].off);
+	EXPECT_EQ(21, v[1].len);
+	EXPECT_EQ(64, v[2].type);
+	EXPECT_EQ(52u, v[2].off);
+	EXPECT_FALSE(bad);
+	EXPECT_EQ(p.size(), end);
+	/* the last chunk unpadded: the walk ends past len, still not bad */
+	auto q = sctp_pkt({{3, 16, 12}, {0, 21, 17}}, false);
+	v = walk_all(q, q.size(), DP_CHUNK_ALL, &bad, &end);
+	ASSERT_EQ(2u, v.size());
+	EXPECT_EQ(q.size() + 3, end);
+	EXPECT_FALSE(bad);
+}
+
+/* A chunk is visited when its 4-byte header is inside the packet, even if
+ * its value runs past the end (avail says what is there); a header cut by
+ * the end is not visited; nothing before the first chunk either. */
+TEST(DpChunk, BoundsAtThePacketEnd)
+{
+	auto p = sctp_pkt({{3, 16, 12}, {0, 1000, 20}});
+	auto v = walk_all(p, p.size(), DP_CHUNK_ALL);
+
+	ASSERT_EQ(2u, v.size());
+	EXPECT_EQ(1000, v[1].len);
+	EXPECT_EQ(24u, v[1].avail);
+	v = walk_all(p, 28 + 4, DP_CHUNK_ALL); /* just the DATA header */
+	ASSERT_EQ(2u, v.size());
+	EXPECT_EQ(4u, v[1].avail);
+	v = walk_all(p, 28 + 3, DP_CHUNK_ALL); /* its header cut */
+	EXPECT_EQ(1u, v.size());
+	EXPECT_EQ(0u, walk_all(p, 15, DP_CHUNK_ALL).size());
+	EXPECT_EQ(0u, walk_all(p, 12, DP_CHUNK_ALL).size());
+	EXPECT_EQ(0u, walk_all(p, 0, DP_CHUNK_ALL).size());
+	/* a reader of the 4 bytes after the header asks for 8 of them */
+	for (size_t len : {28 + 7, 28 + 8}) {
+		struct dp_chunk_walk w;
+		struct dp_chunk c;
+		size_t n = 0;
+
+		dp_chunk_walk_init(&w, p.data(), len, DP_CHUNK_ALL);
+		dp_chunk_walk_need(&w, 8);
+		DP_CHUNK_FOREACH(&w, &c)
+			n++;
+		EXPECT_EQ(len == 28 + 8 ? 2u : 1u, n) << len;
+	}
+}
+
+/* A length below 4 cannot advance: that chunk is visited, then the walk
+ * ends, bad. */
+TEST(DpChunk, LengthBelowFourEndsTheWalk)
+{
+	for (uint16_t l = 0; l < 4; l++) {
+		auto p = sctp_pkt({{3, 16, 12}, {6, l, 0}, {0, 16, 12}});
+		bool bad;
+		auto v = walk_all(p, p.size(), DP_CHUNK_ALL, &bad);
+
+		ASSERT_EQ(2u, v.size()) << l;
+		EXPECT_EQ(6, v[1].type);
+		EXPECT_EQ(l, v[1].len);
+		EXPECT_TRUE(bad);
+		struct dp_chunk_walk w;
+		struct dp_chunk c;
+
+		dp_chunk_walk_init(&w, p.data(), p.size(), DP_CHUNK_ALL);
+		EXPECT_FALSE(dp_chunk_find_data(&w, &c)) << l;
+		EXPECT_TRUE(w.bad);
+	}
+}
+
+/* max_chunks caps the walk; DP_CHUNK_ALL does not. */
+TEST(DpChunk, CapOnChunks)
+{
+	std::vector<chunk_spec> many(100, chunk_spec{4, 4, 0});
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
+
+	many.push_back({0, 16, 12});
+	auto p = sctp_pkt(many);
+	EXPECT_EQ(64u, walk_all(p, p.size(), 64).size());
+	EXPECT_EQ(101u, walk_all(p, p.size(), DP_CHUNK_ALL).size());
+	dp_chunk_walk_init(&w, p.data(), p.size(), 64);
+	EXPECT_FALSE(dp_chunk_find_data(&w, &c));
+	EXPECT_FALSE(w.bad);
+	dp_chunk_walk_init(&w, p.data(), p.size(), DP_CHUNK_ALL);
+	ASSERT_TRUE(dp_chunk_find_data(&w, &c));
+	EXPECT_EQ(12u + 400, c.off);
+}
+
+/* The walk without a buffer (the caller reads each header, as sg does over
+ * usrsctp's pieces) visits the same offsets as the linear one, on random
+ * and malformed packets. */
+TEST(DpChunk, PiecesWalkMatchesLinear)
+{
+	std::mt19937 rng(7);
+
+	for (int i = 0; i < 20000; i++) {
+		std::vector<uint8_t> p(rng() % 200);
+		struct dp_chunk_walk w;
+		std::vector<size_t> offs;
+		bool bad;
+
+		for (auto &b : p)
+			b = (uint8_t)(rng() % 4 == 0 ? rng() % 24 : rng());
+		unsigned int max = rng() % 2 ? 64 : DP_CHUNK_ALL;
+		auto v = walk_all(p, p.size(), max, &bad);
+		dp_chunk_walk_init(&w, nullptr, p.size(), max);
+		while (dp_chunk_walk_more(&w)) {
+			offs.push_back(w.off);
+			dp_chunk_walk_step(&w, (uint16_t)(p[w.off + 2] << 8 |
+							  p[w.off + 3]));
+		}
+		ASSERT_EQ(v.size(), offs.size());
+		for (size_t k = 0; k < v.size(); k++) {
+			ASSERT_EQ(v[k].off, offs[k]);
+			ASSERT_LE(v[k].off + 4, p.size());
+			ASSERT_EQ(p.size() - v[k].off, v[k].avail);
+		}
+		ASSERT_EQ(bad, w.bad);
+	}
+}
+
 TEST(DpFrame, ValidSctpIsDelivered)
 {
 	auto f = make_frame(DP_IPPROTO_SCTP, 64);
@@ -571,6 +760,40 @@ TEST(DpConfig, MemifZeroCopyClient)
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,zero-copy=no"
 				     " ip=10.0.0.1/24 huge=1", &c));
 }
+/* The memif role is the devargs key role=, read as dp_config.c reads every
+ * devargs key: a socket path that contains "role=client" does not make a
+ * server a client (it did with strstr; the client would restart the port
+ * while waiting for its link and never answer a BYE as the server). */
+TEST(DpConfig, MemifClientRoleIsAKey)
+{
+	auto port_p = std::make_unique<dp_port>();
+	dp_port &port = *port_p;
+	const struct {
+		const char *devargs;
+		bool client;
+	} cases[] = {
+		{"net_memif0,role=client", true},
+		{"net_memif0,id=1,role=client,socket=/tmp/m.sock", true},
+		{"net_memif0,role=server", false},
+		{"net_memif0", false},
+		{"net_memif0,socket=/tmp/role=client.sock", false},
+		{"net_memif0,socket-abstract=no,socket=/x/role=client", false},
+		{"net_memif0,xrole=client", false},
+		{"net_memif0,role=clients", false},
+	};
+
+	port.memif = true;
+	for (const auto &t : cases) {
+		snprintf(port.cfg.devargs, sizeof(port.cfg.devargs), "%s",
+			 t.devargs);
+		EXPECT_EQ(t.client, dp_port_is_memif_client(&port)) << t.devargs;
+	}
+	port.memif = false; /* not a memif port at all */
+	snprintf(port.cfg.devargs, sizeof(port.cfg.devargs), "%s",
+		 "net_memif0,role=client");
+	EXPECT_FALSE(dp_port_is_memif_client(&port));
+}
+
 TEST(DpConfig, ThousandsOfStaticArpEntries)
 {
 	static dp_config c;

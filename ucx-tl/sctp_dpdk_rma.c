@@ -1163,12 +1163,13 @@ static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 	return UCS_ERR_NO_RESOURCE;
 }
 
-/* One message of @kind to the ep's peer: our headers, then @data.
+/* One message to the ep's peer on @stream: our headers @hdrs (into
+ * iov[0]), then iov[1..iovcnt-1]; @flags: sg_send's (SG_SEND_MORE or 0).
  * @return 0, -EAGAIN (peer marked blocked), or another negative errno. */
-static int uct_sctp_dpdk_rma_send_flags(uct_sctp_dpdk_iface_t *iface,
-					uct_sctp_dpdk_ep_t *ep, uint16_t stream,
-					uint32_t flags, uint8_t *hdrs,
-					struct iovec *iov, int iovcnt)
+static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
+				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
+				  uint32_t flags, uint8_t *hdrs,
+				  struct iovec *iov, int iovcnt)
 {
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	int rc;
@@ -1184,17 +1185,9 @@ static int uct_sctp_dpdk_rma_send_flags(uct_sctp_dpdk_iface_t *iface,
 	return rc;
 }
 
-static int uct_sctp_dpdk_rma_send(uct_sctp_dpdk_iface_t *iface,
-				  uct_sctp_dpdk_ep_t *ep, uint16_t stream,
-				  uint8_t *hdrs, struct iovec *iov, int iovcnt)
-{
-	return uct_sctp_dpdk_rma_send_flags(iface, ep, stream, 0, hdrs, iov,
-					    iovcnt);
-}
-
 /* One PUT message of @op: by reference (sg_send_zc, the headers copied)
  * when the op is at least TX_ZCOPY_MIN, else copied.  @return as
- * uct_sctp_dpdk_rma_send_flags. */
+ * uct_sctp_dpdk_rma_send. */
 static int uct_sctp_dpdk_rma_send_put(uct_sctp_dpdk_iface_t *iface,
 				      uct_sctp_dpdk_rma_op_t *op,
 				      uint32_t flags, uint8_t *hdrs,
@@ -1207,11 +1200,11 @@ static int uct_sctp_dpdk_rma_send_put(uct_sctp_dpdk_iface_t *iface,
 	int rc, i;
 
 	if (iface->tx_zcopy_min == 0 || op->length < iface->tx_zcopy_min)
-		return uct_sctp_dpdk_rma_send_flags(iface, ep, ep->stream,
+		return uct_sctp_dpdk_rma_send(iface, ep, ep->stream,
 						    flags, hdrs, iov, iovcnt);
 	zc = ucs_malloc(sizeof(*zc), "sctp_dpdk zcopy put");
 	if (ucs_unlikely(zc == NULL))
-		return uct_sctp_dpdk_rma_send_flags(iface, ep, ep->stream,
+		return uct_sctp_dpdk_rma_send(iface, ep, ep->stream,
 						    flags, hdrs, iov, iovcnt);
 	zc->ctx = ctx;
 	zc->iface_id = iface->id;
@@ -1303,7 +1296,7 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 					    op->reply_stream != 0 ?
 						    op->reply_stream :
 						    ep->stream,
-					    hdrs, iov, 1);
+					    0, hdrs, iov, 1);
 		if (rc != 0)
 			return uct_sctp_dpdk_rma_send_status(ep, rc);
 		op->tx_offset = 1;
@@ -1572,7 +1565,8 @@ static ucs_status_t uct_sctp_dpdk_rma_put_now(uct_sctp_dpdk_iface_t *iface,
 	uct_sctp_dpdk_rma_hdrs_fill(hdrs, UCT_SCTP_DPDK_RMA_PUT, 0,
 				    ep->dst_iface_id, iface->id, key,
 				    remote_addr, length, 0, 0, 0, UCS_OK);
-	rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, hdrs, iov, iovcnt);
+	rc = uct_sctp_dpdk_rma_send(iface, ep, ep->stream, 0, hdrs, iov,
+				    iovcnt);
 	if (ucs_unlikely(rc != 0))
 		return uct_sctp_dpdk_rma_send_status(ep, rc);
 	ep->rma_dirty++;
