@@ -340,14 +340,14 @@ static void gather_head(struct sg_bigsend *b, size_t total)
 	b->iovcnt = n + 1;
 }
 
-int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
-	    uint32_t flags, uint32_t ppid, const struct iovec *iov,
-	    int iovcnt)
+/* What sg_send and sg_send_zc check before a message is taken: @iov's
+ * total into @total_p, the free send buffer into @avail_p.  @return 0, or
+ * sg_send's -EINVAL/-EMSGSIZE/-ENOTCONN/-EAGAIN (the last counted). */
+static int send_admit(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+		      uint32_t flags, const struct iovec *iov, int iovcnt,
+		      size_t *total_p, size_t *avail_p)
 {
-	struct sg_bigsend *b = &ep->big;
 	size_t total = 0, avail;
-	bool idle;
-	ssize_t n;
 	int i;
 
 	if (iovcnt < 1 || iovcnt > SG_IOV_MAX || stream >= ep->cfg.streams ||
@@ -359,18 +359,27 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EMSGSIZE;
 	if (!sg_assoc_up(ep, assoc))
 		return -ENOTCONN;
-	if (b->active) {
+	if (ep->big.active) {
 		ep->st.tx_backpressure++;
 		return -EAGAIN;
 	}
 	avail = sndbuf_free(ep, assoc);
-	/* Nothing queued or unacknowledged: a request/response exchange,
-	 * where the message's latency is what counts (see first_max). */
-	idle = avail == ep->cfg.sndbuf_bytes;
 	if (total > avail && total <= ep->cfg.sndbuf_bytes) {
 		ep->st.tx_backpressure++;
 		return -EAGAIN;
 	}
+	*total_p = total;
+	*avail_p = avail;
+	return 0;
+}
+
+/* The message @iov becomes ep->big, the one being handed to usrsctp. */
+static void send_start(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+		       uint32_t flags, uint32_t ppid, const struct iovec *iov,
+		       int iovcnt)
+{
+	struct sg_bigsend *b = &ep->big;
+
 	b->assoc = assoc;
 	b->stream = stream;
 	b->flags = flags;
@@ -380,6 +389,25 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	b->cur = 0;
 	b->off = 0;
 	b->bounce = NULL;
+}
+
+int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
+	    uint32_t flags, uint32_t ppid, const struct iovec *iov,
+	    int iovcnt)
+{
+	struct sg_bigsend *b = &ep->big;
+	size_t total, avail;
+	bool idle;
+	ssize_t n;
+	int rc;
+
+	rc = send_admit(ep, assoc, stream, flags, iov, iovcnt, &total, &avail);
+	if (rc != 0)
+		return rc;
+	/* Nothing queued or unacknowledged: a request/response exchange,
+	 * where the message's latency is what counts (see first_max). */
+	idle = avail == ep->cfg.sndbuf_bytes;
+	send_start(ep, assoc, stream, flags, ppid, iov, iovcnt);
 	if (iovcnt > 1 && iov[0].iov_len < b->head_cap)
 		gather_head(b, total);
 	ep->lk->now_tsc = dp_tsc();
@@ -427,48 +455,26 @@ int sg_send_zc(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	       int iovcnt, size_t copy_bytes, sg_send_done_fn done, void *arg)
 {
 	struct sg_bigsend *b = &ep->big;
-	size_t total = 0, avail;
+	size_t total, avail;
 	bool idle;
 	ssize_t n;
-	int i;
+	int rc;
 
-	if (iovcnt < 1 || iovcnt > SG_IOV_MAX || stream >= ep->cfg.streams ||
-	    (flags & ~(uint32_t)(SG_SEND_UNORDERED | SG_SEND_MORE)) != 0 ||
-	    done == NULL ||
+	if (done == NULL || iovcnt < 1 ||
 	    (copy_bytes != 0 && (copy_bytes != iov[0].iov_len ||
 				 copy_bytes > b->head_cap)))
 		return -EINVAL;
-	for (i = 0; i < iovcnt; i++)
-		total += iov[i].iov_len;
-	if (total == 0 || total > ep->cfg.max_msg_bytes)
-		return -EMSGSIZE;
-	if (!sg_assoc_up(ep, assoc))
-		return -ENOTCONN;
-	if (b->active) {
-		ep->st.tx_backpressure++;
-		return -EAGAIN;
-	}
-	avail = sndbuf_free(ep, assoc);
+	rc = send_admit(ep, assoc, stream, flags, iov, iovcnt, &total, &avail);
+	if (rc != 0)
+		return rc;
 	idle = avail == ep->cfg.sndbuf_bytes;
-	if (total > avail && total <= ep->cfg.sndbuf_bytes) {
-		ep->st.tx_backpressure++;
-		return -EAGAIN;
-	}
 	b->zc = sg_zc_new(ep, assoc, done, arg);
 	if (b->zc == NULL) {
 		SDP_LOG(ERR, SCTP, "assoc %u: no memory for a zero-copy send",
 			assoc);
 		return -EIO;
 	}
-	b->assoc = assoc;
-	b->stream = stream;
-	b->flags = flags;
-	b->ppid = ppid;
-	memcpy(b->iov, iov, (size_t)iovcnt * sizeof(*iov));
-	b->iovcnt = iovcnt;
-	b->cur = 0;
-	b->off = 0;
-	b->bounce = NULL;
+	send_start(ep, assoc, stream, flags, ppid, iov, iovcnt);
 	b->zc_copy_first = copy_bytes != 0;
 	ep->zc_st.msgs++;
 	ep->lk->now_tsc = dp_tsc();
