@@ -32,12 +32,17 @@
 #ifndef USRSCTP_HAVE_CONN_OUTPUT_ALLOC
 #error "usrsctp lacks usrsctp_set_conn_output_alloc (scripts/usrsctp-patches/0002-conn-output-alloc.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
 #endif
+#ifndef USRSCTP_HAVE_CONNINPUT_EXT
+#error "usrsctp lacks usrsctp_conninput_ext (scripts/usrsctp-patches/0003-conninput-ext.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#endif
 #ifndef USRSCTP_HAVE_CONN_OUTPUT_CHAIN
 #error "usrsctp lacks usrsctp_set_conn_output_chain (scripts/usrsctp-patches/0004-conn-output-chain.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
 #endif
-
-#ifndef USRSCTP_HAVE_CONNINPUT_EXT
-#error "usrsctp lacks usrsctp_conninput_ext (scripts/usrsctp-patches/0003-conninput-ext.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#ifndef USRSCTP_HAVE_TX_CLUSTER_BYTES
+#error "usrsctp lacks usrsctp_set_tx_cluster_bytes (scripts/usrsctp-patches/0005-tx-cluster-bytes.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#endif
+#ifndef USRSCTP_HAVE_SENDV_EXT
+#error "usrsctp lacks usrsctp_sendv_ext (scripts/usrsctp-patches/0006-sendv-ext-zcopy.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
 #endif
 
 static unsigned int stack_refs;
