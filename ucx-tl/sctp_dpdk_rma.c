@@ -1199,13 +1199,12 @@ static int uct_sctp_dpdk_rma_send_put(uct_sctp_dpdk_iface_t *iface,
 	size_t bytes = 0;
 	int rc, i;
 
-	if (iface->tx_zcopy_min == 0 || op->length < iface->tx_zcopy_min)
-		return uct_sctp_dpdk_rma_send(iface, ep, ep->stream,
-						    flags, hdrs, iov, iovcnt);
-	zc = ucs_malloc(sizeof(*zc), "sctp_dpdk zcopy put");
-	if (ucs_unlikely(zc == NULL))
-		return uct_sctp_dpdk_rma_send(iface, ep, ep->stream,
-						    flags, hdrs, iov, iovcnt);
+	zc = iface->tx_zcopy_min != 0 && op->length >= iface->tx_zcopy_min ?
+		     ucs_malloc(sizeof(*zc), "sctp_dpdk zcopy put") :
+		     NULL;
+	if (zc == NULL) /* below TX_ZCOPY_MIN (or no memory): copied */
+		return uct_sctp_dpdk_rma_send(iface, ep, ep->stream, flags,
+					      hdrs, iov, iovcnt);
 	zc->ctx = ctx;
 	zc->iface_id = iface->id;
 	zc->slot = op->slot;
