@@ -12,6 +12,10 @@
  * Every message is checked: the receiver verifies the pattern of the last
  * message of every size (and its length), so a fast wrong answer fails.
  * Output: a table, or with --json one JSON object per line per size.
+ * --netdev IFACE: rank 0 also prints the bytes each rank's kernel
+ * interface IFACE sent and received during the run (/sys/class/net: the
+ * rank's namespace's view under sdp-rank), e.g. to show that a UCX tcp
+ * baseline crossed the veths and not the host's loopback.
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -20,6 +24,24 @@
 #include <string.h>
 
 static int rank;
+
+/* IFACE's statistics counter NAME (tx_bytes, rx_bytes); -1 if unreadable */
+static long long netdev_counter(const char *iface, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s", iface,
+		 name);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
+}
 
 static uint8_t pat(uint64_t seed, uint64_t i)
 {
@@ -149,6 +171,8 @@ int main(int argc, char **argv)
 	int bw = 1;
 	double bw_bytes = 256.0 * 1048576; /* per size: --bw-mib (profiles) */
 	uint8_t *buf;
+	const char *netdev = NULL;
+	long long nd[4] = {0, 0, 0, 0};
 
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -168,6 +192,12 @@ int main(int argc, char **argv)
 			bw_bytes = atof(argv[++i]) * 1048576;
 		else if (strcmp(argv[i], "--no-bw") == 0)
 			bw = 0; /* latency only (traces, quick sweeps) */
+		else if (strcmp(argv[i], "--netdev") == 0 && i + 1 < argc)
+			netdev = argv[++i];
+	}
+	if (netdev != NULL) {
+		nd[0] = netdev_counter(netdev, "tx_bytes");
+		nd[1] = netdev_counter(netdev, "rx_bytes");
 	}
 	if (nprocs < 2) {
 		if (rank == 0)
@@ -212,6 +242,27 @@ int main(int argc, char **argv)
 			break;
 	}
 	free(buf);
+	if (netdev != NULL) {
+		long long *all_nd = malloc(sizeof(nd) * nprocs);
+		int r;
+
+		nd[2] = netdev_counter(netdev, "tx_bytes");
+		nd[3] = netdev_counter(netdev, "rx_bytes");
+		MPI_Gather(nd, 4, MPI_LONG_LONG, all_nd, 4, MPI_LONG_LONG, 0,
+			   MPI_COMM_WORLD);
+		for (r = 0; rank == 0 && r < nprocs; r++) {
+			long long *c = all_nd + 4 * r;
+
+			if (c[0] < 0 || c[2] < 0)
+				printf("netdev %s rank %d: unreadable\n", netdev,
+				       r);
+			else
+				printf("netdev %s rank %d: tx_bytes %lld "
+				       "rx_bytes %lld\n", netdev, r,
+				       c[2] - c[0], c[3] - c[1]);
+		}
+		free(all_nd);
+	}
 	MPI_Finalize();
 	return all_ok ? 0 : 1;
 }

@@ -177,6 +177,39 @@ def test_late_sender(impl, bound_s=60):
           f"{'rank 0 finished' if done else 'rank 0: ' + failed.group(0)}")
 
 
+def test_tcp_baseline_on_veths(impl):
+    """The UCX tcp baseline (--tls tcp, the ratios' denominator) crosses
+    the testbed's veths, not the host's loopback: each rank's sdpnet0
+    carries the run's bytes.  Open MPI's ranks enter their namespace at
+    ucp_init (PMIx needs the host's loopback first: sdp-rank,
+    apps/sdp_netns_late.c); MPICH's from the start."""
+    exe = os.path.join(os.environ["SDP_BUILD_DIR"], "apps",
+                       f"sdp-mpi-bench-{impl}")
+    cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "--fabric",
+           "bridge", "--tls", "tcp", "-np", "2", "--timeout", "240", exe,
+           "--min-size", "1048576", "--max-size", "1048576", "--iters", "50",
+           "--bw-mib", "64", "--netdev", "sdpnet0"]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=400)
+    out = r.stdout + r.stderr
+    check(r.returncode == 0 and re.search(r"^ *1048576 .* yes$", r.stdout,
+                                          re.M),
+          f"{impl} over UCX tcp: rc {r.returncode}, no verified 1 MiB "
+          f"row\n{out[-3000:]}")
+    nd = {int(m.group(1)): (int(m.group(2)), int(m.group(3))) for m in
+          re.finditer(r"^netdev sdpnet0 rank (\d+): tx_bytes (\d+) "
+                      r"rx_bytes (\d+)$", r.stdout, re.M)}
+    check(sorted(nd) == [0, 1], f"{impl}: no sdpnet0 counters from both "
+          f"ranks\n{out[-3000:]}")
+    # rank 0 sends 50 x 1 MiB ping-pong plus 64 MiB of bandwidth
+    want = 100 << 20
+    check(nd[0][0] >= want and nd[1][1] >= want,
+          f"{impl}: sdpnet0 carried tx {nd[0][0]} (rank 0) / rx {nd[1][1]} "
+          f"(rank 1) bytes, want >= {want}: the tcp baseline did not cross "
+          "the veths")
+    print(f"    {impl}: rank 0 sdpnet0 tx {nd[0][0] >> 20} MiB, rank 1 rx "
+          f"{nd[1][1] >> 20} MiB")
+
+
 if __name__ == "__main__":
     harness.require_root()
     impls = os.environ.get("SDP_MPI_IMPLS", "openmpi mpich").split()
@@ -202,4 +235,6 @@ if __name__ == "__main__":
         run(f"{impl}: a peer that finalized early, sent to after it left: "
             "the job ends with rank 0 done or naming the error",
             lambda: test_late_sender(impl))
+        run(f"{impl}: the UCX tcp baseline crosses the veths (--tls tcp)",
+            lambda: test_tcp_baseline_on_veths(impl))
     harness.done()
