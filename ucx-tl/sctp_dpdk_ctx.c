@@ -145,7 +145,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
+		 PRIu64 ", \"rep_zc_msgs\": %" PRIu64 ", \"rep_zc_bytes\": %"
+		 PRIu64 ", \"rep_copy_bytes\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
 		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
 		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, \"rx_ext\": "
 		 "{\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
@@ -161,6 +162,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
+		 ctx->rma_rep_zc_msgs, ctx->rma_rep_zc_bytes,
+		 ctx->rma_rep_copy_bytes,
 		 ctx->rma_get_direct_bytes,
 		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),
 		 ctx->rma_put_direct_bytes, ctx->rma_put_copy_bytes,
@@ -327,6 +330,7 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
 	ctx->rma_whole_packets = config->rma_whole_packets;
 	ctx->rma_sack_last = config->rma_sack_last;
+	uct_sctp_dpdk_getzc_init(ctx, config);
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
 	 * the old one must never deliver into it.  One per process. */

@@ -304,6 +304,16 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, tx_zcopy_min),
 	 UCS_CONFIG_TYPE_MEMUNITS},
 
+	{"DEREG_WAIT_MS", "2000",
+	 "GET replies of at least TX_ZCOPY_MIN bytes are sent from the\n"
+	 "registered memory by reference; deregistering (or unmapping) that\n"
+	 "memory waits, polling the stack, until usrsctp and the port no longer\n"
+	 "reference it (normally the requester's SACK, microseconds). Past this\n"
+	 "many milliseconds the associations still holding it are aborted, so\n"
+	 "nothing reads the memory after it is released.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, dereg_wait_ms),
+	 UCS_CONFIG_TYPE_UINT},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
