@@ -834,6 +834,9 @@ void uct_sctp_dpdk_getzc_dereg_wait(uint64_t key);
 /* Whether [@addr, @addr + @length) overlaps bytes a zero-copy GET reply
  * still references (a PUT there must wait). */
 int uct_sctp_dpdk_getzc_busy(uint64_t addr, uint64_t length);
+/* After @ctx's endpoints closed: drop its records (their done never
+ * runs), so that no unmap waits for them. */
+void uct_sctp_dpdk_getzc_forget(uct_sctp_dpdk_ctx_t *ctx);
 /* Zero-copy GET reply messages still referenced (tests). */
 uint64_t uct_sctp_dpdk_getzc_held(void);
 

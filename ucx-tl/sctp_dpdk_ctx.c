@@ -811,6 +811,9 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
 		uct_sctp_dpdk_lanes_close(uct_sctp_dpdk_devs[k]);
 		sg_ep_close(uct_sctp_dpdk_devs[k]->sg);
+		/* zero-copy GET replies still referenced: their done never
+		 * runs now; nothing may wait for them */
+		uct_sctp_dpdk_getzc_forget(uct_sctp_dpdk_devs[k]);
 	}
 	for (k = uct_sctp_dpdk_ndevs; k-- > 0;) {
 		ctx = uct_sctp_dpdk_devs[k];

@@ -308,6 +308,26 @@ static void uct_sctp_dpdk_getzc_done(void *arg, int status)
 	ucs_free(ref);
 }
 
+void uct_sctp_dpdk_getzc_forget(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uct_sctp_dpdk_getzc_ref_t *ref, *tmp;
+	ucs_list_link_t gone;
+
+	ucs_list_head_init(&gone);
+	pthread_mutex_lock(&uct_sctp_dpdk_getzc.lock);
+	ucs_list_for_each_safe(ref, tmp, &uct_sctp_dpdk_getzc.refs, list) {
+		if (ref->ctx != ctx)
+			continue;
+		ucs_list_del(&ref->list);
+		ucs_list_add_tail(&gone, &ref->list);
+		__atomic_sub_fetch(&uct_sctp_dpdk_getzc.live, 1,
+				   __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&uct_sctp_dpdk_getzc.lock);
+	ucs_list_for_each_safe(ref, tmp, &gone, list)
+		ucs_free(ref); /* outside the lock: free may unmap */
+}
+
 int uct_sctp_dpdk_getzc_send(uct_sctp_dpdk_ctx_t *ctx, struct sg_ep *sg,
 			     sg_assoc_t assoc, uint16_t stream, uint32_t flags,
 			     uint64_t key, const struct iovec *iov)
