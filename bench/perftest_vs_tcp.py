@@ -5,7 +5,7 @@ UCX's tcp transport (a veth pair on the bridge testbed, kernel addresses),
 the same cases in the same run, interleaved, medians and ratios (issue 9.6).
 
   UCT: am_lat 8 B (-D short), am_bw 8 KiB (-D bcopy), put_bw 1 MiB (-D zcopy),
-       get_bw 1 MiB (-D zcopy)
+       get (bandwidth) 1 MiB (-D zcopy)
   UCP: tag_lat 8 B, tag_bw 1 MiB, ucp_put_bw 1 MiB
 
 Both transports busy-poll (UCX_SCTP_DPDK_IDLE_SLEEP_US=0; tcp's progress
@@ -50,7 +50,7 @@ CASES = [
      True, False),
     ("ucp put_bw 1 MiB", ["-t", "ucp_put_bw", "-s", "1048576", "-n", "100"],
      True, False),
-    ("uct get_bw 1 MiB zcopy", ["-t", "get_bw", "-D", "zcopy", "-s",
+    ("uct get_bw 1 MiB zcopy", ["-t", "get", "-D", "zcopy", "-s",
                                 "1048576", "-n", "100"], False, False),
 ]
 

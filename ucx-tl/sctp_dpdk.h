@@ -837,6 +837,8 @@ int uct_sctp_dpdk_getzc_busy(uint64_t addr, uint64_t length);
 /* After @ctx's endpoints closed: drop its records (their done never
  * runs), so that no unmap waits for them. */
 void uct_sctp_dpdk_getzc_forget(uct_sctp_dpdk_ctx_t *ctx);
+/* Dereg/unmap calls that waited for references, and how long (µs). */
+void uct_sctp_dpdk_getzc_wait_stats(uint64_t *waits_p, uint64_t *wait_us_p);
 /* Zero-copy GET reply messages still referenced (tests). */
 uint64_t uct_sctp_dpdk_getzc_held(void);
 

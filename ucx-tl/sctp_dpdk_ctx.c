@@ -113,7 +113,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	struct dp_stats dp;
 	struct sg_stats sgs;
 	struct sg_zc_stats zcs = { 0 }, z;
+	uint64_t waits, wait_us;
 	unsigned k;
+
+	uct_sctp_dpdk_getzc_wait_stats(&waits, &wait_us);
 
 	/* zero-copy PUT data (TX_ZCOPY_MIN), every lane */
 	for (k = 0; k < ctx->nb_lanes; k++) {
@@ -146,7 +149,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
 		 PRIu64 ", \"rep_zc_msgs\": %" PRIu64 ", \"rep_zc_bytes\": %"
-		 PRIu64 ", \"rep_copy_bytes\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
+		 PRIu64 ", \"rep_copy_bytes\": %" PRIu64 ", \"rep_waits\": %"
+		 PRIu64 ", \"rep_wait_us\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
 		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
 		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, \"rx_ext\": "
 		 "{\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
@@ -163,7 +167,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
 		 ctx->rma_rep_zc_msgs, ctx->rma_rep_zc_bytes,
-		 ctx->rma_rep_copy_bytes,
+		 ctx->rma_rep_copy_bytes, waits, wait_us,
 		 ctx->rma_get_direct_bytes,
 		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),
 		 ctx->rma_put_direct_bytes, ctx->rma_put_copy_bytes,

@@ -92,6 +92,8 @@ static struct {
 	pthread_mutex_t lock;  /* leaf: never held across a poll or free */
 	ucs_list_link_t refs;  /* live references */
 	uint64_t live;	       /* their number (read unlocked) */
+	uint64_t waits;	       /* dereg/unmap calls that found some */
+	uint64_t wait_tsc;     /* time they waited */
 	pthread_once_t once;
 	int hook;	       /* 1: VM_UNMAPPED handler installed */
 } uct_sctp_dpdk_getzc = {
@@ -178,12 +180,15 @@ static void uct_sctp_dpdk_getzc_wait(const uct_sctp_dpdk_getzc_match_t *m,
 	uct_sctp_dpdk_ctx_t *ctx = NULL;
 	uint64_t deadline = 0, hz = dp_tsc_hz();
 	unsigned count, n = 0, k, aborted = 0;
+	uint64_t start = 0;
 	int rc;
 
 	while ((count = uct_sctp_dpdk_getzc_count(m, &ctx, NULL, NULL,
 						  NULL)) != 0) {
-		if (deadline == 0)
-			deadline = dp_tsc() + hz * ctx->dereg_wait_ms / 1000;
+		if (deadline == 0) {
+			start = dp_tsc();
+			deadline = start + hz * ctx->dereg_wait_ms / 1000;
+		}
 		if (uct_sctp_dpdk_getzc_progress(ctx) != 0) {
 			ucs_error("sctp_dpdk: %s of 0x%" PRIx64 "..0x%" PRIx64
 				  " from inside the stack's poll loop while "
@@ -227,6 +232,21 @@ static void uct_sctp_dpdk_getzc_wait(const uct_sctp_dpdk_getzc_match_t *m,
 		deadline = dp_tsc() + hz * UCT_SCTP_DPDK_GETZC_ABORT_WAIT_MS /
 					      1000;
 	}
+	if (start != 0) {
+		__atomic_add_fetch(&uct_sctp_dpdk_getzc.waits, 1,
+				   __ATOMIC_RELAXED);
+		__atomic_add_fetch(&uct_sctp_dpdk_getzc.wait_tsc,
+				   dp_tsc() - start, __ATOMIC_RELAXED);
+	}
+}
+
+void uct_sctp_dpdk_getzc_wait_stats(uint64_t *waits_p, uint64_t *wait_us_p)
+{
+	*waits_p = __atomic_load_n(&uct_sctp_dpdk_getzc.waits,
+				   __ATOMIC_RELAXED);
+	*wait_us_p = __atomic_load_n(&uct_sctp_dpdk_getzc.wait_tsc,
+				     __ATOMIC_RELAXED) *
+		     1000000 / dp_tsc_hz();
 }
 
 int uct_sctp_dpdk_getzc_busy(uint64_t addr, uint64_t length)
