@@ -74,7 +74,9 @@
 #include <sched.h>
 #include <string.h>
 
-/* after every other VM_UNMAPPED handler that may still read the pages */
+/* ucm dispatches VM_UNMAPPED before it calls the real munmap (ucm_munmap,
+ * whatever the priority; UCP's registration cache uses 500, UCT's 1000):
+ * the order among the handlers does not matter to the wait */
 #define UCT_SCTP_DPDK_GETZC_HOOK_PRIO 1100
 /* after an abort: for the done functions (and a port's chained packets) */
 #define UCT_SCTP_DPDK_GETZC_ABORT_WAIT_MS 1000
@@ -121,7 +123,7 @@ uint64_t uct_sctp_dpdk_getzc_held(void)
 	return __atomic_load_n(&uct_sctp_dpdk_getzc.live, __ATOMIC_ACQUIRE);
 }
 
-/* Records matching @m; the first one's ctx in @ctx_p.  With @abort, each
+/* Records matching @m; the first one's ctx in @ctx_p.  With @sgs, each
  * distinct association holding one goes into @sgs/@assocs (at most
  * UCT_SCTP_DPDK_GETZC_MAX_ABORTS, *n_p of them). */
 static unsigned uct_sctp_dpdk_getzc_count(const uct_sctp_dpdk_getzc_match_t *m,
