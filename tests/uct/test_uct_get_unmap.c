@@ -24,6 +24,11 @@
  * unmapped memory on a retransmission (SIGSEGV) or keeps references past
  * the call.  The counters show the replies went by reference.
  *
+ * Last, the deadline: this process starts a 64 MiB GET and stops
+ * progressing (no SACK leaves it); the peer's dereg must wait
+ * DEREG_WAIT_MS (500 ms here), abort the association and return with no
+ * reference left.
+ *
  * Fixture: uct_fixture.h, RMA helpers: uct_rma_fixture.h.
  */
 #include "uct_rma_fixture.h"
@@ -34,7 +39,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define GU_ROUNDS 60
+#define GU_ROUNDS 90
+#define GU_STALL_BYTES (64u << 20) /* the stalled GET */
+#define GU_WAIT_MS 500		   /* DEREG_WAIT_MS of this test */
 
 typedef struct {
 	char op;	/* M map, U release (mode), Z counters, Q quit */
@@ -104,6 +111,18 @@ static void gu_peer_main(int fd)
 			}
 			mem = NULL;
 			break;
+		case 'T': {
+			/* dereg while the requester is stalled */
+			double t0 = fx_now_s();
+
+			reply.a = uct_sctp_dpdk_getzc_held();
+			CHECK_OK(uct_md_mem_dereg(e.md, memh), "dereg");
+			reply.b = uct_sctp_dpdk_getzc_held();
+			reply.c = (uint64_t)((fx_now_s() - t0) * 1000);
+			munmap(mem, mem_len);
+			mem = NULL;
+			break;
+		}
 		case 'Z': {
 			uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
 
@@ -138,6 +157,55 @@ static gu_reply_t gu_cmd(int fd, char op, uint8_t mode, uint32_t seed,
 	return r;
 }
 
+/* A GET the requester stops progressing in the middle of: the peer's
+ * dereg aborts the association after DEREG_WAIT_MS. */
+static void test_stall(env_t *e, uct_ep_h ep, int fd)
+{
+	uct_rkey_bundle_t rk;
+	uint8_t *big = malloc(GU_STALL_BYTES);
+	rma_comp_t c;
+	uct_iov_t iov;
+	ucs_status_t st;
+	gu_reply_t rep;
+	double until;
+
+	if (big == NULL)
+		return;
+	rep = gu_cmd(fd, 'M', 0, 4242, GU_STALL_BYTES);
+	CHECK_OK(uct_rkey_unpack(e->comp, rep.rkey, &rk), "unpack");
+	iov = (uct_iov_t){.buffer = big, .length = GU_STALL_BYTES,
+			  .count = 1, .memh = UCT_MEM_HANDLE_NULL};
+	fx_rma_comp_init(&c);
+	until = fx_now_s() + RMA_DEADLINE_S;
+	while ((st = uct_ep_get_zcopy(ep, &iov, 1, rep.a, rk.rkey,
+				      &c.super)) == UCS_ERR_NO_RESOURCE &&
+	       fx_now_s() < until)
+		uct_worker_progress(e->worker);
+	CHECK(st == UCS_INPROGRESS, "stall: get_zcopy: %s",
+	      ucs_status_string(st));
+	/* let the replies start, then stop: no SACK leaves this process */
+	until = fx_now_s() + 0.005;
+	while (fx_now_s() < until && !c.done)
+		uct_worker_progress(e->worker);
+	CHECK(!c.done, "stall: the 64 MiB GET completed within 5 ms");
+	rep = gu_cmd(fd, 'T', 0, 0, 0);
+	printf("get-unmap: stalled requester: %" PRIu64 " references at "
+	       "dereg, %" PRIu64 " after, dereg took %" PRIu64 " ms\n", rep.a,
+	       rep.b, rep.c);
+	CHECK(rep.a > 0, "stall: no reference held at dereg");
+	CHECK(rep.b == 0, "stall: dereg returned with %" PRIu64 " references",
+	      rep.b);
+	CHECK(rep.c >= GU_WAIT_MS && rep.c < GU_WAIT_MS + 30000,
+	      "stall: dereg took %" PRIu64 " ms, not DEREG_WAIT_MS=%u and "
+	      "the abort", rep.c, GU_WAIT_MS);
+	/* the association is gone (this side learns it from the ABORT, or
+	 * later if that was dropped): the ep's destroy completes the GET */
+	uct_ep_destroy(ep);
+	CHECK(c.done, "stall: the GET did not complete at ep destroy");
+	uct_rkey_release(e->comp, &rk);
+	free(big);
+}
+
 static int test_get_unmap(void)
 {
 	static const size_t sizes[] = { 256u << 10, 1u << 20, 2u << 20 };
@@ -156,6 +224,8 @@ static int test_get_unmap(void)
 	/* both sides lose 2% of their packets: SACKs too */
 	setenv("UCX_SCTP_DPDK_DP", "drop=tx:every:50", 1);
 	setenv("UCX_SCTP_DPDK_TX_ZCOPY_MIN", "16k", 1);
+	setenv("UCX_SCTP_DPDK_DEREG_WAIT_MS", UCS_PP_MAKE_STRING(GU_WAIT_MS),
+	       1);
 	fd = fx_fork_peer(gu_peer_main);
 	if (fd < 0)
 		return 1;
@@ -207,7 +277,10 @@ static int test_get_unmap(void)
 	      "while references were held: the wait was never exercised");
 	CHECK(rep.b >= total, "only %" PRIu64 " of %" PRIu64 " GET reply "
 	      "bytes went by reference", rep.b, total);
-	uct_ep_destroy(ep);
+	if (fx_failures == 0)
+		test_stall(&e, ep, fd); /* destroys ep */
+	else
+		uct_ep_destroy(ep);
 	uct_iface_close(t.iface);
 	if (fx_failures == 0) {
 		gu_cmd(fd, 'Q', 0, 0, 0);
