@@ -43,6 +43,9 @@
  *   PUT      check, then memcpy straight from the receive buffer into the
  *            registered memory; ACK if asked
  *   GET_REQ  check, then GET_REP messages read from the registered memory
+ *            (by reference from TX_ZCOPY_MIN bytes on: sctp_dpdk_getzc.c
+ *            keeps the memory from going while usrsctp reads it, and a
+ *            PUT over bytes still referenced waits, see "Order" there)
  *   FLUSH    ACK
  *
  *   Requests are served in arrival order and their replies sent at once,
