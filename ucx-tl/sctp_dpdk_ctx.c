@@ -148,9 +148,9 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 ", \"rep_zc_msgs\": %" PRIu64 ", \"rep_zc_bytes\": %"
-		 PRIu64 ", \"rep_copy_bytes\": %" PRIu64 ", \"rep_waits\": %"
-		 PRIu64 ", \"rep_wait_us\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
+		 PRIu64 "}, \"rma_rep\": {\"zc_msgs\": %" PRIu64 ", \"zc_bytes\": %"
+		 PRIu64 ", \"copy_bytes\": %" PRIu64 ", \"waits\": %"
+		 PRIu64 ", \"wait_us\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
 		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
 		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, \"rx_ext\": "
 		 "{\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
