@@ -634,6 +634,14 @@ void sg_ep_zc_stats(const struct sg_ep *ep, struct sg_zc_stats *st);
  * references (0 once every zero-copy byte is released). */
 uint64_t sg_zc_held(void);
 
+/** Abort @assoc now (ABORT chunk; its queued and unacknowledged data are
+ * dropped, so the zero-copy sends on it are released: their @done runs
+ * from a later sg_poll with -ECONNRESET).  The association's loss is
+ * reported as usual (SG_EV_DOWN).  For a caller that must stop usrsctp
+ * reading its memory (ucx-tl: a deregistration that timed out).
+ * @return 0; a negative errno (-ENOTCONN unknown association). */
+int sg_assoc_abort(struct sg_ep *ep, sg_assoc_t assoc);
+
 #ifdef __cplusplus
 }
 #endif

@@ -95,6 +95,15 @@ static unsigned int abort_all(struct sg_ep *ep, uint64_t down_ms)
 	return done;
 }
 
+int sg_assoc_abort(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	int rc = abort_assoc(ep, assoc);
+
+	if (rc == 0)
+		ep->readable = true; /* COMM_LOST waits in the socket */
+	return rc;
+}
+
 unsigned int sg_gone_tick(struct sg_ep *ep, uint64_t now_tsc)
 {
 	uint64_t hz = dp_tsc_hz();

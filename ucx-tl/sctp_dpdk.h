@@ -247,6 +247,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int rma_sack_last;	/* RMA_SACK_LAST (sctp_dpdk_rma.c) */
 	int rx_ext;		/* RX_EXT: n = sg rx_ext=0 */
 	size_t tx_zcopy_min;	/* TX_ZCOPY_MIN (sctp_dpdk_rma.c) */
+	unsigned dereg_wait_ms;	/* DEREG_WAIT_MS (sctp_dpdk_getzc.c) */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -377,6 +378,13 @@ typedef struct uct_sctp_dpdk_ctx {
 	int rma_whole_packets;
 	/* RMA_SACK_LAST: only an op's last message asks for its SACK at once */
 	int rma_sack_last;
+	/* GET replies from the registered memory by reference
+	 * (sctp_dpdk_getzc.c): replies of at least get_zcopy_min bytes
+	 * (TX_ZCOPY_MIN; 0: off, or no unmap hook); counters under lock */
+	size_t get_zcopy_min;
+	unsigned dereg_wait_ms;	      /* DEREG_WAIT_MS */
+	uint64_t rma_rep_zc_msgs, rma_rep_zc_bytes; /* sent by reference */
+	uint64_t rma_rep_copy_bytes;  /* GET reply bytes copied */
 } uct_sctp_dpdk_ctx_t;
 
 typedef struct uct_sctp_dpdk_iface {
@@ -806,6 +814,33 @@ ucs_status_t uct_sctp_dpdk_ep_get_zcopy(uct_ep_h tl_ep, const uct_iov_t *iov,
 					size_t iovcnt, uint64_t remote_addr,
 					uct_rkey_t rkey,
 					uct_completion_t *comp);
+
+/* ---- sctp_dpdk_getzc.c: GET replies by reference ---- */
+
+/* Install the unmap hook once and set ctx->get_zcopy_min and
+ * ctx->dereg_wait_ms from @config (caller: ctx creation). */
+void uct_sctp_dpdk_getzc_init(uct_sctp_dpdk_ctx_t *ctx,
+			      const uct_sctp_dpdk_iface_config_t *config);
+/* Send one GET reply message (@iov[0] our headers, @iov[1] the bytes of
+ * registration @key) by reference, holding the region until usrsctp and
+ * the port let go.  Caller holds ctx->lock and the registration table's
+ * read lock.  @return as sg_send_zc. */
+int uct_sctp_dpdk_getzc_send(uct_sctp_dpdk_ctx_t *ctx, struct sg_ep *sg,
+			     sg_assoc_t assoc, uint16_t stream, uint32_t flags,
+			     uint64_t key, const struct iovec *iov);
+/* After registration @key left the table: wait until nothing references
+ * its bytes (md dereg). */
+void uct_sctp_dpdk_getzc_dereg_wait(uint64_t key);
+/* Whether [@addr, @addr + @length) overlaps bytes a zero-copy GET reply
+ * still references (a PUT there must wait). */
+int uct_sctp_dpdk_getzc_busy(uint64_t addr, uint64_t length);
+/* After @ctx's endpoints closed: drop its records (their done never
+ * runs), so that no unmap waits for them. */
+void uct_sctp_dpdk_getzc_forget(uct_sctp_dpdk_ctx_t *ctx);
+/* Dereg/unmap calls that waited for references, and how long (µs). */
+void uct_sctp_dpdk_getzc_wait_stats(uint64_t *waits_p, uint64_t *wait_us_p);
+/* Zero-copy GET reply messages still referenced (tests). */
+uint64_t uct_sctp_dpdk_getzc_held(void);
 
 #ifdef __cplusplus
 }

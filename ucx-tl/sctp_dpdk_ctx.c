@@ -113,7 +113,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	struct dp_stats dp;
 	struct sg_stats sgs;
 	struct sg_zc_stats zcs = { 0 }, z;
+	uint64_t waits, wait_us;
 	unsigned k;
+
+	uct_sctp_dpdk_getzc_wait_stats(&waits, &wait_us);
 
 	/* zero-copy PUT data (TX_ZCOPY_MIN), every lane */
 	for (k = 0; k < ctx->nb_lanes; k++) {
@@ -145,7 +148,9 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
+		 PRIu64 "}, \"rma_rep\": {\"zc_msgs\": %" PRIu64 ", \"zc_bytes\": %"
+		 PRIu64 ", \"copy_bytes\": %" PRIu64 ", \"waits\": %"
+		 PRIu64 ", \"wait_us\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
 		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
 		 PRIu64 ", \"put_copy_bytes\": %" PRIu64 "}, \"rx_ext\": "
 		 "{\"pkts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
@@ -161,6 +166,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
+		 ctx->rma_rep_zc_msgs, ctx->rma_rep_zc_bytes,
+		 ctx->rma_rep_copy_bytes, waits, wait_us,
 		 ctx->rma_get_direct_bytes,
 		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),
 		 ctx->rma_put_direct_bytes, ctx->rma_put_copy_bytes,
@@ -327,6 +334,7 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	ctx->seg_bytes = sg_cfg->rx_buf_bytes;
 	ctx->rma_whole_packets = config->rma_whole_packets;
 	ctx->rma_sack_last = config->rma_sack_last;
+	uct_sctp_dpdk_getzc_init(ctx, config);
 	ctx->mtu = dp_port_mtu(ctx->port);
 	/* A new process at the same address is a new incarnation: eps to
 	 * the old one must never deliver into it.  One per process. */
@@ -807,6 +815,9 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
 		uct_sctp_dpdk_lanes_close(uct_sctp_dpdk_devs[k]);
 		sg_ep_close(uct_sctp_dpdk_devs[k]->sg);
+		/* zero-copy GET replies still referenced: their done never
+		 * runs now; nothing may wait for them */
+		uct_sctp_dpdk_getzc_forget(uct_sctp_dpdk_devs[k]);
 	}
 	for (k = uct_sctp_dpdk_ndevs; k-- > 0;) {
 		ctx = uct_sctp_dpdk_devs[k];

@@ -299,10 +299,22 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 "sg_send_zc) instead of usrsctp copying it into its clusters: one copy\n"
 	 "per sent byte fewer (issue 9). The operation then completes when the\n"
 	 "target acknowledged it AND usrsctp and the port released every\n"
-	 "reference to the buffer. 0: off, every put is copied (for\n"
+	 "reference to the buffer. GET replies of at least this many bytes\n"
+	 "are sent from the target's registered memory by reference too\n"
+	 "(DEREG_WAIT_MS). 0: off, every put and GET reply is copied (for\n"
 	 "comparison, or if a buffer must be reusable at the target's ACK).",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, tx_zcopy_min),
 	 UCS_CONFIG_TYPE_MEMUNITS},
+
+	{"DEREG_WAIT_MS", "2000",
+	 "GET replies of at least TX_ZCOPY_MIN bytes are sent from the\n"
+	 "registered memory by reference; deregistering (or unmapping) that\n"
+	 "memory waits, polling the stack, until usrsctp and the port no longer\n"
+	 "reference it (normally the requester's SACK, microseconds). Past this\n"
+	 "many milliseconds the associations still holding it are aborted, so\n"
+	 "nothing reads the memory after it is released.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, dereg_wait_ms),
+	 UCS_CONFIG_TYPE_UINT},
 
 	{NULL}};
 

@@ -70,8 +70,11 @@ uct_sctp_dpdk_md_mem_dereg(uct_md_h md, const uct_md_mem_dereg_params_t *params)
 {
 	UCT_MD_MEM_DEREG_CHECK_PARAMS(params, 0);
 	/* After this no remote access reaches the region (the table's write
-	 * lock waits for copies in progress). */
+	 * lock waits for copies in progress); then wait for GET replies
+	 * usrsctp still reads from it by reference (sctp_dpdk_getzc.c). */
 	uct_sctp_dpdk_rma_reg_remove(params->memh);
+	uct_sctp_dpdk_getzc_dereg_wait(rte_be_to_cpu_64(
+		((const uct_sctp_dpdk_rkey_t *)params->memh)->key));
 	ucs_free(params->memh);
 	return UCS_OK;
 }

@@ -43,6 +43,9 @@
  *   PUT      check, then memcpy straight from the receive buffer into the
  *            registered memory; ACK if asked
  *   GET_REQ  check, then GET_REP messages read from the registered memory
+ *            (by reference from TX_ZCOPY_MIN bytes on: sctp_dpdk_getzc.c
+ *            keeps the memory from going while usrsctp reads it, and a
+ *            PUT over bytes still referenced waits, see "Order" there)
  *   FLUSH    ACK
  *
  *   Requests are served in arrival order and their replies sent at once,
@@ -375,6 +378,7 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 {
 	uint8_t hdrs[UCT_SCTP_DPDK_RMA_HDRS_BYTES];
 	struct iovec iov[2];
+	uint32_t flags;
 	uint64_t n;
 	int rc;
 
@@ -410,11 +414,22 @@ static int uct_sctp_dpdk_rma_reply_send(uct_sctp_dpdk_ctx_t *ctx,
 		iov[1].iov_base = (void *)(uintptr_t)(r->addr + r->offset);
 		iov[1].iov_len = n;
 		/* only the reply's last message asks for its SACK at once */
-		rc = sg_send(r->sg, r->assoc, r->stream,
-			     ctx->rma_sack_last && n > 0 &&
-					     r->offset + n < r->length ?
-				     SG_SEND_MORE : 0, 0,
-			     iov, n > 0 ? 2 : 1);
+		flags = ctx->rma_sack_last && n > 0 &&
+				r->offset + n < r->length ?
+			SG_SEND_MORE : 0;
+		/* TX_ZCOPY_MIN: by reference, the region held until usrsctp
+		 * lets go (sctp_dpdk_getzc.c); else copied by usrsctp */
+		if (n > 0 && ctx->get_zcopy_min != 0 &&
+		    r->length >= ctx->get_zcopy_min) {
+			rc = uct_sctp_dpdk_getzc_send(ctx, r->sg, r->assoc,
+						      r->stream, flags, r->key,
+						      iov);
+		} else {
+			rc = sg_send(r->sg, r->assoc, r->stream, flags, 0, iov,
+				     n > 0 ? 2 : 1);
+			if (rc == 0)
+				ctx->rma_rep_copy_bytes += n;
+		}
 		if (n > 0)
 			uct_sctp_dpdk_rma_access_end();
 		if (rc == -EAGAIN)
@@ -630,6 +645,27 @@ static int uct_sctp_dpdk_rma_assoc_waits(uct_sctp_dpdk_ctx_t *ctx,
 	return 0;
 }
 
+/* Whether @msg, a request, is a PUT whose data would overwrite bytes a
+ * zero-copy GET reply still references (sctp_dpdk_getzc.c, "Order"): it
+ * then waits in ctx->rma_replyq. */
+static int uct_sctp_dpdk_rma_put_blocked(const struct sg_msg_desc *msg)
+{
+	const uct_sctp_dpdk_am_hdr_t *hdr =
+		(const uct_sctp_dpdk_am_hdr_t *)msg->data;
+	const uct_sctp_dpdk_rma_hdr_t *rh =
+		(const uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
+	uint64_t addr;
+
+	if (ucs_likely(uct_sctp_dpdk_getzc_held() == 0) ||
+	    hdr->am_id != UCT_SCTP_DPDK_RMA_PUT ||
+	    (msg->flags & SG_MSG_PLACED) ||
+	    msg->len < UCT_SCTP_DPDK_RMA_HDRS_BYTES)
+		return 0;
+	addr = rte_be_to_cpu_64(rh->addr) + rte_be_to_cpu_64(rh->offset);
+	return uct_sctp_dpdk_getzc_busy(addr, msg->len -
+						      UCT_SCTP_DPDK_RMA_HDRS_BYTES);
+}
+
 int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 				 struct sg_msg_desc *msg)
 {
@@ -642,6 +678,8 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 		       ucs_queue_is_empty(&ctx->rma_replyq))) {
 		if (!is_request)
 			return 0; /* a reply: to the initiator's iface */
+		if (ucs_unlikely(uct_sctp_dpdk_rma_put_blocked(msg)))
+			goto wait;
 		uct_sctp_dpdk_rma_serve(ctx, msg);
 		return 1;
 	}
@@ -654,6 +692,7 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 	 * read. */
 	if (!is_request && !uct_sctp_dpdk_rma_assoc_waits(ctx, msg->assoc))
 		return 0;
+wait:
 	r = uct_sctp_dpdk_rma_reply_get(ctx);
 	if (r == NULL) {
 		sg_msg_release(msg);
@@ -679,6 +718,9 @@ unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx)
 						  queue);
 		if (r->deferred != NULL) {
 			msg = r->deferred;
+			if (uct_sctp_dpdk_rma_is_request(msg) &&
+			    uct_sctp_dpdk_rma_put_blocked(msg))
+				break; /* zero-copy GET replies read it */
 			ctx->rx_sg = r->sg; /* the lane it came on */
 			ucs_queue_pull_non_empty(&ctx->rma_replyq);
 			ucs_mpool_put(r);
@@ -805,7 +847,11 @@ static void *uct_sctp_dpdk_rma_place(void *arg, struct sg_ep *sg,
 	case UCT_SCTP_DPDK_RMA_PUT:
 		if (first && ((ctx->rma_reply_mp_ready &&
 			       !ucs_queue_is_empty(&ctx->rma_replyq)) ||
-			      sg_rx_pending(sg) != 0))
+			      sg_rx_pending(sg) != 0 ||
+			      (uct_sctp_dpdk_getzc_held() != 0 &&
+			       uct_sctp_dpdk_getzc_busy(
+				       rte_be_to_cpu_64(rh->addr),
+				       rte_be_to_cpu_64(rh->length)))))
 			return NULL; /* serve() in order, from the copy */
 		key = rte_be_to_cpu_64(rh->key);
 		addr = rte_be_to_cpu_64(rh->addr);

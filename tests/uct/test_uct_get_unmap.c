@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_uct_get_unmap.c - GET replies go out from the target's registered
+ * memory by reference (TX_ZCOPY_MIN, sctp_dpdk_getzc.c), and the target
+ * may deregister and unmap that memory as soon as the requester has the
+ * data (meson test uct-get-unmap).
+ *
+ * The peer (target) mmaps a fresh buffer each round, fills it with a
+ * pattern and registers it; this process GETs it (get_zcopy 256 KiB /
+ * 1 MiB / 2 MiB) and checks every byte, then at once tells the peer to
+ * release it, alternately
+ *
+ *   dereg   uct_md_mem_dereg, then munmap (a UCT user, UCP without its
+ *           registration cache)
+ *   unmap   munmap first, dereg later (UCP's registration cache: its
+ *           VM_UNMAPPED handler only invalidates, dereg runs after)
+ *
+ * Both sides lose 2% of their packets (drop=tx:every:50), so SACKs are
+ * lost and the target still references reply bytes when it is told.  The
+ * peer reports the zero-copy replies still referenced just before and
+ * just after the first of the two calls: after it, none may be left
+ * (the call waited); at least one round must have caught references
+ * before it, or the test proved nothing.  Without the wait the peer reads
+ * unmapped memory on a retransmission (SIGSEGV) or keeps references past
+ * the call.  The counters show the replies went by reference.
+ *
+ * Last, the deadline: this process starts a 64 MiB GET and stops
+ * progressing (no SACK leaves it); the peer's dereg must wait
+ * DEREG_WAIT_MS (500 ms here), abort the association and return with no
+ * reference left.
+ *
+ * Fixture: uct_fixture.h, RMA helpers: uct_rma_fixture.h.
+ */
+#include "uct_rma_fixture.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define GU_ROUNDS 90
+#define GU_STALL_BYTES (64u << 20) /* the stalled GET */
+#define GU_WAIT_MS 500		   /* DEREG_WAIT_MS of this test */
+
+typedef struct {
+	char op;	/* M map, U release (mode), Z counters, Q quit */
+	uint8_t mode;	/* U: 0 dereg first, 1 munmap first */
+	uint32_t seed;
+	uint64_t length;
+} gu_cmd_t;
+
+typedef struct {
+	uint64_t a, b, c;
+	uint8_t rkey[64];
+} gu_reply_t;
+
+static void gu_peer_main(int fd)
+{
+	double deadline = fx_now_s() + 4 * RMA_DEADLINE_S;
+	uct_mem_h memh = NULL;
+	uint8_t *mem = NULL;
+	size_t mem_len = 0;
+	gu_reply_t reply;
+	gu_cmd_t cmd;
+	iface_t t;
+	env_t e;
+	ssize_t n;
+
+	fx_memif_env(1, "10.77.7.1/24", "r0");
+	fx_env_open(&e);
+	fx_iface_open(&e, &t, 0);
+	if (fx_write_addr(fd, &t) != 0)
+		exit(1);
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (fx_now_s() < deadline) {
+		uct_worker_progress(e.worker);
+		n = read(fd, &cmd, sizeof(cmd));
+		if (n == 0)
+			break;
+		if (n != (ssize_t)sizeof(cmd))
+			continue;
+		memset(&reply, 0, sizeof(reply));
+		switch (cmd.op) {
+		case 'M':
+			mem_len = cmd.length;
+			mem = mmap(NULL, mem_len, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (mem == MAP_FAILED)
+				exit(1);
+			fx_rma_fill(mem, mem_len, cmd.seed);
+			CHECK_OK(uct_md_mem_reg(e.md, mem, mem_len,
+						UCT_MD_MEM_ACCESS_ALL, &memh),
+				 "reg");
+			CHECK_OK(uct_md_mkey_pack(e.md, memh, reply.rkey),
+				 "pack");
+			reply.a = (uintptr_t)mem;
+			break;
+		case 'U':
+			reply.a = uct_sctp_dpdk_getzc_held();
+			if (cmd.mode == 0) {
+				CHECK_OK(uct_md_mem_dereg(e.md, memh),
+					 "dereg");
+				reply.b = uct_sctp_dpdk_getzc_held();
+				munmap(mem, mem_len);
+			} else {
+				munmap(mem, mem_len);
+				reply.b = uct_sctp_dpdk_getzc_held();
+				CHECK_OK(uct_md_mem_dereg(e.md, memh),
+					 "dereg");
+			}
+			mem = NULL;
+			break;
+		case 'T': {
+			/* dereg while the requester is stalled */
+			double t0 = fx_now_s();
+
+			reply.a = uct_sctp_dpdk_getzc_held();
+			CHECK_OK(uct_md_mem_dereg(e.md, memh), "dereg");
+			reply.b = uct_sctp_dpdk_getzc_held();
+			reply.c = (uint64_t)((fx_now_s() - t0) * 1000);
+			munmap(mem, mem_len);
+			mem = NULL;
+			break;
+		}
+		case 'Z': {
+			uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+
+			reply.a = ctx->rma_rep_zc_msgs;
+			reply.b = ctx->rma_rep_zc_bytes;
+			reply.c = ctx->rma_rep_copy_bytes;
+			break;
+		}
+		}
+		if (write(fd, &reply, sizeof(reply)) != sizeof(reply))
+			exit(1);
+		if (cmd.op == 'Q')
+			break;
+	}
+	exit(fx_failures ? 1 : 0);
+}
+
+static gu_reply_t gu_cmd(int fd, char op, uint8_t mode, uint32_t seed,
+			 uint64_t length)
+{
+	gu_cmd_t c = {.op = op, .mode = mode, .seed = seed,
+		      .length = length};
+	gu_reply_t r;
+
+	if (write(fd, &c, sizeof(c)) != sizeof(c) ||
+	    read(fd, &r, sizeof(r)) != sizeof(r)) {
+		fprintf(stderr, "FAIL: the peer is gone (command %c; a "
+			"SIGSEGV there: memory read after it was released)\n",
+			op);
+		exit(1);
+	}
+	return r;
+}
+
+/* A GET the requester stops progressing in the middle of: the peer's
+ * dereg aborts the association after DEREG_WAIT_MS. */
+static void test_stall(env_t *e, uct_ep_h ep, int fd)
+{
+	uct_rkey_bundle_t rk;
+	uint8_t *big = malloc(GU_STALL_BYTES);
+	rma_comp_t c;
+	uct_iov_t iov;
+	ucs_status_t st;
+	gu_reply_t rep;
+	double until;
+
+	if (big == NULL)
+		return;
+	rep = gu_cmd(fd, 'M', 0, 4242, GU_STALL_BYTES);
+	CHECK_OK(uct_rkey_unpack(e->comp, rep.rkey, &rk), "unpack");
+	iov = (uct_iov_t){.buffer = big, .length = GU_STALL_BYTES,
+			  .count = 1, .memh = UCT_MEM_HANDLE_NULL};
+	fx_rma_comp_init(&c);
+	until = fx_now_s() + RMA_DEADLINE_S;
+	while ((st = uct_ep_get_zcopy(ep, &iov, 1, rep.a, rk.rkey,
+				      &c.super)) == UCS_ERR_NO_RESOURCE &&
+	       fx_now_s() < until)
+		uct_worker_progress(e->worker);
+	CHECK(st == UCS_INPROGRESS, "stall: get_zcopy: %s",
+	      ucs_status_string(st));
+	/* let the replies start, then stop: no SACK leaves this process */
+	until = fx_now_s() + 0.005;
+	while (fx_now_s() < until && !c.done)
+		uct_worker_progress(e->worker);
+	CHECK(!c.done, "stall: the 64 MiB GET completed within 5 ms");
+	rep = gu_cmd(fd, 'T', 0, 0, 0);
+	printf("get-unmap: stalled requester: %" PRIu64 " references at "
+	       "dereg, %" PRIu64 " after, dereg took %" PRIu64 " ms\n", rep.a,
+	       rep.b, rep.c);
+	CHECK(rep.a > 0, "stall: no reference held at dereg");
+	CHECK(rep.b == 0, "stall: dereg returned with %" PRIu64 " references",
+	      rep.b);
+	CHECK(rep.c >= GU_WAIT_MS && rep.c < GU_WAIT_MS + 30000,
+	      "stall: dereg took %" PRIu64 " ms, not DEREG_WAIT_MS=%u and "
+	      "the abort", rep.c, GU_WAIT_MS);
+	/* the association is gone (this side learns it from the ABORT, or
+	 * later if that was dropped): the ep's destroy completes the GET */
+	uct_ep_destroy(ep);
+	CHECK(c.done, "stall: the GET did not complete at ep destroy");
+	uct_rkey_release(e->comp, &rk);
+	free(big);
+}
+
+static int test_get_unmap(void)
+{
+	static const size_t sizes[] = { 256u << 10, 1u << 20, 2u << 20 };
+	uint8_t dev[64], ifa[64], *buf;
+	unsigned r, caught[2] = { 0, 0 };
+	uint64_t total = 0;
+	uct_rkey_bundle_t rk;
+	ucs_status_t st;
+	gu_reply_t rep;
+	int64_t bad;
+	uct_ep_h ep;
+	iface_t t;
+	env_t e;
+	int fd;
+
+	/* both sides lose 2% of their packets: SACKs too */
+	setenv("UCX_SCTP_DPDK_DP", "drop=tx:every:50", 1);
+	setenv("UCX_SCTP_DPDK_TX_ZCOPY_MIN", "16k", 1);
+	setenv("UCX_SCTP_DPDK_DEREG_WAIT_MS", UCS_PP_MAKE_STRING(GU_WAIT_MS),
+	       1);
+	fd = fx_fork_peer(gu_peer_main);
+	if (fd < 0)
+		return 1;
+	fx_rma_fd = fd;
+	fx_memif_env(0, "10.77.7.2/24", "r1");
+	fx_env_open(&e);
+	fx_rma_env = &e;
+	fx_iface_open(&e, &t, 0);
+	if (fx_read_addr(fd, dev, ifa) != 0) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return 1;
+	}
+	buf = malloc(2u << 20);
+	if (buf == NULL)
+		return 1;
+	ep = fx_ep_to(&t, dev, ifa);
+	for (r = 0; r < GU_ROUNDS && fx_failures == 0; r++) {
+		size_t len = sizes[r % 3];
+		uint32_t seed = 900 + r;
+		uint8_t mode = (r / 3) % 2;
+
+		rep = gu_cmd(fd, 'M', 0, seed, len);
+		CHECK_OK(uct_rkey_unpack(e.comp, rep.rkey, &rk), "unpack");
+		memset(buf, 0, len);
+		st = fx_rma_op(ep, RMA_GET_ZCOPY, buf, len, rep.a, rk.rkey);
+		CHECK(st == UCS_OK, "round %u: get_zcopy %zu B: %s", r, len,
+		      ucs_status_string(st));
+		bad = fx_rma_check(buf, len, seed);
+		CHECK(bad < 0, "round %u: byte %" PRId64 " of %zu differs", r,
+		      bad, len);
+		/* the requester has the data: release at once */
+		rep = gu_cmd(fd, 'U', mode, 0, 0);
+		CHECK(rep.b == 0, "round %u: %s returned while %" PRIu64
+		      " zero-copy GET replies still referenced the memory "
+		      "(%" PRIu64 " before)", r, mode ? "munmap" : "dereg",
+		      rep.b, rep.a);
+		if (rep.a != 0)
+			caught[mode]++;
+		uct_rkey_release(e.comp, &rk);
+		total += len;
+	}
+	rep = gu_cmd(fd, 'Z', 0, 0, 0);
+	printf("get-unmap: %u rounds, %" PRIu64 " bytes: references held at "
+	       "release in %u dereg / %u unmap rounds; replies by reference "
+	       "%" PRIu64 " msgs %" PRIu64 " bytes, copied %" PRIu64
+	       " bytes\n", r, total, caught[0], caught[1], rep.a, rep.b,
+	       rep.c);
+	CHECK(caught[0] + caught[1] > 0, "no round released the memory "
+	      "while references were held: the wait was never exercised");
+	CHECK(rep.b >= total, "only %" PRIu64 " of %" PRIu64 " GET reply "
+	      "bytes went by reference", rep.b, total);
+	if (fx_failures == 0)
+		test_stall(&e, ep, fd); /* destroys ep */
+	else
+		uct_ep_destroy(ep);
+	uct_iface_close(t.iface);
+	if (fx_failures == 0) {
+		gu_cmd(fd, 'Q', 0, 0, 0);
+		waitpid(fx_peer_pid, NULL, 0);
+		fx_peer_pid = 0;
+	}
+	fx_env_close(&e);
+	free(buf);
+	return fx_failures ? 1 : 0;
+}
+
+int main(void)
+{
+	return fx_run(test_get_unmap);
+}
