@@ -992,17 +992,48 @@ static bool sg_segs_read(const struct usrsctp_conn_seg *segs, int nsegs,
 	return n == 0;
 }
 
+/* The @n bytes at @off of the packet in @segs, read forward: *@seg_p /
+ * *@start_p are the piece the previous read ended in and its offset (0 /
+ * 0 at first), so a walk does not rescan the pieces before.  In place when
+ * one piece holds them, else gathered into @tmp.  @return NULL past the
+ * end. */
+static const uint8_t *sg_segs_at(const struct usrsctp_conn_seg *segs,
+				 int nsegs, int *seg_p, size_t *start_p,
+				 size_t off, uint8_t *tmp, size_t n)
+{
+	int i = *seg_p;
+	size_t start = *start_p;
+
+	while (i < nsegs && off >= start + segs[i].len) {
+		start += segs[i].len;
+		i++;
+	}
+	*seg_p = i;
+	*start_p = start;
+	if (i == nsegs)
+		return NULL;
+	if (off + n <= start + segs[i].len)
+		return (const uint8_t *)segs[i].base + (off - start);
+	return sg_segs_read(segs + i, nsegs - i, off - start, tmp, n) ? tmp :
+									 NULL;
+}
+
 /* Bytes up to the first DATA (I-DATA) chunk's payload: its offset plus
  * its header.  @return 0 without DATA. */
 static size_t sg_segs_head_len(const struct usrsctp_conn_seg *segs,
 			       int nsegs, size_t len)
 {
 	struct dp_chunk_walk w;
-	uint8_t h[DP_SCTP_CHUNK_HDR_LEN];
+	uint8_t tmp[DP_SCTP_CHUNK_HDR_LEN];
+	const uint8_t *h;
+	size_t start = 0;
+	int seg = 0;
 
 	dp_chunk_walk_init(&w, NULL, len, SG_PKT_CHUNKS_MAX);
 	while (dp_chunk_walk_more(&w)) {
-		if (!sg_segs_read(segs, nsegs, w.off, h, sizeof(h)))
+		h = sg_segs_at(segs, nsegs, &seg, &start, w.off, tmp,
+			       sizeof(tmp));
+		if (h == NULL)
 			return 0;
 		/* DATA: chunk header + TSN, stream, SSN, PPID; I-DATA: TSN,
 		 * stream, reserved, MID, PPID/FSN (RFC 8260) */
