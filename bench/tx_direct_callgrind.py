@@ -20,6 +20,22 @@ share of instructions overstates its share of time.
 
   bench/tx_direct_callgrind.py [--bin build/bench/sctp-loop-ep]
       [--pathmtu 8960] [--modes copy,direct,chain] [--json FILE]
+
+--path uct-put: the whole sender instead of the loop: ucx_perftest put_bw
+-D zcopy (1 MiB puts, -O 16 in flight so the sender seldom idles) over a
+memif pair at MTU 9000 through libuct_sctp_dpdk.so (UCT, sg, usrsctp,
+the dataplane, memif's ring copy), the client (the sender) under
+callgrind, the receiver native.  Ir per MiB sent = (run of 2N puts - run
+of N) / N MiB, the median of --reps pairs, and the functions with the
+most Ir per MiB (medians).  Needs root; SDP_BUILD_DIR picks the build
+(e.g. a copy of an older libuct_sctp_dpdk.so for an A/B).  Caveat: the
+sender runs ~50x slower under callgrind, so per-poll and time-driven work
+(polls per MiB, timers) weighs less than at full speed; per-packet and
+per-message work is counted as it is.
+
+  bench/tx_direct_callgrind.py --path uct-put [--iters 50] [--reps 3]
+      [--size 1048576] [--mtu 9000] [--outstanding 16] [--env VAR=VALUE]
+      [--keep DIR] [--top 25] [--json FILE]
 """
 import argparse
 import json
@@ -136,6 +152,10 @@ def uct_env(rank, job, mtu, extra):
         "UCX_SCTP_DPDK_MTU": str(mtu),
         "UCX_SCTP_DPDK_PREFIX": "sdp-%s-r%d" % (job, rank),
         "UCX_SCTP_DPDK_IDLE_SLEEP_US": "20",
+        # the memif server's port opens when the client connects to
+        # ucx_perftest, then waits for the client's port: under callgrind
+        # (a loaded machine) that takes more than the default 5 s
+        "UCX_SCTP_DPDK_DP": "link_wait_ms=120000",
     })
     env.update(extra)
     return env
@@ -167,13 +187,7 @@ def uct_ir_run(iters, size, mtu, outstanding, tmp, extra_env):
             ["ucx_perftest", *uct, "-p", str(port)],
             env=uct_env(0, job, mtu, extra_env), stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, text=True, start_new_session=True))
-        # the client connects to the memif socket the server listens on
-        sock = os.path.join(run_dir, "memif0.sock")
-        end = time.time() + 120
-        while not os.path.exists(sock) and time.time() < end and \
-                procs[0].poll() is None:
-            time.sleep(0.1)
-        time.sleep(0.2)
+        time.sleep(0.5)
         cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}",
                "ucx_perftest", "127.0.0.1", "-p", str(port), *uct,
                "-t", "put_bw", "-D", "zcopy", "-s", str(size),
