@@ -1140,8 +1140,6 @@ unsigned uct_sctp_dpdk_rma_zc_progress(uct_sctp_dpdk_iface_t *iface)
 	ucs_queue_head_t done;
 	unsigned count = 0;
 
-	if (ucs_queue_is_empty(&iface->rma_zcq)) /* racy peek: next time */
-		return 0;
 	ucs_queue_head_init(&done);
 	ucs_recursive_spin_lock(ctx->lock);
 	ucs_queue_splice(&done, &iface->rma_zcq);
