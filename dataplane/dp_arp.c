@@ -169,6 +169,7 @@ int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 	}
 	e->ip_be = ip_be;
 	e->state = DP_ARP_INCOMPLETE;
+	t->incomplete_maybe = true;
 	e->used_tsc = now_tsc;
 	e->tries = 1;
 	e->deadline_tsc = now_tsc + t->retry_tsc;
@@ -198,14 +199,23 @@ bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 unsigned int dp_arp_tick(struct dp_arp_table *t, uint64_t now_tsc,
 			 dp_arp_event_cb cb, void *arg)
 {
-	unsigned int i, n = 0;
+	unsigned int i, n = 0, waiting = 0;
 
+	/* Nothing asked since a scan found no request waiting: no scan of
+	 * the DP_ARP_SIZE slots (every retry/4 of every port's poll) */
+	if (!t->incomplete_maybe)
+		return 0;
+	/* cleared first: a callback's lookup below sets it again */
+	t->incomplete_maybe = false;
 	for (i = 0; i < DP_ARP_SIZE; i++) {
 		struct dp_arp_entry *e = &t->e[i];
 
-		if (e->state != DP_ARP_INCOMPLETE ||
-		    (int64_t)(now_tsc - e->deadline_tsc) < 0)
+		if (e->state != DP_ARP_INCOMPLETE)
 			continue;
+		if ((int64_t)(now_tsc - e->deadline_tsc) < 0) {
+			waiting++;
+			continue;
+		}
 		n++;
 		if (e->tries >= t->max_tries) {
 			/* Keep the slot (no tombstones) but mark it
@@ -218,8 +228,12 @@ unsigned int dp_arp_tick(struct dp_arp_table *t, uint64_t now_tsc,
 		}
 		e->tries++;
 		e->deadline_tsc = now_tsc + t->retry_tsc;
+		waiting++;
 		cb(arg, e->ip_be, DP_ARP_EV_RETRY);
 	}
+	/* only dp_arp_lookup makes entries INCOMPLETE (and sets it) */
+	if (waiting != 0)
+		t->incomplete_maybe = true;
 	return n;
 }
 

@@ -105,6 +105,10 @@ struct dp_arp_table {
 	uint32_t max_tries;	 /* requests before giving up */
 	uint32_t nb_used;	 /* entries not FREE */
 	uint64_t evictions;	 /* LRU entries dropped for new ones */
+	bool incomplete_maybe;	 /* an INCOMPLETE entry may exist (set by
+				  * dp_arp_lookup, cleared by a dp_arp_tick
+				  * that found none): else tick skips its
+				  * scan */
 };
 
 void dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,

@@ -442,6 +442,12 @@ struct sg_stats {
  * dropped. */
 uint64_t sg_tx_chains_held(void);
 
+/** The chained packets' records (all endpoints of the process): @live
+ * malloc'd and not freed (in flight or kept for reuse; 0 once every
+ * chain is released and its link finished), @mallocs ever malloc'd
+ * (bounded by the chains in flight at the peak, not one per packet). */
+void sg_tx_chain_refs(uint64_t *live, uint64_t *mallocs);
+
 /** Snapshot of the endpoint's counters (poll thread). */
 void sg_ep_stats(const struct sg_ep *ep, struct sg_stats *stats);
 
@@ -625,6 +631,8 @@ struct sg_zc_stats {
 	uint64_t copy_bytes;	     /* of bytes: copied (headers) */
 	uint64_t done, done_err;     /* completions; with -ECONNRESET */
 	uint64_t outstanding;	     /* messages whose done has not run */
+	uint64_t records;	     /* malloc'd: reused once delivered, so
+				      * at most the peak in flight */
 };
 
 /** Zero-copy send counters of @ep (poll thread). */

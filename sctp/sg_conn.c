@@ -65,6 +65,8 @@
 #include "sg_internal.h"
 #include "sdp_trace.h"
 
+static void sg_chain_refs_fini(struct sg_link *link);
+
 int sg_link_init(struct sg_link *link, struct dp_port *port,
 		 uint32_t max_peers, struct sg_stats *st)
 {
@@ -109,6 +111,7 @@ void sg_link_fini(struct sg_link *link)
 {
 	uint32_t i;
 
+	sg_chain_refs_fini(link);
 	if (link->replay != NULL) {
 		for (i = 0; i < SG_REPLAY_MAX; i++)
 			dp_pkt_free(link->replay[i].m);
@@ -873,6 +876,7 @@ static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
 struct sg_chain_ref {
 	struct rte_mbuf_ext_shared_info shinfo; /* refcnt: attached segs */
 	void *chain;				/* usrsctp's */
+	struct sg_chain_ref *next;		/* while spare */
 };
 
 static uint64_t sg_chains_held;
@@ -882,13 +886,86 @@ uint64_t sg_tx_chains_held(void)
 	return __atomic_load_n(&sg_chains_held, __ATOMIC_RELAXED);
 }
 
+/*
+ * The records are reused, not malloc'd and freed per packet (issue 9:
+ * glibc's malloc and _int_free were ~2% of the bulk sender's
+ * instructions).  The last segment's free (any thread: a PMD's TX, a
+ * drop) pushes its record on one process-wide list (CAS push, ABA-free
+ * since nobody pops single records from it); a link takes that whole
+ * list at once (exchange) into its own spare list when it runs dry, and
+ * allocates from there without atomics (usrsctp's output runs under the
+ * endpoint's lock).  Their number is bounded by the chains in flight at
+ * the peak (each holds an ext mbuf of the port's pool); sg_link_fini
+ * frees its spares and the list.
+ */
+static struct sg_chain_ref *sg_chain_refs_back;
+static uint64_t sg_chain_refs_live;	/* malloc'd, not yet freed */
+static uint64_t sg_chain_refs_mallocs;	/* ever malloc'd */
+
+void sg_tx_chain_refs(uint64_t *live, uint64_t *mallocs)
+{
+	*live = __atomic_load_n(&sg_chain_refs_live, __ATOMIC_RELAXED);
+	*mallocs = __atomic_load_n(&sg_chain_refs_mallocs, __ATOMIC_RELAXED);
+}
+
+static struct sg_chain_ref *sg_chain_ref_get(struct sg_link *link)
+{
+	struct sg_chain_ref *ref = link->chain_spare;
+
+	if (ref == NULL &&
+	    __atomic_load_n(&sg_chain_refs_back, __ATOMIC_RELAXED) != NULL)
+		ref = __atomic_exchange_n(&sg_chain_refs_back, NULL,
+					  __ATOMIC_ACQUIRE);
+	if (ref != NULL) {
+		link->chain_spare = ref->next;
+		return ref;
+	}
+	ref = malloc(sizeof(*ref));
+	if (ref != NULL) {
+		__atomic_fetch_add(&sg_chain_refs_live, 1, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&sg_chain_refs_mallocs, 1,
+				   __ATOMIC_RELAXED);
+	}
+	return ref;
+}
+
+static void sg_chain_ref_put(struct sg_chain_ref *ref)
+{
+	ref->next = __atomic_load_n(&sg_chain_refs_back, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&sg_chain_refs_back, &ref->next,
+					    ref, true, __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+static void sg_chain_refs_free(struct sg_chain_ref *ref)
+{
+	struct sg_chain_ref *next;
+
+	for (; ref != NULL; ref = next) {
+		next = ref->next;
+		free(ref);
+		__atomic_fetch_sub(&sg_chain_refs_live, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/* The link's spares and the process's list; chains still in flight put
+ * theirs back later: freed by the next fini, or left to the exit. */
+static void sg_chain_refs_fini(struct sg_link *link)
+{
+	sg_chain_refs_free(link->chain_spare);
+	link->chain_spare = NULL;
+	sg_chain_refs_free(__atomic_exchange_n(&sg_chain_refs_back, NULL,
+					       __ATOMIC_ACQUIRE));
+}
+
 static void sg_chain_free_cb(void *addr, void *opaque)
 {
 	struct sg_chain_ref *ref = opaque;
 
 	(void)addr;
 	usrsctp_conn_chain_free(ref->chain);
-	free(ref);
+	sg_chain_ref_put(ref);
 	__atomic_fetch_sub(&sg_chains_held, 1, __ATOMIC_RELAXED);
 }
 
@@ -915,17 +992,48 @@ static bool sg_segs_read(const struct usrsctp_conn_seg *segs, int nsegs,
 	return n == 0;
 }
 
+/* The @n bytes at @off of the packet in @segs, read forward: *@seg_p /
+ * *@start_p are the piece the previous read ended in and its offset (0 /
+ * 0 at first), so a walk does not rescan the pieces before.  In place when
+ * one piece holds them, else gathered into @tmp.  @return NULL past the
+ * end. */
+static const uint8_t *sg_segs_at(const struct usrsctp_conn_seg *segs,
+				 int nsegs, int *seg_p, size_t *start_p,
+				 size_t off, uint8_t *tmp, size_t n)
+{
+	int i = *seg_p;
+	size_t start = *start_p;
+
+	while (i < nsegs && off >= start + segs[i].len) {
+		start += segs[i].len;
+		i++;
+	}
+	*seg_p = i;
+	*start_p = start;
+	if (i == nsegs)
+		return NULL;
+	if (off + n <= start + segs[i].len)
+		return (const uint8_t *)segs[i].base + (off - start);
+	return sg_segs_read(segs + i, nsegs - i, off - start, tmp, n) ? tmp :
+									 NULL;
+}
+
 /* Bytes up to the first DATA (I-DATA) chunk's payload: its offset plus
  * its header.  @return 0 without DATA. */
 static size_t sg_segs_head_len(const struct usrsctp_conn_seg *segs,
 			       int nsegs, size_t len)
 {
 	struct dp_chunk_walk w;
-	uint8_t h[DP_SCTP_CHUNK_HDR_LEN];
+	uint8_t tmp[DP_SCTP_CHUNK_HDR_LEN];
+	const uint8_t *h;
+	size_t start = 0;
+	int seg = 0;
 
 	dp_chunk_walk_init(&w, NULL, len, SG_PKT_CHUNKS_MAX);
 	while (dp_chunk_walk_more(&w)) {
-		if (!sg_segs_read(segs, nsegs, w.off, h, sizeof(h)))
+		h = sg_segs_at(segs, nsegs, &seg, &start, w.off, tmp,
+			       sizeof(tmp));
+		if (h == NULL)
 			return 0;
 		/* DATA: chunk header + TSN, stream, SSN, PPID; I-DATA: TSN,
 		 * stream, reserved, MID, PPID/FSN (RFC 8260) */
@@ -990,7 +1098,7 @@ int sg_conn_output_chain(void *addr, const struct usrsctp_conn_seg *segs,
 			goto err_ext;
 		n++;
 	}
-	ref = malloc(sizeof(*ref)); /* freed by the last segment's free */
+	ref = sg_chain_ref_get(link); /* the last segment's free puts it */
 	if (unlikely(ref == NULL))
 		goto err_ext;
 	ref->chain = chain;

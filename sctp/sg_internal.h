@@ -176,6 +176,7 @@ struct sg_link {
 	 * (sg_conn_output_chain); 0 = off */
 	uint32_t chain_min_bytes;
 	bool rx_ext;		/* cfg rx_ext: usrsctp_conninput_ext */
+	struct sg_chain_ref *chain_spare; /* records to reuse (sg_conn.c) */
 };
 
 int sg_link_init(struct sg_link *link, struct dp_port *port,
@@ -346,6 +347,7 @@ struct sg_ep {
 	/* Zero-copy send (sg_zc.c) */
 	struct sg_zc *zc_released;	/* LIFO of released, not delivered */
 	struct sg_zc *zc_live;		/* every undelivered one */
+	struct sg_zc *zc_spare;		/* delivered, to reuse */
 	struct sg_zc_stats zc_st;
 };
 

@@ -18,10 +18,17 @@
  *
  *   sg_send_zc -> new (refs 1) -> +1 per usrsctp_sendv_ext
  *     usrsctp free_fn -1 ... hand-over done -1 -> 0: zc_released
- *     sg_poll -> sg_zc_deliver -> done(arg, status), freed
+ *     sg_poll -> sg_zc_deliver -> done(arg, status), kept for reuse
+ *
+ * Delivered records go on the endpoint's spare list (poll thread, under
+ * its lock) and the next sg_send_zc takes one from there instead of
+ * calloc: a bulk sender's glibc malloc/free per message (issue 9).  They
+ * number at most the messages in flight at the peak; sg_zc_close frees
+ * them.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "sg_internal.h"
 
@@ -35,10 +42,17 @@ uint64_t sg_zc_held(void)
 struct sg_zc *sg_zc_new(struct sg_ep *ep, sg_assoc_t assoc,
 			sg_send_done_fn done, void *arg)
 {
-	struct sg_zc *z = calloc(1, sizeof(*z));
+	struct sg_zc *z = ep->zc_spare;
 
-	if (z == NULL)
-		return NULL;
+	if (z != NULL) {
+		ep->zc_spare = z->next;
+		memset(z, 0, sizeof(*z));
+	} else {
+		z = calloc(1, sizeof(*z));
+		if (z == NULL)
+			return NULL;
+		ep->zc_st.records++;
+	}
 	z->ep = ep;
 	z->done = done;
 	z->arg = arg;
@@ -122,7 +136,8 @@ static unsigned int deliver(struct sg_ep *ep, bool closing)
 		} else {
 			ep->zc_st.msgs--; /* refused, not sent */
 		}
-		free(z);
+		z->next = ep->zc_spare;
+		ep->zc_spare = z;
 	}
 	return n;
 }
@@ -138,6 +153,12 @@ void sg_zc_close(struct sg_ep *ep)
 	unsigned int orphans = 0;
 
 	deliver(ep, true);
+	for (z = ep->zc_spare; z != NULL; z = next) {
+		next = z->next;
+		free(z);
+		ep->zc_st.records--;
+	}
+	ep->zc_spare = NULL;
 	for (z = ep->zc_live; z != NULL; z = next) {
 		next = z->lnext;
 		/* a chained packet still holds its bytes (a PMD has not

@@ -1058,8 +1058,21 @@ void chain_run(SgTwoNodes *t, const ChainRun &r)
 		fprintf(stderr, "tx clusters held %" PRIu64 "\n",
 			st.tx_clusters_held);
 		CHILD_CHECK(st.tx_clusters_held == 0);
+		/* the chains' records are reused: malloc'd up to the chains
+		 * in flight at the peak, not once per chained packet (a
+		 * malloc and free each before), and all freed at close */
+		uint64_t refs_live, refs_mallocs;
+		sg_tx_chain_refs(&refs_live, &refs_mallocs);
+		fprintf(stderr, "chain records: %" PRIu64 " malloc'd for %"
+			PRIu64 " chained packets, %" PRIu64 " live\n",
+			refs_mallocs, st.tx_chain_pkts, refs_live);
+		CHILD_CHECK(refs_mallocs * 4 <= st.tx_chain_pkts);
 		n.report("DONE");
 		n.down();
+		sg_tx_chain_refs(&refs_live, &refs_mallocs);
+		fprintf(stderr, "chain records after close: %" PRIu64
+			" live\n", refs_live);
+		CHILD_CHECK(refs_live == 0);
 	});
 	t->adopt(&t->pair_cli);
 	EXPECT_TRUE(expect_line(t->pair_cli, "DONE", 300));
@@ -2917,6 +2930,11 @@ void zc_run(SgTwoNodes *t, const char *dp_cli, uint32_t count, uint32_t len)
 			stack_counter("retrans_chunks"));
 		CHILD_CHECK(zs.msgs == count && zs.done == count);
 		CHILD_CHECK(zs.done_err == 0 && zs.outstanding == 0);
+		/* records reused after their done: no more than the
+		 * messages in flight (one per slot), not one per message */
+		fprintf(stderr, "zc: %" PRIu64 " records for %" PRIu64
+			" messages\n", zs.records, zs.msgs);
+		CHILD_CHECK(zs.records <= slots.size());
 		CHILD_CHECK(zs.copy_bytes == count * sizeof(MsgHdr));
 		CHILD_CHECK(zs.bytes == (uint64_t)count * len);
 		CHILD_CHECK(st.tx_chain_ref_bytes >= st.bytes_out / 100 * 90);

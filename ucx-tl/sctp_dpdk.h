@@ -339,6 +339,9 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rma_put_msgs;	      /* PUT messages written */
 	uint64_t rma_get_reqs;	      /* GET requests answered */
 	uint64_t rma_refused;	      /* accesses refused (bad key/range) */
+	/* zero-copy PUT records to reuse (sctp_dpdk_rma.c), under lock */
+	ucs_queue_elem_t *rma_zc_spare;
+	uint64_t rma_zc_mallocs;      /* records ever malloc'd */
 	/* Tag AMs -> streams (sctp_dpdk_stream.c); counters under lock */
 	uct_sctp_dpdk_stream_map_t smap;
 	/* Failover (UCX_SCTP_DPDK_FAILOVER, sctp_dpdk_path.c): the device's

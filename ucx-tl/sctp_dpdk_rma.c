@@ -309,6 +309,66 @@ static ucs_status_t uct_sctp_dpdk_rma_ctx_init(uct_sctp_dpdk_ctx_t *ctx)
 	return UCS_OK;
 }
 
+/*
+ * Zero-copy PUT data (sg_send_zc).  The done function runs in the poll
+ * loop (sg_poll, ctx->lock held) and may outlive the op (ep destroyed,
+ * cancelled) and the iface: it carries slot, cookie and iface id, and
+ * goes on the iface's rma_zcq only while that iface is in ctx->ifaces
+ * (removed under ctx->lock before its queue is emptied at close).
+ */
+typedef struct uct_sctp_dpdk_rma_zc {
+	ucs_queue_elem_t elem;
+	uct_sctp_dpdk_ctx_t *ctx;
+	uint16_t iface_id;
+	uint32_t slot, cookie;
+	int status;
+} uct_sctp_dpdk_rma_zc_t;
+/* A record of the device's spares (reused after its completion, not a
+ * malloc and free per message: issue 9's bulk sender), else malloc'd;
+ * NULL without memory.  They number at most the messages in flight at
+ * the peak.  Caller holds ctx->lock. */
+static uct_sctp_dpdk_rma_zc_t *uct_sctp_dpdk_rma_zc_get(uct_sctp_dpdk_ctx_t *ctx)
+{
+	ucs_queue_elem_t *e = ctx->rma_zc_spare;
+	uct_sctp_dpdk_rma_zc_t *zc;
+
+	if (e != NULL) {
+		ctx->rma_zc_spare = e->next;
+		return ucs_container_of(e, uct_sctp_dpdk_rma_zc_t, elem);
+	}
+	zc = ucs_malloc(sizeof(*zc), "sctp_dpdk zcopy put");
+	if (zc != NULL)
+		ctx->rma_zc_mallocs++;
+	return zc;
+}
+
+/* Back to the spares.  Caller holds ctx->lock. */
+static void uct_sctp_dpdk_rma_zc_put(uct_sctp_dpdk_ctx_t *ctx,
+				     uct_sctp_dpdk_rma_zc_t *zc)
+{
+	zc->elem.next = ctx->rma_zc_spare;
+	ctx->rma_zc_spare = &zc->elem;
+}
+
+/* Freed, not kept (the iface went, or the device is cleaned up). */
+static void uct_sctp_dpdk_rma_zc_free(uct_sctp_dpdk_ctx_t *ctx,
+				      uct_sctp_dpdk_rma_zc_t *zc)
+{
+	(void)ctx;
+	ucs_free(zc);
+}
+
+static void uct_sctp_dpdk_rma_zc_spare_free(uct_sctp_dpdk_ctx_t *ctx)
+{
+	ucs_queue_elem_t *e;
+
+	while ((e = ctx->rma_zc_spare) != NULL) {
+		ctx->rma_zc_spare = e->next;
+		uct_sctp_dpdk_rma_zc_free(
+			ctx, ucs_container_of(e, uct_sctp_dpdk_rma_zc_t, elem));
+	}
+}
+
 void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_rma_reply_t *r;
@@ -318,6 +378,7 @@ void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx)
 			   (khash_t(uct_sctp_dpdk_rma_place) *)ctx->rma_place);
 		ctx->rma_place = NULL;
 	}
+	uct_sctp_dpdk_rma_zc_spare_free(ctx);
 	if (!ctx->rma_reply_mp_ready)
 		return;
 	while (!ucs_queue_is_empty(&ctx->rma_replyq)) {
@@ -1098,20 +1159,6 @@ static void uct_sctp_dpdk_rma_op_answered(uct_sctp_dpdk_iface_t *iface,
 	uct_sctp_dpdk_rma_op_complete(iface, op, status);
 }
 
-/*
- * Zero-copy PUT data (sg_send_zc).  The done function runs in the poll
- * loop (sg_poll, ctx->lock held) and may outlive the op (ep destroyed,
- * cancelled) and the iface: it carries slot, cookie and iface id, and
- * goes on the iface's rma_zcq only while that iface is in ctx->ifaces
- * (removed under ctx->lock before its queue is emptied at close).
- */
-typedef struct uct_sctp_dpdk_rma_zc {
-	ucs_queue_elem_t elem;
-	uct_sctp_dpdk_ctx_t *ctx;
-	uint16_t iface_id;
-	uint32_t slot, cookie;
-	int status;
-} uct_sctp_dpdk_rma_zc_t;
 
 static void uct_sctp_dpdk_rma_zc_done(void *arg, int status)
 {
@@ -1126,21 +1173,23 @@ static void uct_sctp_dpdk_rma_zc_done(void *arg, int status)
 		ucs_queue_push(&iface->rma_zcq, &zc->elem);
 		zc = NULL;
 	}
+	uct_sctp_dpdk_rma_zc_free(ctx, zc);
 	ucs_recursive_spin_unlock(ctx->lock);
-	ucs_free(zc);
 }
 
 unsigned uct_sctp_dpdk_rma_zc_progress(uct_sctp_dpdk_iface_t *iface)
 {
+	ucs_queue_elem_t *spare = NULL, **spare_tail = &spare;
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
 	uct_sctp_dpdk_rma_zc_t *zc;
 	uct_sctp_dpdk_rma_op_t *op;
 	ucs_queue_head_t done;
 	unsigned count = 0;
 
 	ucs_queue_head_init(&done);
-	ucs_recursive_spin_lock(iface->ctx->lock);
+	ucs_recursive_spin_lock(ctx->lock);
 	ucs_queue_splice(&done, &iface->rma_zcq);
-	ucs_recursive_spin_unlock(iface->ctx->lock);
+	ucs_recursive_spin_unlock(ctx->lock);
 	while (!ucs_queue_is_empty(&done)) {
 		zc = ucs_queue_pull_elem_non_empty(&done,
 						   uct_sctp_dpdk_rma_zc_t,
@@ -1159,7 +1208,16 @@ unsigned uct_sctp_dpdk_rma_zc_progress(uct_sctp_dpdk_iface_t *iface)
 				count++;
 			}
 		}
-		ucs_free(zc);
+		/* kept for reuse: back to the spares in one go below */
+		zc->elem.next = NULL;
+		*spare_tail = &zc->elem;
+		spare_tail = &zc->elem.next;
+	}
+	if (spare != NULL) {
+		ucs_recursive_spin_lock(ctx->lock);
+		*spare_tail = ctx->rma_zc_spare;
+		ctx->rma_zc_spare = spare;
+		ucs_recursive_spin_unlock(ctx->lock);
 	}
 	return count;
 }
@@ -1176,7 +1234,7 @@ static void uct_sctp_dpdk_rma_zc_purge(uct_sctp_dpdk_iface_t *iface)
 		zc = ucs_queue_pull_elem_non_empty(&iface->rma_zcq,
 						   uct_sctp_dpdk_rma_zc_t,
 						   elem);
-		ucs_free(zc);
+		uct_sctp_dpdk_rma_zc_free(iface->ctx, zc);
 	}
 	ucs_recursive_spin_unlock(iface->ctx->lock);
 }
@@ -1245,12 +1303,15 @@ static int uct_sctp_dpdk_rma_send_put(uct_sctp_dpdk_iface_t *iface,
 	size_t bytes = 0;
 	int rc, i;
 
+	ucs_recursive_spin_lock(ctx->lock);
 	zc = iface->tx_zcopy_min != 0 && op->length >= iface->tx_zcopy_min ?
-		     ucs_malloc(sizeof(*zc), "sctp_dpdk zcopy put") :
+		     uct_sctp_dpdk_rma_zc_get(ctx) :
 		     NULL;
-	if (zc == NULL) /* below TX_ZCOPY_MIN (or no memory): copied */
+	if (zc == NULL) { /* below TX_ZCOPY_MIN (or no memory): copied */
+		ucs_recursive_spin_unlock(ctx->lock);
 		return uct_sctp_dpdk_rma_send(iface, ep, ep->stream, flags,
 					      hdrs, iov, iovcnt);
+	}
 	zc->ctx = ctx;
 	zc->iface_id = iface->id;
 	zc->slot = op->slot;
@@ -1258,17 +1319,16 @@ static int uct_sctp_dpdk_rma_send_put(uct_sctp_dpdk_iface_t *iface,
 	zc->status = 0;
 	iov[0].iov_base = hdrs;
 	iov[0].iov_len = UCT_SCTP_DPDK_RMA_HDRS_BYTES;
-	ucs_recursive_spin_lock(ctx->lock);
 	rc = sg_send_zc(ep->peer->sg, ep->peer->assoc, ep->stream, flags, 0,
 			iov, iovcnt, UCT_SCTP_DPDK_RMA_HDRS_BYTES,
 			uct_sctp_dpdk_rma_zc_done, zc);
 	if (ucs_unlikely(rc == -EAGAIN))
 		ep->peer->blocked_poll = ctx->poll_count;
+	if (rc != 0)
+		uct_sctp_dpdk_rma_zc_put(ctx, zc); /* its done never runs */
 	ucs_recursive_spin_unlock(ctx->lock);
-	if (rc != 0) {
-		ucs_free(zc); /* its done never runs */
+	if (rc != 0)
 		return rc;
-	}
 	/* done runs from a later poll, never inside sg_send_zc, and its
 	 * record reaches this iface's progress only: counted in time */
 	op->zc_pending++;

@@ -12,7 +12,8 @@
  *           op in flight) and overwrites the buffer at once; the target's
  *           region must hold the original pattern, every byte.  The
  *           counters show the data went by reference (tx_zcopy msgs and
- *           bytes, all completed, none with an error).
+ *           bytes, all completed, none with an error) and that the
+ *           messages' records (sg_zc's and the UCT one) were reused.
  *
  * Completing at the target's ACK alone (before this patch's wait for the
  * references) left zero-copy sends held at the completion.
@@ -60,6 +61,7 @@ static void zc_stats(struct sg_zc_stats *sum)
 		sum->done += z.done;
 		sum->done_err += z.done_err;
 		sum->outstanding += z.outstanding;
+		sum->records += z.records;
 	}
 }
 
@@ -134,6 +136,15 @@ static int test_tx_zcopy(void)
 	       zs.done, zs.done_err, zs.outstanding);
 	CHECK(zs.msgs > 0 && zs.done == zs.msgs && zs.outstanding == 0 &&
 	      zs.done_err == 0, "zero-copy counters do not add up");
+	/* Their records (sg's and ours) are reused: malloc'd up to the
+	 * messages of the one op in flight (4 MiB: 68), not one per
+	 * message (a glibc malloc and free each before) */
+	printf("tx-zcopy: records: sg %" PRIu64 ", uct %" PRIu64 " malloc'd "
+	       "for %" PRIu64 " messages\n", zs.records,
+	       uct_sctp_dpdk_ctx_peek()->rma_zc_mallocs, zs.msgs);
+	CHECK(zs.records <= 128 &&
+	      uct_sctp_dpdk_ctx_peek()->rma_zc_mallocs <= 128 &&
+	      zs.msgs > 256, "zero-copy records are not reused");
 	/* the PUT data went by reference (headers copied) */
 	CHECK(zs.bytes >= total, "%" PRIu64 " of %" PRIu64 " bytes went by "
 	      "reference", zs.bytes, total);
