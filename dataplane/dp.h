@@ -361,8 +361,9 @@ enum dp_drop {
 	DP_DROP_ARP_TIMEOUT,	/* neighbour never answered */
 	DP_DROP_NO_MBUF,	/* pool exhausted */
 	DP_DROP_HOOK,		/* chosen by the drop= hook (tests, seed 004) */
-	DP_DROP_SCTP_CRC_ZERO,	/* checksum 0 on a port that verifies every
-				 * CRC: the peer runs crc=none (logged) */
+	DP_DROP_SCTP_CRC_ZERO,	/* checksum 0 on a port that verifies
+				 * every CRC: the peer runs crc=none
+				 * (logged once) */
 	DP_DROP_MAX,
 };
 
@@ -396,8 +397,8 @@ struct dp_stats {
 					 * mode (its rings hold our mbufs) */
 	uint64_t pool_in_use;		/* mbufs of the port's pool out
 					 * (at the snapshot) */
-	uint64_t crc_zero_tx;		/* SCTP packets sent with checksum 0
-					 * (crc=none: no CRC computed) */
+	uint64_t crc_zero_tx;		/* SCTP packets sent with checksum
+					 * 0 (crc=none: no CRC computed) */
 	uint64_t crc_zero_rx;		/* SCTP packets accepted unverified
 					 * for their checksum 0 (crc=none) */
 };

@@ -187,8 +187,10 @@ void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len)
 
 	if (len < sizeof(*h))
 		return;
-	h->cksum = be == DP_CRC_NONE ? 0
-				     : rte_cpu_to_le_32(sctp_crc(be, sctp, len));
+	if (be == DP_CRC_NONE)
+		h->cksum = 0;
+	else
+		h->cksum = rte_cpu_to_le_32(sctp_crc(be, sctp, len));
 }
 
 /*

@@ -336,7 +336,8 @@ void dp_sctp_crc_fill_segs(enum dp_crc_backend be, struct rte_mbuf *m);
  * (dp_sctp_crc_ok is true up to DP_CRC_RX_ZERO) */
 enum dp_crc_rx {
 	DP_CRC_RX_OK,	    /* the CRC32c is right */
-	DP_CRC_RX_ZERO,	    /* be NONE: checksum 0, accepted unverified */
+	DP_CRC_RX_ZERO,	    /* be NONE: checksum 0, accepted
+			     * unverified */
 	DP_CRC_RX_BAD,	    /* wrong */
 	DP_CRC_RX_BAD_ZERO, /* wrong and 0: a crc=none peer, this port
 			     * verifies every CRC */
