@@ -170,7 +170,7 @@ static void usage(FILE *f)
 		"                    carries control messages)\n"
 		"  --unordered       send data unordered\n"
 		"  --crc NAME        dataplane CRC32c back-end: auto|isal|sse42|"
-		"table|offload\n"
+		"table|offload|none\n"
 		"  --warmup N        lat: exchanges before measuring (default "
 		"count/10, <= 100)\n"
 		"  --seed N          pattern seed (default from the clock)\n"
@@ -1190,7 +1190,7 @@ int main(int argc, char **argv)
 		return 2;
 	if (o.crc != NULL && dp_crc_parse(o.crc, &cfg.crc) != 0) {
 		fprintf(stderr, "sdp-perf: --crc '%s': use auto, offload, isal,"
-			" sse42 or table\n", o.crc);
+			" sse42, table or none\n", o.crc);
 		return 2;
 	}
 	if (o.busy)

@@ -56,11 +56,15 @@ extern "C" {
 
 /** CRC32c back-ends for SCTP (RFC 3309/4960). */
 enum dp_crc_backend {
-	DP_CRC_AUTO = 0, /**< NIC offload if advertised, else ISA-L */
+	DP_CRC_AUTO = 0, /**< memif: NONE; else NIC offload if advertised,
+			  * else ISA-L */
 	DP_CRC_OFFLOAD,	 /**< the port's SCTP checksum offload */
 	DP_CRC_ISAL,	 /**< ISA-L crc32_iscsi (default software path) */
 	DP_CRC_SSE42,	 /**< SSE4.2 crc32 instruction (rte_hash_crc) */
 	DP_CRC_TABLE,	 /**< portable byte-wise table (reference) */
+	DP_CRC_NONE,	 /**< zero checksum (RFC 9653), memif only: TX
+			  * writes 0, RX accepts 0 unverified and
+			  * verifies (ISA-L) any other value */
 	DP_CRC_MAX,
 };
 
@@ -357,6 +361,9 @@ enum dp_drop {
 	DP_DROP_ARP_TIMEOUT,	/* neighbour never answered */
 	DP_DROP_NO_MBUF,	/* pool exhausted */
 	DP_DROP_HOOK,		/* chosen by the drop= hook (tests, seed 004) */
+	DP_DROP_SCTP_CRC_ZERO,	/* checksum 0 on a port that verifies
+				 * every CRC: the peer runs crc=none
+				 * (logged once) */
 	DP_DROP_MAX,
 };
 
@@ -390,6 +397,10 @@ struct dp_stats {
 					 * mode (its rings hold our mbufs) */
 	uint64_t pool_in_use;		/* mbufs of the port's pool out
 					 * (at the snapshot) */
+	uint64_t crc_zero_tx;		/* SCTP packets sent with checksum
+					 * 0 (crc=none: no CRC computed) */
+	uint64_t crc_zero_rx;		/* SCTP packets accepted unverified
+					 * for their checksum 0 (crc=none) */
 };
 
 /** Snapshot of the port's counters (owning thread). */
@@ -434,15 +445,17 @@ uint16_t dp_port_id(const struct dp_port *port);
 const char *dp_crc_name(enum dp_crc_backend be);
 /** @return 0 and the back-end, or -EINVAL for an unknown name. */
 int dp_crc_parse(const char *name, enum dp_crc_backend *be_p);
-/** CRC32c of @len bytes with a software back-end (not OFFLOAD/AUTO). */
+/** CRC32c of @len bytes with a software back-end (not OFFLOAD/AUTO;
+ * NONE computes with ISA-L). */
 uint32_t dp_crc32c(enum dp_crc_backend be, const void *buf, size_t len);
 /**
  * Compute and store the CRC32c of the SCTP packet at @sctp (common header
  * first, @len bytes) in its checksum field (in the byte order RFC 4960
- * requires).
+ * requires); NONE stores 0 and computes nothing (RFC 9653).
  */
 void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len);
-/** @return true when the stored CRC32c of the SCTP packet is right. */
+/** @return true when the stored CRC32c of the SCTP packet is right;
+ * NONE: also when it is 0 (RFC 9653's receiver, nothing computed). */
 bool dp_sctp_crc_ok(enum dp_crc_backend be, const void *sctp, size_t len);
 
 /**

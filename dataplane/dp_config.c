@@ -49,7 +49,10 @@ static const char help_text[] =
 	"behind it sees our frames as another host's and drops them before "
 	"routing (default 0)\n"
 	"  udp_port=N         encapsulation port (default 9899)\n"
-	"  crc=auto|offload|isal|sse42|table  CRC32c back-end (default auto)\n"
+	"  crc=auto|offload|isal|sse42|table|none  SCTP CRC32c back-end "
+	"(default auto: memif none, else offload if the NIC has it, else isal);"
+	" none = zero checksum (RFC 9653), memif only: sends checksum 0, "
+	"accepts 0 unverified, verifies any other\n"
 	"  arp=IP@MAC         static neighbour (repeatable, up to 4096)\n"
 	"  arp_retries=N      ARP requests before giving up, 1..100 "
 	"(default 5)\n"
@@ -385,7 +388,7 @@ static int apply(void *arg, const char *key, const char *val)
 	if (strcmp(key, "crc") == 0) {
 		if (dp_crc_parse(val, &cfg->crc) != 0) {
 			CFG_ERR("crc='%s' is unknown: use crc=auto, offload, "
-				"isal, sse42 or table", val);
+				"isal, sse42, table or none", val);
 			return -EINVAL;
 		}
 		return 0;

@@ -13,6 +13,15 @@
  *
  * intel-ipsec-mb's IMB_CRC32_SCTP is a different CRC (MSB-first, init 0, no
  * final xor) and must not be used here.
+ *
+ * DP_CRC_NONE is RFC 9653's zero checksum, for memif only (shared memory
+ * between two processes of one host: no wire to corrupt bits, as Linux's
+ * lo and veth, which skip the checksum the same way).  The sender stores 0
+ * and computes nothing; the receiver accepts a packet whose checksum field
+ * is 0 without computing anything and still verifies every other value
+ * (ISA-L), so a peer that computes CRCs interoperates and corruption of a
+ * CRC-carrying packet is still caught.  A corrupted zero-checksum packet
+ * is not detected: by design, as over lo.
  */
 #include <errno.h>
 #include <string.h>
@@ -27,7 +36,7 @@
 static const char *const crc_names[DP_CRC_MAX] = {
 	[DP_CRC_AUTO] = "auto",	  [DP_CRC_OFFLOAD] = "offload",
 	[DP_CRC_ISAL] = "isal",	  [DP_CRC_SSE42] = "sse42",
-	[DP_CRC_TABLE] = "table",
+	[DP_CRC_TABLE] = "table", [DP_CRC_NONE] = "none",
 };
 
 const char *dp_crc_name(enum dp_crc_backend be)
@@ -178,7 +187,10 @@ void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len)
 
 	if (len < sizeof(*h))
 		return;
-	h->cksum = rte_cpu_to_le_32(sctp_crc(be, sctp, len));
+	if (be == DP_CRC_NONE)
+		h->cksum = 0;
+	else
+		h->cksum = rte_cpu_to_le_32(sctp_crc(be, sctp, len));
 }
 
 /*
@@ -195,6 +207,8 @@ void dp_sctp_crc_fill_segs(enum dp_crc_backend be, struct rte_mbuf *m)
 	if (rte_pktmbuf_data_len(m) < sizeof(*h))
 		return;
 	h->cksum = 0;
+	if (be == DP_CRC_NONE)
+		return;
 	for (s = m; s != NULL; s = s->next)
 		c = crc_update(be, c, rte_pktmbuf_mtod(s, const void *),
 			       rte_pktmbuf_data_len(s));
@@ -203,10 +217,23 @@ void dp_sctp_crc_fill_segs(enum dp_crc_backend be, struct rte_mbuf *m)
 
 bool dp_sctp_crc_ok(enum dp_crc_backend be, const void *sctp, size_t len)
 {
+	return dp_sctp_crc_check(be, sctp, len) <= DP_CRC_RX_ZERO;
+}
+
+enum dp_crc_rx dp_sctp_crc_check(enum dp_crc_backend be, const void *sctp,
+				 size_t len)
+{
 	struct rte_sctp_hdr h;
 
 	if (len < sizeof(h))
-		return false;
+		return DP_CRC_RX_BAD;
 	memcpy(&h, sctp, sizeof(h));
-	return rte_le_to_cpu_32(h.cksum) == sctp_crc(be, sctp, len);
+	if (be == DP_CRC_NONE) {
+		if (h.cksum == 0)
+			return DP_CRC_RX_ZERO;
+		be = DP_CRC_ISAL;
+	}
+	if (rte_le_to_cpu_32(h.cksum) == sctp_crc(be, sctp, len))
+		return DP_CRC_RX_OK;
+	return h.cksum == 0 ? DP_CRC_RX_BAD_ZERO : DP_CRC_RX_BAD;
 }

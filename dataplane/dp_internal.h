@@ -200,6 +200,8 @@ struct dp_port {
 	bool crc_rx_offload;
 	bool tx_batch;			/* TX once per poll (af_packet) */
 	enum dp_crc_backend crc;	/* resolved, never AUTO */
+	bool crc_zero_logged;		/* DP_DROP_SCTP_CRC_ZERO explained
+					 * (once per port, any queue) */
 	uint16_t nb_tx;			/* frames in tx_buf */
 	uint16_t ip_id;
 	uint64_t tx_deadline_tsc;	/* drain tx_buf by then */
@@ -333,6 +335,19 @@ bool dp_sctp_has_data(const uint8_t *sctp, size_t len);
 /* dp_crc.c: dp_sctp_crc_fill over an SCTP packet in a chain of segments
  * (@m's data starts with the common header, all of it in the first). */
 void dp_sctp_crc_fill_segs(enum dp_crc_backend be, struct rte_mbuf *m);
+
+/* dp_crc.c: the receive check of an SCTP packet in software, in order
+ * (dp_sctp_crc_ok is true up to DP_CRC_RX_ZERO) */
+enum dp_crc_rx {
+	DP_CRC_RX_OK,	    /* the CRC32c is right */
+	DP_CRC_RX_ZERO,	    /* be NONE: checksum 0, accepted
+			     * unverified */
+	DP_CRC_RX_BAD,	    /* wrong */
+	DP_CRC_RX_BAD_ZERO, /* wrong and 0: a crc=none peer, this port
+			     * verifies every CRC */
+};
+enum dp_crc_rx dp_sctp_crc_check(enum dp_crc_backend be, const void *sctp,
+				 size_t len);
 /* Count one DATA packet of a direction; @return true to drop it. */
 bool dp_drop_decide(struct dp_drop_state *st, const struct dp_drop_spec *sp);
 

@@ -206,7 +206,22 @@ static int choose_crc(struct dp_port *port, const struct dp_config *cfg,
 
 	switch (cfg->crc) {
 	case DP_CRC_AUTO:
-		port->crc = hw ? DP_CRC_OFFLOAD : DP_CRC_ISAL;
+		/* memif: both ends are our dataplanes, which agree on
+		 * crc=auto; shared memory has no wire to corrupt bits */
+		port->crc = port->memif ? DP_CRC_NONE
+			    : hw	? DP_CRC_OFFLOAD
+					: DP_CRC_ISAL;
+		break;
+	case DP_CRC_NONE:
+		if (!port->memif) {
+			SDP_LOG(ERR, DP, "config: crc=none (zero checksum, "
+				"RFC 9653) but port %u (%s) is no memif port: "
+				"there is a wire whose bit errors only CRC32c "
+				"catches; use crc=auto or crc=isal",
+				port->port_id, info->driver_name);
+			return -EINVAL;
+		}
+		port->crc = DP_CRC_NONE;
 		break;
 	case DP_CRC_OFFLOAD:
 		if (!hw) {
@@ -227,7 +242,10 @@ static int choose_crc(struct dp_port *port, const struct dp_config *cfg,
 	}
 	SDP_LOG(INFO, DP, "port %u: sctp crc32c back-end %s%s", port->port_id,
 		dp_crc_name(port->crc),
-		port->crc == DP_CRC_OFFLOAD ? " (nic)" : " (software)");
+		port->crc == DP_CRC_OFFLOAD ? " (nic)"
+		: port->crc == DP_CRC_NONE
+			? " (zero checksum, RFC 9653: nonzero ones verified)"
+			: " (software)");
 	return 0;
 }
 
@@ -862,6 +880,8 @@ void dp_port_stats(const struct dp_port *port, struct dp_stats *stats)
 		stats->delivered += q->delivered;
 		stats->crc_sw += q->crc_sw;
 		stats->crc_hw += q->crc_hw;
+		stats->crc_zero_tx += q->crc_zero_tx;
+		stats->crc_zero_rx += q->crc_zero_rx;
 		for (d = 0; d < DP_DROP_MAX; d++)
 			stats->drops[d] += q->drops[d];
 	}
@@ -888,6 +908,7 @@ static const char *const drop_names[DP_DROP_MAX] = {
 	[DP_DROP_ARP_TIMEOUT] = "arp_timeout",
 	[DP_DROP_NO_MBUF] = "no_mbuf",
 	[DP_DROP_HOOK] = "hook",
+	[DP_DROP_SCTP_CRC_ZERO] = "sctp_crc_zero",
 };
 
 const char *dp_drop_name(enum dp_drop reason)
@@ -909,11 +930,13 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		"\npace_late %" PRIu64
 		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64
 		"\ntx_bursts %" PRIu64 "\ntx_held %" PRIu64
-		"\nbye_rx %" PRIu64 "\n",
+		"\nbye_rx %" PRIu64 "\ncrc_zero_tx %" PRIu64
+		"\ncrc_zero_rx %" PRIu64 "\n",
 		s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw,
-		s->crc_hw, s->tx_bursts, s->tx_held, s->bye_rx);
+		s->crc_hw, s->tx_bursts, s->tx_held, s->bye_rx,
+		s->crc_zero_tx, s->crc_zero_rx);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
@@ -940,6 +963,7 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"pace_polls\": %" PRIu64 ", \"tx_bursts\": %" PRIu64
 		     ", \"tx_held\": %" PRIu64 ", \"bye_rx\": %" PRIu64
 		     ", \"memif_zc\": %" PRIu64 ", \"pool_in_use\": %" PRIu64
+		     ", \"crc_zero_tx\": %" PRIu64 ", \"crc_zero_rx\": %" PRIu64
 		     ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
@@ -947,7 +971,8 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     s->pace_rate_changes, s->pace_dest_drops,
 		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
 		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx,
-		     s->memif_zc, s->pool_in_use);
+		     s->memif_zc, s->pool_in_use, s->crc_zero_tx,
+		     s->crc_zero_rx);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -10,7 +10,8 @@
  * the l2_len/l3_len/l4_len fields set here.
  *
  * Order of checks for SCTP: length (dp_frame_classify), then CRC32c
- * (the NIC's verdict when it checked, software otherwise), then delivery.
+ * (the NIC's verdict when it checked, software otherwise; crc=none accepts
+ * checksum 0 unverified, RFC 9653), then delivery.
  */
 #include <string.h>
 
@@ -32,27 +33,65 @@ static inline void set_meta(struct rte_mbuf *m, const struct dp_parsed *p)
 						     : RTE_PTYPE_L4_NONFRAG;
 }
 
-static bool crc_ok(struct dp_port *port, struct dp_stats *st,
-		   struct rte_mbuf *m, const struct dp_parsed *p)
+/*
+ * A packet with checksum 0 that fails verification on a port that verifies
+ * every CRC: its peer sends zero checksums (crc=none, memif's default).
+ * Every such packet is dropped and counted; the cause is logged once.
+ */
+static void crc_zero_refused(struct dp_port *port, const struct dp_parsed *p)
+{
+	uint32_t src = rte_be_to_cpu_32(p->src_ip_be);
+
+	if (__atomic_exchange_n(&port->crc_zero_logged, true, __ATOMIC_RELAXED))
+		return;
+	SDP_LOG(ERR, DP, "port %u: dropped an SCTP packet from %u.%u.%u.%u "
+		"with checksum 0: that peer sends without CRC32c (crc=none, "
+		"the default of memif ports with crc=auto) and this port "
+		"(crc=%s) verifies every CRC; set crc=isal on the peer, or "
+		"crc=none (memif: crc=auto) here; every such packet is counted "
+		"as drop sctp_crc_zero (logged once)", port->port_id,
+		src >> 24, (src >> 16) & 0xff, (src >> 8) & 0xff, src & 0xff,
+		dp_crc_name(port->crc));
+}
+
+/* @return DP_DROP_MAX when the SCTP packet passes, else the drop reason. */
+static enum dp_drop crc_check(struct dp_port *port, struct dp_stats *st,
+			      struct rte_mbuf *m, const struct dp_parsed *p)
 {
 	uint64_t fl = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	const uint8_t *sctp =
+		rte_pktmbuf_mtod_offset(m, const uint8_t *, p->l4_off);
+	enum dp_crc_rx r;
 
 	if (port->crc_rx_offload && !p->udp_encap) {
 		if (fl == RTE_MBUF_F_RX_L4_CKSUM_GOOD) {
 			st->crc_hw++;
-			return true;
+			return DP_DROP_MAX;
 		}
 		if (fl == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
 			st->crc_hw++;
-			return false;
+			r = memcmp(sctp + 8, "\0\0\0\0", 4) == 0
+				    ? DP_CRC_RX_BAD_ZERO
+				    : DP_CRC_RX_BAD;
+			goto bad;
 		}
 	}
-	st->crc_sw++;
-	return dp_sctp_crc_ok(port->crc == DP_CRC_OFFLOAD ? DP_CRC_ISAL
+	r = dp_sctp_crc_check(port->crc == DP_CRC_OFFLOAD ? DP_CRC_ISAL
 							  : port->crc,
-			      rte_pktmbuf_mtod_offset(m, const uint8_t *,
-						      p->l4_off),
-			      p->l4_len);
+			      sctp, p->l4_len);
+	if (likely(r == DP_CRC_RX_ZERO)) {
+		st->crc_zero_rx++;
+		return DP_DROP_MAX;
+	}
+	st->crc_sw++;
+	if (likely(r == DP_CRC_RX_OK))
+		return DP_DROP_MAX;
+bad:
+	if (r == DP_CRC_RX_BAD_ZERO) {
+		crc_zero_refused(port, p);
+		return DP_DROP_SCTP_CRC_ZERO;
+	}
+	return DP_DROP_SCTP_CRC;
 }
 
 void dp_rx_one(struct dp_port *port, struct dp_stats *st,
@@ -94,10 +133,10 @@ void dp_rx_one(struct dp_port *port, struct dp_stats *st,
 		dp_arp_unlock(port);
 		return;
 	}
-	if (v == DP_V_DELIVER && p.proto == DP_IPPROTO_SCTP &&
-	    !crc_ok(port, st, m, &p)) {
-		v = DP_V_DROP;
-		p.drop = DP_DROP_SCTP_CRC;
+	if (v == DP_V_DELIVER && p.proto == DP_IPPROTO_SCTP) {
+		p.drop = crc_check(port, st, m, &p);
+		if (p.drop != DP_DROP_MAX)
+			v = DP_V_DROP;
 	}
 	if (unlikely(q0 && dp_drop_active(&port->cfg.drop_rx)) &&
 	    v == DP_V_DELIVER && p.proto == DP_IPPROTO_SCTP &&

@@ -229,6 +229,13 @@ int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
 			m->ol_flags |= RTE_MBUF_F_TX_SCTP_CKSUM |
 				       RTE_MBUF_F_TX_IPV4;
 			st->crc_hw++;
+		} else if (port->crc == DP_CRC_NONE) {
+			/* RFC 9653: checksum 0, nothing computed (the
+			 * header is in the first segment, ours) */
+			dp_sctp_crc_fill(DP_CRC_NONE,
+					 rte_pktmbuf_mtod(m, void *),
+					 rte_pktmbuf_data_len(m));
+			st->crc_zero_tx++;
 		} else if (likely(m->nb_segs == 1)) {
 			dp_sctp_crc_fill(port->crc,
 					 rte_pktmbuf_mtod(m, void *), l4_len);
