@@ -260,7 +260,14 @@ struct dp_port {
 	bool bye_down_seen;		/* link seen down since rings_off */
 	bool closing;			/* dp_port_close under way */
 	bool memif_zc;			/* memif client, zero-copy=yes */
+	/* dp_port_hold: users (sg endpoints); a dp_port_close while any
+	 * remain is deferred to the last dp_port_unhold */
+	uint32_t users;
+	bool close_deferred;
 };
+
+/* dp_eal.c: one more reference to the EAL (dp_eal_fini drops it). */
+void dp_eal_hold(void);
 
 /* dp_bye.c: the memif close handshake */
 #define DP_BYE_ETHERTYPE 0x88b5	/* IEEE 802 local experimental 1 */

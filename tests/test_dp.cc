@@ -2376,3 +2376,55 @@ TEST_F(DpPortTest, QueuePairQueueKReachesThePeersQueueK)
 	mp.close();
 	mp.cleanup();
 }
+
+/*
+ * Closing a port while mbufs of its pools are still referenced (trust gap
+ * 1, session 8: usrsctp keeps received packets, rx_ext, and chained
+ * packets' external buffers; an application may keep its own): the pools
+ * stay allocated so those late frees do not write into freed memory (before
+ * the fix both pools were freed, rte_mempool_lookup found neither).  A
+ * held port (dp_port_hold: an sg endpoint) closes only at its last
+ * dp_port_unhold, then frees a pool with nothing in use.
+ */
+TEST_F(DpPortTest, CloseKeepsPoolsWhoseMbufsAreStillReferenced)
+{
+	dp_config c2;
+	dp_port *p2 = nullptr;
+
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring5 ip=10.0.5.1 mem=256 "
+				     "link_wait_ms=2000 rx_ring=256", &c2));
+	ASSERT_EQ(0, dp_port_open(&c2, &p2));
+	std::string pool = p2->pool->name;
+	ASSERT_NE(nullptr, p2->ext_pool);
+	std::string ext = p2->ext_pool->name;
+	rte_mbuf *m = dp_pkt_alloc(p2);
+	rte_mbuf *e = dp_pkt_ext_alloc(p2);
+	ASSERT_NE(nullptr, m);
+	ASSERT_NE(nullptr, e);
+	dp_port_close(p2);
+	EXPECT_NE(nullptr, rte_mempool_lookup(pool.c_str()));
+	EXPECT_NE(nullptr, rte_mempool_lookup(ext.c_str()));
+	/* the late frees go back into pools that still exist */
+	rte_pktmbuf_free(m);
+	rte_pktmbuf_free(e);
+	rte_mempool *mp = rte_mempool_lookup(pool.c_str());
+	if (mp != nullptr) {
+		EXPECT_EQ(0u, rte_mempool_in_use_count(mp));
+	}
+
+	/* held: the close waits for the last user */
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring6 ip=10.0.6.1 mem=256 "
+				     "link_wait_ms=2000 rx_ring=256", &c2));
+	ASSERT_EQ(0, dp_port_open(&c2, &p2));
+	pool = p2->pool->name;
+	dp_port_hold(p2);
+	dp_port_hold(p2);
+	dp_port_close(p2);
+	dp_port_close(p2); /* twice: still one deferred close */
+	EXPECT_NE(nullptr, rte_mempool_lookup(pool.c_str()));
+	dp_port_poll(p2, dp_tsc()); /* still a port */
+	dp_port_unhold(p2);
+	EXPECT_NE(nullptr, rte_mempool_lookup(pool.c_str()));
+	dp_port_unhold(p2);
+	EXPECT_EQ(nullptr, rte_mempool_lookup(pool.c_str()));
+}
