@@ -269,6 +269,35 @@ struct dp_port {
 /* dp_eal.c: one more reference to the EAL (dp_eal_fini drops it). */
 void dp_eal_hold(void);
 
+/* dp_gate.c: memif bursts only while DPDK's interrupt thread is parked
+ * (its memif_disconnect unmaps the regions under a burst otherwise) */
+#define DP_GATE_INTR 0x80000000u
+extern uint32_t dp_gate_word;
+void dp_gate_install(void);
+
+/* @return false: skip this burst (the interrupt thread runs). */
+static inline bool dp_gate_enter(const struct dp_port *port)
+{
+	uint32_t v;
+
+	if (!port->memif)
+		return true;
+	v = __atomic_load_n(&dp_gate_word, __ATOMIC_RELAXED);
+	do {
+		if (v & DP_GATE_INTR)
+			return false;
+	} while (!__atomic_compare_exchange_n(&dp_gate_word, &v, v + 1, true,
+					      __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static inline void dp_gate_leave(const struct dp_port *port)
+{
+	if (port->memif)
+		__atomic_sub_fetch(&dp_gate_word, 1, __ATOMIC_RELEASE);
+}
+
 /* dp_bye.c: the memif close handshake */
 #define DP_BYE_ETHERTYPE 0x88b5	/* IEEE 802 local experimental 1 */
 /* @devargs name a memif vdev (net_memif...). */
