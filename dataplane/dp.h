@@ -148,6 +148,9 @@ struct dp_config {
 	uint32_t bye_wait_ms;	/* memif close handshake: wait this long
 				 * for the peer's answer; 0 = none;
 				 * default 1000 */
+	uint32_t memif_gate;	/* 1: memif bursts only while DPDK's
+				 * interrupt thread is parked (dp_gate.c);
+				 * default 0 */
 };
 
 /**

@@ -264,6 +264,7 @@ struct dp_port {
 	 * remain is deferred to the last dp_port_unhold */
 	uint32_t users;
 	bool close_deferred;
+	bool gated;			/* memif_gate=1 (dp_gate.c) */
 };
 
 /* dp_eal.c: one more reference to the EAL (dp_eal_fini drops it). */
@@ -280,7 +281,7 @@ static inline bool dp_gate_enter(const struct dp_port *port)
 {
 	uint32_t v;
 
-	if (!port->memif)
+	if (!port->gated)
 		return true;
 	v = __atomic_load_n(&dp_gate_word, __ATOMIC_RELAXED);
 	do {
@@ -294,7 +295,7 @@ static inline bool dp_gate_enter(const struct dp_port *port)
 
 static inline void dp_gate_leave(const struct dp_port *port)
 {
-	if (port->memif)
+	if (port->gated)
 		__atomic_sub_fetch(&dp_gate_word, 1, __ATOMIC_RELEASE);
 }
 

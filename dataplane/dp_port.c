@@ -516,7 +516,8 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_free_port;
 	port->dev = info.device;
 	port->memif = strcmp(info.driver_name, "net_memif") == 0;
-	if (port->memif)
+	port->gated = port->memif && cfg->memif_gate != 0;
+	if (port->gated)
 		dp_gate_install();
 	port->memif_zc = port->memif && dp_port_is_memif_client(port) &&
 			 dp_devargs_memif_zc(cfg->devargs);

@@ -14,6 +14,11 @@ unmaps the shared regions on the control channel's hangup
 (memif_disconnect -> memif_free_regions) while the data path only
 checks ETH_MEMIF_FLAG_CONNECTED once, on entry to the burst.
 
+The ports run with memif_gate=1 (dataplane/dp_gate.c: no burst while
+that thread runs); --no-gate runs them as by default, which reproduces
+the crash (session 8: 2 of 274 rounds, both the memif server killed
+under a copying client's 1 MiB sends, SIGSEGV in eth_memif_tx).
+
 A survivor must exit by itself (peer_gone_ms) within SURVIVOR_S with a
 nonzero status and not by a signal; a crash is reported with gdb's
 backtrace of its core (sdp_launch.finish).  Every round is one JSON line
@@ -52,18 +57,19 @@ def wait_line(p, text, timeout):
     return got.decode(errors="replace")
 
 
-def one_round(i, victim, zc, size, delay_s):
+def one_round(i, victim, zc, size, delay_s, gate):
     ep = sdp_launch.find_bin("sdp-perf-ep")
     rec = {"round": i, "victim": victim, "zc": zc, "size": size,
-           "delay_s": round(delay_s, 3)}
+           "delay_s": round(delay_s, 3), "memif_gate": gate}
+    extra = f"memif_gate={gate}"
     job = f"vs{os.getpid() % 10000:04d}{i % 100:02d}"
     with sdp_launch.Testbed("memif", job=job, memif_zc=zc) as tb:
         common = ["--json", "--deadline-s", "120"]
         srv = [ep, "--server", "--idle-exit-ms", "60000",
-               "--dp", tb.dp_config(tb.server_idx)] + common
+               "--dp", tb.dp_config(tb.server_idx, extra)] + common
         cli = [ep, "--peer", tb.ip(tb.server_idx), "--test", "bw",
                "--size", str(size), "--total", str(64 << 30),
-               "--dp", tb.dp_config(tb.client_idx)] + common
+               "--dp", tb.dp_config(tb.client_idx, extra)] + common
         s = tb.start(tb.server_idx, srv)
         time.sleep(0.2)
         c = tb.start(tb.client_idx, cli)
@@ -101,6 +107,12 @@ def main():
     ap.add_argument("rounds", type=int, nargs="?", default=8)
     ap.add_argument("--out", default=None)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--no-gate", action="store_true",
+                    help="memif_gate=0 (the default of the dataplane): "
+                    "reproduces the crash")
+    ap.add_argument("--only", default=None,
+                    help="one case: VICTIM:copy|zc:SIZE, e.g. "
+                    "server:copy:1048576 (the one that crashed)")
     a = ap.parse_args()
     harness.require_root()
     sdp_launch.install_signal_handlers()
@@ -108,12 +120,22 @@ def main():
     rng = random.Random(seed)
     cases = [(v, zc, size) for zc in (False, True)
              for v in ("server", "client") for size in (1048576, 256)]
+    if a.only:
+        try:
+            v, mode, size = a.only.split(":")
+            cases = [(v, mode == "zc", int(size))]
+            assert v in ("server", "client") and mode in ("copy", "zc")
+        except (ValueError, AssertionError):
+            sys.exit(f"--only {a.only!r}: give VICTIM:MODE:SIZE, VICTIM "
+                     f"server or client, MODE copy or zc, e.g. "
+                     f"server:copy:1048576")
     out = open(a.out, "a") if a.out else None
     bad = []
     t_start = time.time()
     for i in range(a.rounds):
         victim, zc, size = cases[i % len(cases)]
-        rec = one_round(i, victim, zc, size, rng.uniform(0.05, 1.5))
+        rec = one_round(i, victim, zc, size, rng.uniform(0.05, 1.5),
+                        0 if a.no_gate else 1)
         rec["load1"] = round(os.getloadavg()[0], 2)
         line = json.dumps(rec)
         if out:
