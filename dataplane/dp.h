@@ -152,6 +152,9 @@ struct dp_config {
 	uint32_t bye_wait_ms;	/* memif close handshake: wait this long
 				 * for the peer's answer; 0 = none;
 				 * default 1000 */
+	uint32_t memif_gate;	/* 1: memif bursts only while DPDK's
+				 * interrupt thread is parked (dp_gate.c);
+				 * default 0 */
 };
 
 /**
@@ -198,8 +201,25 @@ struct dp_port;
  */
 int dp_port_open(const struct dp_config *cfg, struct dp_port **port_p);
 
-/** Stop and close the port; frees every mbuf it holds.  Accepts NULL. */
+/**
+ * Stop and close the port; frees every mbuf it holds.  Accepts NULL.
+ * While a user holds the port (dp_port_hold: an sg endpoint until
+ * sg_ep_close) the close is deferred, logged as an error, to the last
+ * dp_port_unhold, and the port keeps a reference to the EAL until then
+ * (so dp_stop's dp_eal_fini cannot clean the EAL up under it).  mbufs
+ * still in use after the device closed (someone kept them) keep the
+ * pool allocated until the process exits, logged: their late frees stay
+ * safe.
+ */
 void dp_port_close(struct dp_port *port);
+
+/**
+ * A user that keeps references into @port (its mbufs, its rings) holds it
+ * from its open to its close: dp_port_close waits for the last
+ * dp_port_unhold.  Poll thread only.
+ */
+void dp_port_hold(struct dp_port *port);
+void dp_port_unhold(struct dp_port *port);
 
 /**
  * For a process with one port: dp_eal_init() then dp_port_open(),

@@ -86,7 +86,13 @@ static bool bye_send(struct dp_port *port, enum bye_kind kind)
 	memcpy(b->magic, BYE_MAGIC, sizeof(b->magic));
 	b->kind = (uint8_t)kind;
 	for (tries = 0; tries < 1000; tries++) {
-		if (rte_eth_tx_burst(port->port_id, 0, &m, 1) == 1) {
+		uint16_t sent = 0;
+
+		if (dp_gate_enter(port)) {
+			sent = rte_eth_tx_burst(port->port_id, 0, &m, 1);
+			dp_gate_leave(port);
+		}
+		if (sent == 1) {
 			port->st.tx_pkts++;
 			return true;
 		}
@@ -174,7 +180,11 @@ static bool bye_wait_ack(struct dp_port *port)
 	while (!acked && !port->peer_left && dp_tsc() < end) {
 		if (!link_up(port))
 			return false;
-		n = rte_eth_rx_burst(port->port_id, 0, pkts, DP_BURST);
+		n = 0;
+		if (dp_gate_enter(port)) {
+			n = rte_eth_rx_burst(port->port_id, 0, pkts, DP_BURST);
+			dp_gate_leave(port);
+		}
 		for (i = 0; i < n; i++) {
 			if (bye_kind_of(pkts[i]) == BYE_ACK) {
 				rte_pktmbuf_free(pkts[i]);

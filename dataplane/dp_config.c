@@ -66,6 +66,9 @@ static const char help_text[] =
 	"(default 5000)\n"
 	"  bye_wait_ms=N      memif close: wait for the peer to stop using the "
 	"rings, 0..60000; 0 = no handshake (default 1000)\n"
+	"  memif_gate=0|1     memif: burst only while DPDK's interrupt thread "
+	"is parked, so a peer dying mid-burst cannot unmap the rings under "
+	"it (costs pacing precision under load; default 0)\n"
 	"  rate=BPS           pacing rate, e.g. 500M, 1G; 0 = unpaced\n"
 	"  link=BPS           link rate for pacing; 0 = from link speed\n"
 	"  pace=auto|deadline|gap  pacing mode (default auto)\n"
@@ -341,6 +344,7 @@ static int apply(void *arg, const char *key, const char *val)
 	RANGE("idle_sleep_us", 0, 100000, idle_sleep_us)
 	RANGE("link_wait_ms", 0, 600000, link_wait_ms)
 	RANGE("bye_wait_ms", 0, 60000, bye_wait_ms)
+	RANGE("memif_gate", 0, 1, memif_gate)
 	RANGE("pace_queue_us", 100, 10000000, pace_queue_us)
 	RANGE("pace_dests", 1, 65536, pace_dests)
 	RANGE("queues", 1, DP_MAX_QUEUES, nb_queues)

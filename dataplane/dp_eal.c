@@ -256,6 +256,12 @@ static void intr_thread_park(void)
 			"%u ms: cleaning up anyway", INTR_PARK_WAIT_MS);
 }
 
+void dp_eal_hold(void)
+{
+	if (eal_state == EAL_UP)
+		eal_refs++;
+}
+
 void dp_eal_fini(void)
 {
 	if (eal_state != EAL_UP) {

@@ -266,7 +266,44 @@ struct dp_port {
 	bool bye_down_seen;		/* link seen down since rings_off */
 	bool closing;			/* dp_port_close under way */
 	bool memif_zc;			/* memif client, zero-copy=yes */
+	/* dp_port_hold: users (sg endpoints); a dp_port_close while any
+	 * remain is deferred to the last dp_port_unhold */
+	uint32_t users;
+	bool close_deferred;
+	bool gated;			/* memif_gate=1 (dp_gate.c) */
 };
+
+/* dp_eal.c: one more reference to the EAL (dp_eal_fini drops it). */
+void dp_eal_hold(void);
+
+/* dp_gate.c: memif bursts only while DPDK's interrupt thread is parked
+ * (its memif_disconnect unmaps the regions under a burst otherwise) */
+#define DP_GATE_INTR 0x80000000u
+extern uint32_t dp_gate_word;
+void dp_gate_install(void);
+
+/* @return false: skip this burst (the interrupt thread runs). */
+static inline bool dp_gate_enter(const struct dp_port *port)
+{
+	uint32_t v;
+
+	if (!port->gated)
+		return true;
+	v = __atomic_load_n(&dp_gate_word, __ATOMIC_RELAXED);
+	do {
+		if (v & DP_GATE_INTR)
+			return false;
+	} while (!__atomic_compare_exchange_n(&dp_gate_word, &v, v + 1, true,
+					      __ATOMIC_ACQUIRE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
+static inline void dp_gate_leave(const struct dp_port *port)
+{
+	if (port->gated)
+		__atomic_sub_fetch(&dp_gate_word, 1, __ATOMIC_RELEASE);
+}
 
 /* dp_bye.c: the memif close handshake */
 #define DP_BYE_ETHERTYPE 0x88b5	/* IEEE 802 local experimental 1 */

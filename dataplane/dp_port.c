@@ -466,6 +466,17 @@ static void port_unplug(struct dp_port *port)
 			port->port_id, port->cfg.devargs, rte_strerror(-rc));
 }
 
+/* "<what>_<port id>", unless a closed port of that id left its pool
+ * behind (its mbufs were still referenced): then one not taken. */
+static void pool_name(char *name, size_t len, const char *what, uint16_t pid)
+{
+	static unsigned int kept;
+
+	snprintf(name, len, "%s_%u", what, pid);
+	while (rte_mempool_lookup(name) != NULL)
+		snprintf(name, len, "%s_%u_%u", what, pid, ++kept);
+}
+
 static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 {
 	struct rte_eth_conf conf;
@@ -523,6 +534,9 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_free_port;
 	port->dev = info.device;
 	port->memif = strcmp(info.driver_name, "net_memif") == 0;
+	port->gated = port->memif && cfg->memif_gate != 0;
+	if (port->gated)
+		dp_gate_install();
 	port->memif_zc = port->memif && dp_port_is_memif_client(port) &&
 			 dp_devargs_memif_zc(cfg->devargs);
 	if (port->memif_zc) {
@@ -575,7 +589,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		nb_mbufs = pool_cap_by_bytes(nb_mbufs,
 					     mbuf_data_room(cfg->mtu));
 	}
-	snprintf(name, sizeof(name), "dp_pool_%u", pid);
+	pool_name(name, sizeof(name), "dp_pool", pid);
 	port->pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256, 0,
 					     mbuf_data_room(cfg->mtu), socket);
 	if (port->pool == NULL) {
@@ -597,7 +611,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 			"TX off (external buffers lie outside the shared "
 			"memory)", pid);
 	} else {
-		snprintf(name, sizeof(name), "dp_ext_%u", pid);
+		pool_name(name, sizeof(name), "dp_ext", pid);
 		port->ext_pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256,
 							 0, 0, socket);
 		if (port->ext_pool == NULL)
@@ -731,6 +745,7 @@ err_free_port:
 
 static void port_close(struct dp_port *port)
 {
+	unsigned int held = 0, ext_held = 0;
 	struct rte_mbuf *m;
 	uint16_t i;
 
@@ -758,12 +773,25 @@ static void port_close(struct dp_port *port)
 		SDP_LOG(DEBUG, DP, "port %u: %u mbufs still held at close "
 			"(memif zero-copy rings and any the consumer kept)",
 			port->port_id, rte_mempool_in_use_count(port->pool));
-	else if (rte_mempool_in_use_count(port->pool) != 0)
-		SDP_LOG(WARN, DP, "port %u: %u mbufs still held at close "
-			"(consumer did not return them)", port->port_id,
-			rte_mempool_in_use_count(port->pool));
-	rte_mempool_free(port->pool);
-	rte_mempool_free(port->ext_pool);
+	else
+		held = (unsigned int)rte_mempool_in_use_count(port->pool);
+	if (port->ext_pool != NULL)
+		ext_held = (unsigned int)rte_mempool_in_use_count(
+			port->ext_pool);
+	/* Someone still references them (received data usrsctp keeps,
+	 * chained packets): freeing the pool would make their later frees
+	 * write into freed memory.  The pool stays until exit instead. */
+	if (held != 0 || ext_held != 0)
+		SDP_LOG(WARN, DP, "port %u: %u mbufs and %u external-buffer "
+			"mbufs still referenced at close (an endpoint or the "
+			"application kept them: close sg endpoints before "
+			"their port): the pools stay allocated until the "
+			"process exits, so their late frees stay safe",
+			port->port_id, held, ext_held);
+	if (held == 0)
+		rte_mempool_free(port->pool);
+	if (ext_held == 0)
+		rte_mempool_free(port->ext_pool);
 	port_unplug(port);
 	rte_free(port);
 }
@@ -786,11 +814,43 @@ void dp_port_close(struct dp_port *port)
 
 	if (port == NULL)
 		return;
+	if (port->users != 0) {
+		if (port->close_deferred)
+			return;
+		SDP_LOG(ERR, DP, "port %u closed while %u endpoints still use "
+			"it: close them first (sg_ep_close); the port closes "
+			"when the last one lets go", port->port_id,
+			port->users);
+		port->close_deferred = true;
+		dp_eal_hold(); /* dp_stop's dp_eal_fini keeps the EAL up */
+		return;
+	}
 	if (dp_netns_enter(port->cfg.netns, &ns_fd) != 0)
 		SDP_LOG(WARN, DP, "port %u: closing outside its namespace %s",
 			port->port_id, port->cfg.netns);
 	port_close(port);
 	dp_netns_leave(ns_fd);
+}
+
+void dp_port_hold(struct dp_port *port)
+{
+	port->users++;
+}
+
+void dp_port_unhold(struct dp_port *port)
+{
+	if (port->users == 0) {
+		SDP_LOG(WARN, DP, "port %u: dp_port_unhold without a hold",
+			port->port_id);
+		return;
+	}
+	if (--port->users != 0 || !port->close_deferred)
+		return;
+	SDP_LOG(WARN, DP, "port %u: its last endpoint closed: closing the "
+		"port now (its close was deferred)", port->port_id);
+	port->close_deferred = false;
+	dp_port_close(port);
+	dp_eal_fini(); /* the reference the deferred close held */
 }
 
 int dp_start(const struct dp_config *cfg, struct dp_port **port_p)

@@ -221,11 +221,16 @@ static void xq_burst_now(struct dp_port *port, struct dp_queue *q)
 
 	if (!xq_enter(port, q))
 		return; /* frames stay until the rings are back */
+	if (unlikely(!dp_gate_enter(port))) {
+		xq_leave(q);
+		return; /* DPDK's interrupt thread runs (dp_gate.c) */
+	}
 	while (sent < n && tries++ < TX_RETRIES)
 		sent = (uint16_t)(sent + rte_eth_tx_burst(port->port_id, q->id,
 							  q->tx_buf + sent,
 							  (uint16_t)(n -
 								     sent)));
+	dp_gate_leave(port);
 	xq_leave(q);
 	SDP_TRACE(TX_BURST, sent);
 	q->st.tx_pkts += sent;
@@ -276,7 +281,12 @@ unsigned int dp_port_poll_queue(struct dp_port *port, uint16_t qid,
 	}
 	if (!xq_enter(port, q))
 		return 0;
+	if (unlikely(!dp_gate_enter(port))) {
+		xq_leave(q);
+		return 0;
+	}
 	n = rte_eth_rx_burst(port->port_id, qid, pkts, DP_BURST);
+	dp_gate_leave(port);
 	xq_leave(q);
 	q->st.rx_pkts += n;
 	if (n != 0)

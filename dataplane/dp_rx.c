@@ -181,7 +181,10 @@ unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
 	if (unlikely(port->handoff != NULL))
 		dp_queues_handoff(port, now_tsc);
 	dp_tx_drain(port, now_tsc);
+	if (unlikely(!dp_gate_enter(port)))
+		return 0; /* DPDK's interrupt thread runs (dp_gate.c) */
 	n = rte_eth_rx_burst(port->port_id, port->queue_id, pkts, DP_BURST);
+	dp_gate_leave(port);
 	port->st.rx_pkts += n;
 	if (n != 0)
 		SDP_TRACE(RX_BURST, n);

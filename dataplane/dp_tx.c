@@ -67,12 +67,15 @@ void dp_tx_burst_now(struct dp_port *port)
 	for (i = 0; i < n; i++)
 		clones += !!RTE_MBUF_CLONED(port->tx_buf[i]);
 
+	if (unlikely(!dp_gate_enter(port)))
+		return; /* DPDK's interrupt thread runs: frames stay */
 	while (sent < n && tries++ < TX_RETRIES)
 		sent = (uint16_t)(sent +
 				  rte_eth_tx_burst(port->port_id,
 						   port->queue_id,
 						   port->tx_buf + sent,
 						   (uint16_t)(n - sent)));
+	dp_gate_leave(port);
 	SDP_TRACE(TX_BURST, sent);
 	port->st.tx_bursts += tries;
 	port->st.tx_pkts += sent;

@@ -92,6 +92,8 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 		link->peers = NULL;
 		return rc;
 	}
+	/* usrsctp may keep its mbufs until sg_link_fini */
+	dp_port_hold(port);
 	return 0;
 }
 
@@ -124,6 +126,9 @@ void sg_link_fini(struct sg_link *link)
 	free(link->peers);
 	link->peers = NULL;
 	link->nb_peers = 0;
+	/* last: a port closed before its endpoint closes now */
+	for (i = 0; i < link->nb_ports; i++)
+		dp_port_unhold(link->ports[i]);
 }
 
 struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)

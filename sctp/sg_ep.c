@@ -709,8 +709,10 @@ int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
 	ep->lk->replay = calloc(SG_REPLAY_MAX, sizeof(*ep->lk->replay));
 	if (ep->lk->replay == NULL)
 		return -ENOMEM;
-	for (k = 0; k < n; k++)
+	for (k = 0; k < n; k++) {
 		ep->lk->ports[k + 1] = ports[k];
+		dp_port_hold(ports[k]);
+	}
 	ep->lk->nb_ports = n + 1;
 	ep->lk->pcfg = *cfg;
 	ep->lk->pst.nb_paths = n + 1;

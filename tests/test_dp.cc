@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cinttypes>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <rte_alarm.h>
+#include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf_pool_ops.h>
@@ -2692,4 +2695,129 @@ TEST_F(DpPortTest, ZeroChecksumRefusedOffMemif)
 	uint16_t pid;
 	EXPECT_NE(0, rte_eth_dev_get_port_by_name("net_af_packet7", &pid))
 		<< "refused port left behind";
+}
+
+/*
+ * Closing a port while mbufs of its pools are still referenced (trust gap
+ * 1, session 8: usrsctp keeps received packets, rx_ext, and chained
+ * packets' external buffers; an application may keep its own): the pools
+ * stay allocated so those late frees do not write into freed memory (before
+ * the fix both pools were freed, rte_mempool_lookup found neither).  A
+ * held port (dp_port_hold: an sg endpoint) closes only at its last
+ * dp_port_unhold, then frees a pool with nothing in use.
+ */
+TEST_F(DpPortTest, CloseKeepsPoolsWhoseMbufsAreStillReferenced)
+{
+	dp_config c2;
+	dp_port *p2 = nullptr;
+
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring5 ip=10.0.5.1 mem=256 "
+				     "link_wait_ms=2000 rx_ring=256", &c2));
+	ASSERT_EQ(0, dp_port_open(&c2, &p2));
+	std::string pool = p2->pool->name;
+	ASSERT_NE(nullptr, p2->ext_pool);
+	std::string ext = p2->ext_pool->name;
+	rte_mbuf *m = dp_pkt_alloc(p2);
+	rte_mbuf *e = dp_pkt_ext_alloc(p2);
+	ASSERT_NE(nullptr, m);
+	ASSERT_NE(nullptr, e);
+	dp_port_close(p2);
+	EXPECT_NE(nullptr, rte_mempool_lookup(pool.c_str()));
+	EXPECT_NE(nullptr, rte_mempool_lookup(ext.c_str()));
+	/* the late frees go back into pools that still exist */
+	rte_pktmbuf_free(m);
+	rte_pktmbuf_free(e);
+	rte_mempool *mp = rte_mempool_lookup(pool.c_str());
+	if (mp != nullptr) {
+		EXPECT_EQ(0u, rte_mempool_in_use_count(mp));
+	}
+
+	/* held: the close waits for the last user */
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring6 ip=10.0.6.1 mem=256 "
+				     "link_wait_ms=2000 rx_ring=256", &c2));
+	ASSERT_EQ(0, dp_port_open(&c2, &p2));
+	pool = p2->pool->name;
+	dp_port_hold(p2);
+	dp_port_hold(p2);
+	dp_port_close(p2);
+	dp_port_close(p2); /* twice: still one deferred close */
+	EXPECT_NE(nullptr, rte_mempool_lookup(pool.c_str()));
+	dp_port_poll(p2, dp_tsc()); /* still a port */
+	dp_port_unhold(p2);
+	EXPECT_NE(nullptr, rte_mempool_lookup(pool.c_str()));
+	dp_port_unhold(p2);
+	EXPECT_EQ(nullptr, rte_mempool_lookup(pool.c_str()));
+}
+
+/*
+ * Trust gap 2 (session 8): DPDK 22.11's memif_disconnect, run on the EAL
+ * interrupt thread when a peer dies, unmaps the regions an rx/tx burst
+ * on the polling thread may be reading (vanish-stress: the survivor's
+ * SIGSEGV in eth_memif_tx).  dp_gate.c lets that thread run callbacks
+ * only between memif bursts.  Here an RX callback (it runs inside
+ * rte_eth_rx_burst) stretches every burst to 100 us and flags it, and an
+ * alarm (run on the interrupt thread, as memif's control channel is)
+ * samples the flag 300 times: never inside a burst.  Without the gate
+ * most samples land inside one.
+ */
+static volatile int g_gate_in_burst;
+static std::atomic<unsigned> g_gate_probes, g_gate_overlaps;
+static uint64_t g_gate_bursts;
+
+static uint16_t gate_rx_cb(uint16_t port_id, uint16_t queue,
+			   rte_mbuf **pkts, uint16_t nb_pkts,
+			   uint16_t max_pkts, void *arg)
+{
+	(void)port_id;
+	(void)queue;
+	(void)pkts;
+	(void)max_pkts;
+	(void)arg;
+	g_gate_in_burst = 1;
+	g_gate_bursts++;
+	rte_delay_us_block(100);
+	g_gate_in_burst = 0;
+	return nb_pkts;
+}
+
+static void gate_probe(void *arg)
+{
+	(void)arg;
+	if (g_gate_in_burst)
+		g_gate_overlaps++;
+	if (++g_gate_probes < 300)
+		rte_eal_alarm_set(50, gate_probe, nullptr);
+}
+
+TEST_F(DpPortTest, MemifBurstsNeverOverlapTheInterruptThread)
+{
+	MemifPair mp;
+
+	ASSERT_NO_FATAL_FAILURE(mp.config("dpgate", "net_memif12",
+					  "net_memif13", "10.9.12",
+					  "rx_ring=256 memif_gate=1",
+					  "rx_ring=256 memif_gate=1"));
+	ASSERT_NO_FATAL_FAILURE(mp.open());
+	const rte_eth_rxtx_callback *cb = rte_eth_add_rx_callback(
+		dp_port_id(mp.cli), 0, gate_rx_cb, nullptr);
+	ASSERT_NE(nullptr, cb);
+	g_gate_probes = 0;
+	g_gate_overlaps = 0;
+	ASSERT_EQ(0, rte_eal_alarm_set(50, gate_probe, nullptr));
+	uint64_t polls = 0, t0 = dp_tsc();
+	uint64_t end = dp_tsc() + dp_ms_to_tsc(30000);
+	g_gate_bursts = 0;
+	for (; g_gate_probes < 300 && dp_tsc() < end; polls++)
+		dp_port_poll(mp.cli, dp_tsc());
+	unsigned probes = g_gate_probes, overlaps = g_gate_overlaps;
+	rte_eal_alarm_cancel(gate_probe, (void *)-1);
+	rte_eth_remove_rx_callback(dp_port_id(mp.cli), 0, cb);
+	fprintf(stderr, "gate: %u probes on the interrupt thread over %"
+		PRIu64 " polls (%" PRIu64 " bursts of 100 us in %.2f s), %u "
+		"inside a burst\n", probes, polls, g_gate_bursts,
+		(double)(dp_tsc() - t0) / (double)dp_tsc_hz(), overlaps);
+	EXPECT_EQ(300u, probes);
+	EXPECT_EQ(0u, overlaps);
+	mp.close();
+	mp.cleanup();
 }

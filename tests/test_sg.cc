@@ -2614,6 +2614,73 @@ TEST_F(SgTwoNodes, RxKeepsPacketsInTheirMbufsAndGivesThemBack)
 	pair_end();
 }
 
+/*
+ * The application closes the port before the endpoint (trust gap 1, session
+ * 8): the receiver has left unread messages in usrsctp, whose packets sit
+ * in the port's mbufs (rx_ext).  dp_port_close then must not free the pool
+ * (usrsctp frees those mbufs when the endpoint closes: they would go back
+ * into freed memory) nor the port (sg_ep_close flushes it): the close is
+ * deferred, logged, to sg_ep_close, which then closes the port and frees
+ * the pool.  Before the fix the pool was gone right after dp_port_close
+ * (rte_mempool_lookup found nothing while usrsctp held its mbufs).
+ */
+TEST_F(SgTwoNodes, PortClosedBeforeItsEndpointWaitsForIt)
+{
+	constexpr uint32_t kLen = 64u << 10;
+
+	pair_start("rx_descs=16 max_msg=1M", "", [&](Node &n, sg_assoc_t a) {
+		(void)a;
+		/* nothing is read: usrsctp keeps what the descriptors
+		 * cannot take until it stops growing */
+		uint32_t held = 0;
+		for (double end = now_s() + 60, still = now_s() + 2;
+		     now_s() < end && now_s() < still;) {
+			n.poll_once();
+			if (sg_rx_ext_held_now() != held) {
+				held = sg_rx_ext_held_now();
+				still = now_s() + 2;
+			}
+		}
+		fprintf(stderr, "usrsctp holds %u received mbufs\n", held);
+		CHILD_CHECK(held > 0);
+		std::string pool = n.port->pool->name;
+		dp_port_close(n.port);	/* the wrong order */
+		CHILD_CHECK(sg_rx_ext_held_now() == held);
+		/* the pool they belong to is still there */
+		CHILD_CHECK(rte_mempool_lookup(pool.c_str()) != nullptr);
+		sg_ep_close(n.ep);
+		CHILD_CHECK(sg_rx_ext_held_now() == 0);
+		/* the deferred close ran: pool freed, EAL still ours */
+		CHILD_CHECK(rte_mempool_lookup(pool.c_str()) == nullptr);
+		dp_eal_fini();
+		n.report("DONE");
+		_exit(0);
+	}, [&](Node &n, sg_assoc_t a) {
+		std::vector<uint8_t> m = make_msg(0, 0, kLen, false);
+		iovec iov = {m.data(), m.size()};
+		sg_event ev;
+		uint32_t sent = 0;
+
+		/* until the receiver's window closes, then its ABORT */
+		for (double end = now_s() + 120; now_s() < end;) {
+			if (!sg_send_busy(n.ep) &&
+			    sg_send(n.ep, a, 0, 0, PPID_DATA, &iov, 1) != -EAGAIN)
+				sent++;
+			n.poll_once();
+			bool lost = false;
+			for (auto &e : n.events)
+				lost = lost || e.type == SG_EV_LOST;
+			if (lost)
+				break;
+		}
+		(void)ev;
+		fprintf(stderr, "client: %u messages sent\n", sent);
+		CHILD_CHECK(sent > 0);
+	});
+	EXPECT_TRUE(expect_line(pair_srv, "DONE", 240));
+	pair_end();
+}
+
 /* rx_ext=0: usrsctp_conninput copies every packet again (the control of
  * the test above; also what UCX_SCTP_DPDK_RX_EXT=n sets). */
 TEST_F(SgTwoNodes, RxExtOffCopiesEveryPacket)

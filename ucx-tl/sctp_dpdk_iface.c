@@ -759,6 +759,20 @@ static unsigned uct_sctp_dpdk_iface_handle_events(uct_sctp_dpdk_iface_t *iface)
 			ep->flags |= UCT_SCTP_DPDK_EP_FLAG_REPORTED;
 			ucs_debug("sctp_dpdk: iface %u ep %p: peer failed",
 				  iface->id, ep);
+			/* UCX only logs an unhandled error at debug level:
+			 * an application without a handler (ucx_perftest)
+			 * would wait for the dead peer without a word */
+			if (iface->super.err_handler == NULL)
+				ucs_warn("sctp_dpdk: iface %u: the peer of ep "
+					 "%p is gone (association lost or "
+					 "aborted) and the iface has no error "
+					 "handler: the ep's operations fail "
+					 "with %s and nothing more comes from "
+					 "it; set UCT_IFACE_PARAM_FIELD_ERR_"
+					 "HANDLER (UCP: UCP_ERR_HANDLING_MODE_"
+					 "PEER) to be told", iface->id, ep,
+					 ucs_status_string(
+						 UCS_ERR_ENDPOINT_TIMEOUT));
 			uct_iface_handle_ep_err(&iface->super.super,
 						&ep->super.super,
 						UCS_ERR_ENDPOINT_TIMEOUT);

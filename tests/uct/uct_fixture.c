@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 int fx_failures;
+int fx_iface_no_err_handler;
 char fx_memif_dir[128];
 char fx_job[64];
 pid_t fx_peer_pid;
@@ -220,8 +221,9 @@ void fx_iface_open(env_t *e, iface_t *t, size_t rx_headroom)
 	t->rx_headroom = rx_headroom;
 	p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
 		       UCT_IFACE_PARAM_FIELD_DEVICE |
-		       UCT_IFACE_PARAM_FIELD_RX_HEADROOM |
-		       UCT_IFACE_PARAM_FIELD_ERR_HANDLER;
+		       UCT_IFACE_PARAM_FIELD_RX_HEADROOM;
+	if (!fx_iface_no_err_handler)
+		p.field_mask |= UCT_IFACE_PARAM_FIELD_ERR_HANDLER;
 	p.err_handler = fx_err_handler;
 	p.err_handler_arg = t;
 	p.open_mode = UCT_IFACE_OPEN_MODE_DEVICE;

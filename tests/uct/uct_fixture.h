@@ -64,6 +64,7 @@ extern uint8_t fx_peer_iface_addr[64];	/* peer mode: one of its ifaces */
 extern unsigned fx_err_calls;		/* fx_err_handler calls */
 extern ucs_status_t fx_err_seen;	/* the last status it saw */
 extern int fx_seq_peer_client;	/* restart: n-th client incarnation */
+extern int fx_iface_no_err_handler;	/* fx_iface_open sets none */
 
 /* Count a failure and say where; the test goes on. */
 #define CHECK(cond, ...)                                                      \
