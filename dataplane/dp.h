@@ -54,6 +54,10 @@ extern "C" {
 #define DP_MTU_MAX 64000
 #define DP_ETH_OVERHEAD 18 /* Ethernet header + FCS */
 
+/* dp_config.memif_gate's default: gate memif ports that are not paced by
+ * configuration (rate=, dest_rate=), see dataplane/dp_gate.c */
+#define DP_MEMIF_GATE_AUTO 2
+
 /** CRC32c back-ends for SCTP (RFC 3309/4960). */
 enum dp_crc_backend {
 	DP_CRC_AUTO = 0, /**< memif: NONE; else NIC offload if advertised,
@@ -154,7 +158,8 @@ struct dp_config {
 				 * default 1000 */
 	uint32_t memif_gate;	/* 1: memif bursts only while DPDK's
 				 * interrupt thread is parked (dp_gate.c);
-				 * default 0 */
+				 * 0: never; default DP_MEMIF_GATE_AUTO:
+				 * unpaced memif ports */
 };
 
 /**
@@ -421,6 +426,9 @@ struct dp_stats {
 					 * 0 (crc=none: no CRC computed) */
 	uint64_t crc_zero_rx;		/* SCTP packets accepted unverified
 					 * for their checksum 0 (crc=none) */
+	uint64_t memif_gated;		/* 1: a memif port whose bursts
+					 * wait for DPDK's interrupt thread
+					 * (memif_gate, dp_gate.c) */
 };
 
 /** Snapshot of the port's counters (owning thread). */

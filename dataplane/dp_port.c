@@ -534,7 +534,11 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_free_port;
 	port->dev = info.device;
 	port->memif = strcmp(info.driver_name, "net_memif") == 0;
-	port->gated = port->memif && cfg->memif_gate != 0;
+	port->gated = port->memif &&
+		      (cfg->memif_gate == 1 ||
+		       (cfg->memif_gate == DP_MEMIF_GATE_AUTO &&
+			cfg->pace_rate_bps == 0 &&
+			cfg->pace_dest_rate_bps == 0));
 	if (port->gated)
 		dp_gate_install();
 	port->memif_zc = port->memif && dp_port_is_memif_client(port) &&
@@ -929,6 +933,7 @@ void dp_port_stats(const struct dp_port *port, struct dp_stats *stats)
 	*stats = port->st;
 	dp_pace_stats(port, stats);
 	stats->memif_zc = port->memif_zc;
+	stats->memif_gated = port->gated;
 	stats->pool_in_use = rte_mempool_in_use_count(port->pool);
 	for (k = 1; k < port->nb_queues; k++) {
 		const struct dp_stats *q = &port->xq[k - 1].st;
@@ -1024,7 +1029,7 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"tx_held\": %" PRIu64 ", \"bye_rx\": %" PRIu64
 		     ", \"memif_zc\": %" PRIu64 ", \"pool_in_use\": %" PRIu64
 		     ", \"crc_zero_tx\": %" PRIu64 ", \"crc_zero_rx\": %" PRIu64
-		     ", \"drops\": {",
+		     ", \"memif_gated\": %" PRIu64 ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
@@ -1032,7 +1037,7 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
 		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx,
 		     s->memif_zc, s->pool_in_use, s->crc_zero_tx,
-		     s->crc_zero_rx);
+		     s->crc_zero_rx, s->memif_gated);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

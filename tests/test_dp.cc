@@ -2821,3 +2821,44 @@ TEST_F(DpPortTest, MemifBurstsNeverOverlapTheInterruptThread)
 	mp.close();
 	mp.cleanup();
 }
+
+/*
+ * memif_gate's default (auto): a memif port is gated unless its
+ * configuration paces it (rate=, dest_rate=: the gate's closed spells
+ * would cost pacing precision under load); memif_gate=0/1 override it.
+ */
+TEST_F(DpPortTest, MemifGateAutoGatesUnpacedPortsOnly)
+{
+	struct dp_stats s;
+	{
+		MemifPair mp;
+
+		ASSERT_NO_FATAL_FAILURE(mp.config("dpgateauto", "net_memif14",
+						  "net_memif15", "10.9.14",
+						  "rx_ring=256",
+						  "rx_ring=256 rate=500M"));
+		ASSERT_NO_FATAL_FAILURE(mp.open());
+		dp_port_stats(mp.srv, &s);
+		EXPECT_EQ(1u, s.memif_gated) << "unpaced memif port, auto";
+		dp_port_stats(mp.cli, &s);
+		EXPECT_EQ(0u, s.memif_gated) << "paced memif port, auto";
+		mp.close();
+		mp.cleanup();
+	}
+	{
+		MemifPair mp;
+
+		ASSERT_NO_FATAL_FAILURE(mp.config("dpgateoff", "net_memif16",
+						  "net_memif17", "10.9.16",
+						  "rx_ring=256 memif_gate=0",
+						  "rx_ring=256 rate=500M "
+						  "memif_gate=1"));
+		ASSERT_NO_FATAL_FAILURE(mp.open());
+		dp_port_stats(mp.srv, &s);
+		EXPECT_EQ(0u, s.memif_gated) << "memif_gate=0";
+		dp_port_stats(mp.cli, &s);
+		EXPECT_EQ(1u, s.memif_gated) << "memif_gate=1 on a paced port";
+		mp.close();
+		mp.cleanup();
+	}
+}

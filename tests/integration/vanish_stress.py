@@ -108,7 +108,8 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--seed", type=int, default=None)
     ap.add_argument("--no-gate", action="store_true",
-                    help="memif_gate=0 (the default of the dataplane): "
+                    help="memif_gate=0 (the dataplane's default before "
+                    "session 8; now auto: on for unpaced memif ports): "
                     "reproduces the crash")
     ap.add_argument("--only", default=None,
                     help="one case: VICTIM:copy|zc:SIZE, e.g. "
