@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """bench_common - what the seed scripts (bench/seed001.py, bench/seed003.py)
 share: parsing a tc-style rate, and the end of a run (print the table,
-write --json, draw --plot).
+write --json, draw --plot); and the callgrind scripts' reading of a
+callgrind output file (callgrind_rows).
 
   import bench_common
   bench_common.rate_bps("20mbit", "seed001")  -> 20e6
@@ -9,6 +10,7 @@ write --json, draw --plot).
 """
 import json
 import re
+import subprocess
 import sys
 
 RATE_RE = re.compile(r"^(\d+(?:\.\d+)?)(k|m|g)?bit$")
@@ -35,3 +37,26 @@ def emit(out, table_text, a, plot_fn, who):
               flush=True)
     if a.plot:
         plot_fn(out, a.plot)
+
+
+CG_ROW_RE = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$")
+
+
+def callgrind_rows(out, *opts):
+    """callgrind_annotate of the file @out (extra options @opts, e.g.
+    "--inclusive=yes"): (the program's total Ir, [(Ir, what)] for every
+    function row, "what" as callgrind_annotate names it)."""
+    ann = subprocess.run(["callgrind_annotate", "--threshold=100",
+                          "--auto=no", *opts, out],
+                         capture_output=True, text=True, check=True).stdout
+    total, rows = 0, []
+    for line in ann.splitlines():
+        m = CG_ROW_RE.match(line)
+        if not m:
+            continue
+        n = int(m.group(1).replace(",", ""))
+        if "PROGRAM TOTALS" in m.group(2):
+            total = n
+        else:
+            rows.append((n, m.group(2)))
+    return total, rows

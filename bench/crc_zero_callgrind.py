@@ -35,6 +35,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "apps"))
 import sdp_launch  # noqa: E402
+import bench_common  # noqa: E402
 
 MIB = 1 << 20
 DP_EXTRA = "link_wait_ms=120000 idle_sleep_us=2000"
@@ -47,22 +48,9 @@ DP_CRC_FUNCS = ("dp_sctp_crc_fill", "dp_sctp_crc_fill_segs",
 def annotate(out):
     """(total Ir, inclusive Ir of the dataplane's CRC functions) of one
     callgrind file."""
-    ann = subprocess.run(["callgrind_annotate", "--threshold=100",
-                          "--auto=no", "--inclusive=yes", out],
-                         capture_output=True, text=True, check=True).stdout
-    total = crc = 0
-    for line in ann.splitlines():
-        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", line)
-        if not m:
-            continue
-        n = int(m.group(1).replace(",", ""))
-        what = m.group(2)
-        if "PROGRAM TOTALS" in what:
-            total = n
-            continue
-        fn = what.split(" ")[0].split(":")[-1]
-        if fn in DP_CRC_FUNCS:
-            crc += n
+    total, rows = bench_common.callgrind_rows(out, "--inclusive=yes")
+    crc = sum(n for n, what in rows
+              if what.split(" ")[0].split(":")[-1] in DP_CRC_FUNCS)
     return total, crc
 
 

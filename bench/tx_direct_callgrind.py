@@ -48,6 +48,8 @@ import sys
 import tempfile
 import time
 
+import bench_common
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -77,20 +79,10 @@ def annotate(out):
     """Totals of a callgrind output file: total, memcpy (memcpy and
     memmove), isal_crc (ISA-L's object) and "fn": Ir per function
     ("file:function" as callgrind_annotate names it)."""
-    ann = subprocess.run(["callgrind_annotate", "--threshold=100", "--auto=no",
-                          "--tree=none", out],
-                         capture_output=True, text=True, check=True).stdout
-    total = memcpy = isal = 0
+    total, rows = bench_common.callgrind_rows(out, "--tree=none")
+    memcpy = isal = 0
     fn = {}
-    for line in ann.splitlines():
-        m = re.match(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)$", line)
-        if not m:
-            continue
-        n = int(m.group(1).replace(",", ""))
-        what = m.group(2)
-        if "PROGRAM TOTALS" in what:
-            total = n
-            continue
+    for n, what in rows:
         if what.startswith("???") and "librte_" in what:
             # stripped DPDK objects: callgrind names the object of an
             # address differently from run to run; keep the address

@@ -54,7 +54,7 @@ extern "C" {
 #define DP_MTU_MAX 64000
 #define DP_ETH_OVERHEAD 18 /* Ethernet header + FCS */
 
-/* dp_config.memif_gate's default: gate memif ports that are not paced by
+/* dp_config.memif_gate=auto: gate memif ports that are not paced by
  * configuration (rate=, dest_rate=), see dataplane/dp_gate.c */
 #define DP_MEMIF_GATE_AUTO 2
 
@@ -158,8 +158,8 @@ struct dp_config {
 				 * default 1000 */
 	uint32_t memif_gate;	/* 1: memif bursts only while DPDK's
 				 * interrupt thread is parked (dp_gate.c);
-				 * 0: never; default DP_MEMIF_GATE_AUTO:
-				 * unpaced memif ports */
+				 * DP_MEMIF_GATE_AUTO: unpaced memif
+				 * ports; default 0 */
 };
 
 /**

@@ -14,8 +14,8 @@
  * 160 kills, session 8).  memif's own cc_lock does not cover the unmap,
  * and memif raises no link-state event to hook.
  *
- * With memif_gate=1 (default auto: memif ports without a configured
- * pacing rate) the interrupt thread runs only
+ * With memif_gate=1 (or auto: memif ports without a configured pacing
+ * rate; opt-in, default 0) the interrupt thread runs only
  * between the bursts of gated ports: a callback of
  * ours on an eventfd that is always readable keeps it parked for
  * GATE_SLICE_US at a time, the only time memif ports may burst; before
@@ -26,14 +26,17 @@
  * packets this poll; TX frames stay buffered), as while the rings are off
  * (dp_bye.c).  The EAL's other work waits at most one slice.
  *
- * Why not on paced ports by default: a closed spell lasts as long as
+ * Why opt-in: a closed spell lasts as long as
  * this thread takes to get back here, and on a loaded machine it is
  * preempted in between: paced frames then leave in bursts (meson test pace
  * over memif: a burst of 9 where 4 is the limit, at load ~11, gate on).
- * Unpaced (MPI's default) it cost nothing measurable on a quiet machine:
+ * Unpaced (MPI's case) it cost nothing measurable on a quiet machine:
  * MPICH 1 MiB over memif 2387 vs 2531 MB/s, 8 B latency 4.40 vs 4.73 us,
- * medians of 8 interleaved runs, within their spread (docs/BENCHMARKS.md,
- * "Issue 9's targets after session 8's merges").
+ * medians of 8 interleaved runs, within their spread; but made the
+ * default for unpaced ports, dp's QueuePairQueueKReachesThePeersQueueK
+ * failed in 1 of 3 runs: its sender's TX buffer filled while the gate
+ * was closed (ENOBUFS), see docs/BENCHMARKS.md, "Issue 9's targets after
+ * session 8's merges".
  *
  *   dp_gate_word: DP_GATE_INTR (the interrupt thread runs) | bursts in
  *   flight.  Pollers: CAS count+1 unless DP_GATE_INTR; leave: count-1.

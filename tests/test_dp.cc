@@ -2823,9 +2823,9 @@ TEST_F(DpPortTest, MemifBurstsNeverOverlapTheInterruptThread)
 }
 
 /*
- * memif_gate's default (auto): a memif port is gated unless its
- * configuration paces it (rate=, dest_rate=: the gate's closed spells
- * would cost pacing precision under load); memif_gate=0/1 override it.
+ * memif_gate=auto: a memif port is gated unless its configuration paces
+ * it (rate=, dest_rate=: the gate's closed spells would cost pacing
+ * precision under load); memif_gate=0 (the default) and 1 as given.
  */
 TEST_F(DpPortTest, MemifGateAutoGatesUnpacedPortsOnly)
 {
@@ -2835,8 +2835,9 @@ TEST_F(DpPortTest, MemifGateAutoGatesUnpacedPortsOnly)
 
 		ASSERT_NO_FATAL_FAILURE(mp.config("dpgateauto", "net_memif14",
 						  "net_memif15", "10.9.14",
-						  "rx_ring=256",
-						  "rx_ring=256 rate=500M"));
+						  "rx_ring=256 memif_gate=auto",
+						  "rx_ring=256 rate=500M "
+						  "memif_gate=auto"));
 		ASSERT_NO_FATAL_FAILURE(mp.open());
 		dp_port_stats(mp.srv, &s);
 		EXPECT_EQ(1u, s.memif_gated) << "unpaced memif port, auto";
@@ -2850,12 +2851,12 @@ TEST_F(DpPortTest, MemifGateAutoGatesUnpacedPortsOnly)
 
 		ASSERT_NO_FATAL_FAILURE(mp.config("dpgateoff", "net_memif16",
 						  "net_memif17", "10.9.16",
-						  "rx_ring=256 memif_gate=0",
+						  "rx_ring=256",
 						  "rx_ring=256 rate=500M "
 						  "memif_gate=1"));
 		ASSERT_NO_FATAL_FAILURE(mp.open());
 		dp_port_stats(mp.srv, &s);
-		EXPECT_EQ(0u, s.memif_gated) << "memif_gate=0";
+		EXPECT_EQ(0u, s.memif_gated) << "default memif_gate=0";
 		dp_port_stats(mp.cli, &s);
 		EXPECT_EQ(1u, s.memif_gated) << "memif_gate=1 on a paced port";
 		mp.close();

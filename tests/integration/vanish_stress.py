@@ -34,27 +34,12 @@ import sys
 import time
 
 import harness
+from test_vanish import wait_line
 
 import sdp_launch
 
 SURVIVOR_S = 20
 START_S = 60
-
-
-def wait_line(p, text, timeout):
-    import select
-    got = b""
-    fd = p.stderr.fileno()
-    end = time.time() + timeout
-    while text.encode() not in got and time.time() < end:
-        r, _, _ = select.select([fd], [], [], max(0.0, end - time.time()))
-        if not r:
-            break
-        chunk = os.read(fd, 65536)
-        if not chunk:
-            break
-        got += chunk
-    return got.decode(errors="replace")
 
 
 def one_round(i, victim, zc, size, delay_s, gate):
