@@ -2827,39 +2827,37 @@ TEST_F(DpPortTest, MemifBurstsNeverOverlapTheInterruptThread)
  * it (rate=, dest_rate=: the gate's closed spells would cost pacing
  * precision under load); memif_gate=0 (the default) and 1 as given.
  */
-TEST_F(DpPortTest, MemifGateAutoGatesUnpacedPortsOnly)
+/* Opens a memif pair with @srv_extra / @cli_extra and checks each port's
+ * memif_gated against @srv_gated / @cli_gated (@why names the case). */
+static void check_memif_gated(const char *tag, const char *srv_dev,
+			      const char *cli_dev, const char *net,
+			      const std::string &srv_extra,
+			      const std::string &cli_extra, uint64_t srv_gated,
+			      uint64_t cli_gated, const char *why)
 {
 	struct dp_stats s;
-	{
-		MemifPair mp;
+	MemifPair mp;
 
-		ASSERT_NO_FATAL_FAILURE(mp.config("dpgateauto", "net_memif14",
-						  "net_memif15", "10.9.14",
-						  "rx_ring=256 memif_gate=auto",
-						  "rx_ring=256 rate=500M "
-						  "memif_gate=auto"));
-		ASSERT_NO_FATAL_FAILURE(mp.open());
-		dp_port_stats(mp.srv, &s);
-		EXPECT_EQ(1u, s.memif_gated) << "unpaced memif port, auto";
-		dp_port_stats(mp.cli, &s);
-		EXPECT_EQ(0u, s.memif_gated) << "paced memif port, auto";
-		mp.close();
-		mp.cleanup();
-	}
-	{
-		MemifPair mp;
+	ASSERT_NO_FATAL_FAILURE(mp.config(tag, srv_dev, cli_dev, net,
+					  srv_extra, cli_extra));
+	ASSERT_NO_FATAL_FAILURE(mp.open());
+	dp_port_stats(mp.srv, &s);
+	EXPECT_EQ(srv_gated, s.memif_gated) << why << ": server";
+	dp_port_stats(mp.cli, &s);
+	EXPECT_EQ(cli_gated, s.memif_gated) << why << ": client";
+	mp.close();
+	mp.cleanup();
+}
 
-		ASSERT_NO_FATAL_FAILURE(mp.config("dpgateoff", "net_memif16",
-						  "net_memif17", "10.9.16",
-						  "rx_ring=256",
-						  "rx_ring=256 rate=500M "
-						  "memif_gate=1"));
-		ASSERT_NO_FATAL_FAILURE(mp.open());
-		dp_port_stats(mp.srv, &s);
-		EXPECT_EQ(0u, s.memif_gated) << "default memif_gate=0";
-		dp_port_stats(mp.cli, &s);
-		EXPECT_EQ(1u, s.memif_gated) << "memif_gate=1 on a paced port";
-		mp.close();
-		mp.cleanup();
-	}
+TEST_F(DpPortTest, MemifGateAutoGatesUnpacedPortsOnly)
+{
+	check_memif_gated("dpgateauto", "net_memif14", "net_memif15",
+			  "10.9.14", "rx_ring=256 memif_gate=auto",
+			  "rx_ring=256 rate=500M memif_gate=auto", 1, 0,
+			  "auto: unpaced server gated, paced client not");
+	check_memif_gated("dpgateoff", "net_memif16", "net_memif17",
+			  "10.9.16", "rx_ring=256",
+			  "rx_ring=256 rate=500M memif_gate=1", 0, 1,
+			  "default memif_gate=0 server, memif_gate=1 on a "
+			  "paced client");
 }
