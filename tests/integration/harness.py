@@ -95,6 +95,24 @@ def tool(name, *args, timeout=600):
     return json.loads(r.stdout.strip().splitlines()[-1])
 
 
+def job_failure(r, tail=1500):
+    """What a failed MPI launcher run said, for a check's message: the
+    stderr tail, the stdout tail (hydra's BAD TERMINATION banner names the
+    PID and exit code), then, last so that a truncated log still shows
+    them, every stderr line naming an abort, a fatal error or a UCX error
+    (a rank's own reason, which the other rank's logs can push out of a
+    plain tail) and the exit status read the launcher's way: hydra returns
+    a rank's signal number or its MPI error class (15 is MPI_ERR_OTHER)."""
+    why = [ln for ln in r.stderr.splitlines()
+           if any(k in ln for k in ("Abort", "abort", "Fatal", "fatal",
+                                    "rror", "failed", "lost", "Terminated"))]
+    return (f"--- stderr tail:\n{r.stderr[-tail:]}\n"
+            f"--- stdout tail:\n{r.stdout[-tail:]}\n"
+            f"--- stderr lines naming an error ({len(why)}):\n"
+            + "\n".join(why[-30:]) +
+            f"\n--- launcher rc {r.returncode}")
+
+
 def check(cond, msg):
     if not cond:
         raise AssertionError(msg)

@@ -77,7 +77,8 @@ def failover(mpi):
            if ln.startswith("{")]
     check(r.returncode == 0 and len(res) == 1 and res[0]["errors"] == 0
           and len(res[0]["times_ms"]) == REPS,
-          f"{mpi}: job rc {r.returncode}, result {res}\n{err[-4000:]}")
+          f"{mpi}: job rc {r.returncode}, result {res}\n"
+          f"{harness.job_failure(r)}")
     stats = []
     for ln in err.splitlines():
         if "sctp_dpdk stats: " in ln:

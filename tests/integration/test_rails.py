@@ -105,7 +105,8 @@ def striped(mpi, fabric, rails):
     res = [json.loads(ln) for ln in r.stdout.splitlines()
            if ln.startswith("{")]
     check(r.returncode == 0 and res and res[0]["errors"] == 0,
-          f"job rc {r.returncode}, result {res}\n{r.stderr[-3000:]}")
+          f"job rc {r.returncode}, result {res}\n"
+          f"{harness.job_failure(r)}")
     stats = []
     for ln in r.stderr.splitlines():
         if "sctp_dpdk stats: " in ln:
@@ -150,7 +151,8 @@ def test_mpirun_rail_event():
     res = [json.loads(ln) for ln in r.stdout.splitlines()
            if ln.startswith("{")]
     check(r.returncode == 0 and res and res[0]["errors"] == 0,
-          f"job rc {r.returncode}, result {res}\n{r.stderr[-3000:]}")
+          f"job rc {r.returncode}, result {res}\n"
+          f"{harness.job_failure(r)}")
     check(len(events) == 2 and " rail 1 down at " in events[0] and
           " rail 1 up at " in events[1],
           f"rail events printed: {events}\n{r.stderr[-2000:]}")
