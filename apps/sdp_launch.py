@@ -8,6 +8,7 @@ always tear everything down (also on errors and Ctrl-C).  Processes are
 ended only by the PIDs we started; every wait has a deadline.
 """
 
+import fcntl
 import glob
 import json
 import os
@@ -77,6 +78,63 @@ def find_bin(name):
 
 def default_job():
     return "j%d" % (os.getpid() % 10000000)
+
+# DPDK's runtime dirs (root: /var/run/dpdk/<file prefix>).  sdp-testbed
+# reads the same variable.
+DPDK_RUN_ROOT = os.environ.get("SDP_TESTBED_DPDK_RUN_ROOT", "/var/run/dpdk")
+PREFIX_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+
+
+def dpdk_prefix(argv):
+    """The DPDK file prefix a command line gives its EAL: a dataplane
+    config token prefix=NAME (in --dp "...") or an EAL --file-prefix=NAME
+    (testpmd); None when it names none (then the EAL picks its own)."""
+    found = None
+    for arg in argv:
+        for tok in str(arg).split():
+            for key in ("prefix=", "--file-prefix="):
+                if tok.startswith(key):
+                    found = tok[len(key):]
+    return found
+
+
+def remove_runtime_dir(prefix):
+    """Remove /var/run/dpdk/@prefix, the runtime dir of an EAL that is gone.
+    A process that exits cleanly removes its own (dp_eal_fini); one that
+    died by a signal or was killed leaves it, and whoever started it calls
+    this after reaping it.  Only that one exact prefix is touched, never a
+    pattern, and never a dir whose EAL still runs: the primary process holds
+    a lock on its 'config' file while it lives.  Returns True when the dir
+    is gone."""
+    if not prefix or not PREFIX_RE.match(prefix):
+        raise ValueError(f"DPDK file prefix {prefix!r}: expected one name "
+                         "of letters, digits, '_', '.', '-'")
+    d = os.path.join(DPDK_RUN_ROOT, prefix)
+    if not os.path.isdir(d):
+        return True
+    try:
+        fd = os.open(os.path.join(d, "config"), os.O_RDWR)
+    except OSError:
+        fd = -1  # no config: an EAL that never got that far
+    if fd >= 0:
+        try:
+            fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            print(f"sdp-launch: {d} is in use by a running DPDK process: "
+                  "left in place", file=sys.stderr)
+            return False
+        finally:
+            os.close(fd)
+    shutil.rmtree(d, ignore_errors=True)
+    return not os.path.exists(d)
+
+
+def reaped(p):
+    """After p (started by Testbed.start) has been waited for: remove the
+    runtime dir a killed or crashed EAL left."""
+    prefix = getattr(p, "sdp_prefix", None)
+    if prefix and p.returncode is not None:
+        remove_runtime_dir(prefix)
 
 
 class Testbed:
@@ -168,6 +226,9 @@ class Testbed:
     def __exit__(self, *exc):
         for p in self.procs:
             stop(p)
+            if p.returncode is None:  # stop() gave up: it still runs
+                continue
+            reaped(p)
         self._down()
         return False
 
@@ -223,6 +284,9 @@ class Testbed:
                              start_new_session=True, preexec_fn=enable_cores,
                              **kw)
         p.sdp_argv0 = argv[0]
+        # its EAL's runtime dir, removed once it is reaped (finish, stop,
+        # kill, __exit__)
+        p.sdp_prefix = dpdk_prefix(argv)
         self.procs.append(p)
         return p
 
@@ -329,16 +393,31 @@ def death_report(pid, rc, argv0="", cwd=None, remove=True):
 def stop(p, grace=5.0):
     """End a process we started, by PID, with a deadline."""
     if p.poll() is not None:
+        reaped(p)
         return
     try:
         os.killpg(p.pid, signal.SIGTERM)
     except ProcessLookupError:
+        p.wait(timeout=grace)
+        reaped(p)
         return
     try:
         p.wait(timeout=grace)
     except subprocess.TimeoutExpired:
         os.killpg(p.pid, signal.SIGKILL)
         p.wait(timeout=grace)
+    reaped(p)
+
+
+def kill(p, grace=10.0):
+    """SIGKILL a process we started (a test's victim), by PID, reap it
+    within @grace s and remove the runtime dir its EAL leaves."""
+    try:
+        os.killpg(p.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    p.wait(timeout=grace)
+    reaped(p)
 
 
 def finish(p, timeout):
@@ -349,6 +428,7 @@ def finish(p, timeout):
         stop(p)
         out, err = p.communicate()
         return 124, out, err + f"\n[sdp-launch: killed after {timeout} s]"
+    reaped(p)
     if p.returncode < 0:
         # a signal: name it, and where it happened when a core was dumped
         # (the endpoint ran in our cwd; "ip netns exec" keeps it)

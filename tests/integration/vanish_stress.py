@@ -29,7 +29,6 @@ import argparse
 import json
 import os
 import random
-import signal
 import sys
 import time
 
@@ -83,12 +82,11 @@ def one_round(i, victim, zc, size, delay_s, gate):
         if v.poll() is not None or surv.poll() is not None:
             rec["result"] = "ended-before-kill"
             return rec
-        os.kill(v.pid, signal.SIGKILL)
+        sdp_launch.kill(v)  # reaps it and removes its runtime dir
         t0 = time.time()
         rc, out, err = sdp_launch.finish(surv, SURVIVOR_S)
         rec["survivor_s"] = round(time.time() - t0, 2)
         rec["rc"] = rc
-        v.wait(timeout=10)
     if rc == 124:
         rec["result"] = "hang"
     elif rc < 0:

@@ -6,9 +6,15 @@ Every process is started in its own session and remembered, waited for
 with a deadline, and killed by PID at cleanup (never by name).  Verdicts
 are printed one per line as they come and kept for the summary.
 """
+import os
 import shutil
 import subprocess
+import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "apps"))
+import sdp_launch  # noqa: E402
 
 procs = []
 results = []
@@ -53,7 +59,7 @@ def remove_dirs(run_dir, prefixes):
     """The memif socket dir and each DPDK runtime dir /var/run/dpdk/<p>."""
     shutil.rmtree(run_dir, ignore_errors=True)
     for p in prefixes:
-        shutil.rmtree("/var/run/dpdk/" + p, ignore_errors=True)
+        sdp_launch.remove_runtime_dir(p)
 
 
 def report(name, ok, detail, width=12):
