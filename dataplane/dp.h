@@ -189,6 +189,25 @@ int dp_eal_init(const struct dp_config *cfg);
 /** Drop a reference; the last one cleans the EAL and its runtime dir. */
 void dp_eal_fini(void);
 
+/**
+ * Remove the runtime dir (/var/run/dpdk/@prefix for root) that the EAL of
+ * a process with --file-prefix @prefix left when it was killed or died by
+ * a signal (one that ends through dp_eal_fini removes its own): for
+ * whoever started that process, once it is reaped.  Only that exact name;
+ * never a dir whose EAL still runs (this process's own, or another
+ * primary that holds its lock on 'config').
+ * @return 0 when the dir is gone or never was; -EBUSY when a live EAL owns
+ *         it; -EINVAL when @prefix is not one file name; -EIO.
+ */
+int dp_eal_runtime_dir_remove(const char *prefix);
+
+/**
+ * dp_eal_runtime_dir_remove() for every prefix that begins with @stem, a
+ * job's own unique start such as "sdp-<job>-" (its ranks' prefixes).
+ * @return how many were removed, or the last error when none was.
+ */
+int dp_eal_runtime_dirs_remove(const char *stem);
+
 struct dp_port;
 
 /**

@@ -17,12 +17,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/prctl.h>
 
 #include <rte_cycles.h>
@@ -199,6 +201,97 @@ static void remove_runtime_dir(const char *dir)
 	closedir(dh);
 	if (rmdir(dir) != 0)
 		SDP_LOG(WARN, DP, "cannot remove %s: %m", dir);
+}
+
+/* Where DPDK 22.11 keeps the runtime dirs (eal_create_runtime_dir):
+ * /var/run/dpdk for root, else $XDG_RUNTIME_DIR/dpdk or /tmp/dpdk. */
+static void runtime_root(char *buf, size_t len)
+{
+	const char *base = "/var/run";
+
+	if (getuid() != 0) {
+		base = getenv("XDG_RUNTIME_DIR");
+		if (base == NULL)
+			base = "/tmp";
+	}
+	snprintf(buf, len, "%s/dpdk", base);
+}
+
+/* One plain file name: no '/', no "." or "..", not empty. */
+static int prefix_ok(const char *prefix)
+{
+	return prefix != NULL && prefix[0] != '\0' && prefix[0] != '.' &&
+	       strchr(prefix, '/') == NULL && strlen(prefix) < NAME_MAX;
+}
+
+/* Whether a live EAL owns @dir: this process's own, or another primary
+ * that holds its write lock on 'config' (rte_eal_config_create). */
+static int runtime_dir_in_use(const char *dir, const char *prefix)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char path[PATH_MAX + 16];
+	int fd, busy;
+
+	if (eal_state == EAL_UP && strcmp(prefix, eal_prefix) == 0)
+		return 1;
+	snprintf(path, sizeof(path), "%s/config", dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* no config: an EAL that never got that far */
+	busy = fcntl(fd, F_GETLK, &fl) == 0 && fl.l_type != F_UNLCK;
+	close(fd);
+	return busy;
+}
+
+int dp_eal_runtime_dir_remove(const char *prefix)
+{
+	char root[PATH_MAX - NAME_MAX - 2], dir[PATH_MAX];
+	struct stat st;
+
+	if (!prefix_ok(prefix)) {
+		SDP_LOG(ERR, DP, "runtime dir of prefix '%s': not one file "
+			"name: give the exact --file-prefix of the process",
+			prefix != NULL ? prefix : "(null)");
+		return -EINVAL;
+	}
+	runtime_root(root, sizeof(root));
+	snprintf(dir, sizeof(dir), "%s/%s", root, prefix);
+	if (stat(dir, &st) != 0)
+		return 0;
+	if (runtime_dir_in_use(dir, prefix))
+		return -EBUSY;
+	remove_runtime_dir(dir);
+	return stat(dir, &st) == 0 ? -EIO : 0;
+}
+
+int dp_eal_runtime_dirs_remove(const char *stem)
+{
+	char root[PATH_MAX - NAME_MAX - 2];
+	int removed = 0, rc = 0;
+	size_t n;
+	struct dirent *d;
+	DIR *dh;
+
+	if (!prefix_ok(stem)) {
+		SDP_LOG(ERR, DP, "runtime dirs of stem '%s': not one file "
+			"name: give the job's own prefix start, e.g. "
+			"sdp-<job>-", stem != NULL ? stem : "(null)");
+		return -EINVAL;
+	}
+	n = strlen(stem);
+	runtime_root(root, sizeof(root));
+	dh = opendir(root);
+	if (dh == NULL)
+		return 0;
+	while ((d = readdir(dh)) != NULL) {
+		if (strncmp(d->d_name, stem, n) != 0)
+			continue;
+		rc = dp_eal_runtime_dir_remove(d->d_name);
+		if (rc == 0)
+			removed++;
+	}
+	closedir(dh);
+	return rc < 0 && removed == 0 ? rc : removed;
 }
 
 /*

@@ -26,9 +26,7 @@
  */
 #include <gtest/gtest.h>
 
-#include <filesystem>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include <signal.h>
@@ -161,11 +159,10 @@ protected:
 				waitpid(srv_pid_, &st, 0);
 				ADD_FAILURE() << "the server never finished";
 				/* its EAL never cleaned up after itself */
-				std::error_code ec;
-				std::filesystem::remove_all(
-					"/var/run/dpdk/sdp-zcs-" +
-						std::to_string(srv_pid_),
-					ec);
+				EXPECT_EQ(0, dp_eal_runtime_dir_remove(
+						     ("sdp-zcs-" +
+						      std::to_string(srv_pid_))
+							     .c_str()));
 			} else {
 				EXPECT_TRUE(WIFEXITED(st) &&
 					    WEXITSTATUS(st) == 0)

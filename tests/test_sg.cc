@@ -597,9 +597,11 @@ class SgTwoNodes : public ::testing::Test {
 			return;
 		g_dp_extra.clear();
 		g_check_pool = false;
-		std::string cmd = "rm -rf '" + g_sockdir +
-				  "' /var/run/dpdk/sdp-" + g_job + "-*";
+		std::string cmd = "rm -rf '" + g_sockdir + "'";
 		EXPECT_EQ(0, system(cmd.c_str()));
+		/* the runtime dirs of the killed children */
+		EXPECT_LE(0, dp_eal_runtime_dirs_remove(
+				     ("sdp-" + g_job + "-").c_str()));
 		g_sockdir.clear();
 	}
 };
@@ -1353,8 +1355,8 @@ TEST_F(SgTwoNodes, PeerKilledIsLostThenReconnects)
 	double t_kill = now_s();
 	kill(cli.pid, SIGKILL);
 	reap(cli, 5);
-	std::string cmd = "rm -rf /var/run/dpdk/sdp-" + g_job + "-client";
-	EXPECT_EQ(0, system(cmd.c_str()));
+	EXPECT_EQ(0, dp_eal_runtime_dir_remove(
+			     ("sdp-" + g_job + "-client").c_str()));
 	/* hb 100 ms + (path_max_rxt + 1) * rto_max 200 ms, plus slack. */
 	ASSERT_TRUE(expect_line(srv, "LOST", 10));
 	double lost_s = now_s() - t_kill;

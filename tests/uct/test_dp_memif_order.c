@@ -124,10 +124,11 @@ int main(void)
 			fails++;
 		}
 	}
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s' /var/run/dpdk/sdp-%s-*", dir,
-		 job);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cleanup failed\n");
+	snprintf(cmd, sizeof(cmd), "sdp-%s-", job);
+	dp_eal_runtime_dirs_remove(cmd);
 	printf("memif start order (client refused before server start): "
 	       "%s\n", fails ? "FAIL" : "ok");
 	return fails ? 1 : 0;

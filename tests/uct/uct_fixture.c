@@ -441,10 +441,12 @@ static void fx_cleanup(void)
 		fx_peer_pid = 0;
 	}
 	if (fx_memif_dir[0] != '\0') {
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s' /var/run/dpdk/sdp-%s-*",
-			 fx_memif_dir, fx_job);
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", fx_memif_dir);
 		if (system(cmd) != 0)
 			fprintf(stderr, "cleanup: %s failed\n", cmd);
+		/* the runtime dirs a killed or crashed peer left */
+		snprintf(cmd, sizeof(cmd), "sdp-%s-", fx_job);
+		dp_eal_runtime_dirs_remove(cmd);
 	}
 }
 
