@@ -27,29 +27,6 @@
 #define CANCEL_BCOPY_BYTES 4000
 #define CANCEL_OPS 4 /* get_zcopy, put_zcopy, get_bcopy, flush */
 
-typedef struct {
-	uct_completion_t super;
-	unsigned calls;		/* completion calls seen */
-	ucs_status_t status;	/* status of the last call */
-} cancel_comp_t;
-
-static void cancel_comp_cb(uct_completion_t *self)
-{
-	cancel_comp_t *c = ucs_container_of(self, cancel_comp_t, super);
-
-	c->calls++;
-	c->status = self->status;
-}
-
-static void cancel_comp_init(cancel_comp_t *c)
-{
-	c->super.func = cancel_comp_cb;
-	c->super.count = 1;
-	c->super.status = UCS_OK;
-	c->calls = 0;
-	c->status = UCS_OK;
-}
-
 static void cancel_unpack_cb(void *arg, const void *data, size_t length)
 {
 	memcpy(arg, data, length);
@@ -68,7 +45,7 @@ static int test_rma_cancel(void)
 {
 	static const char *names[CANCEL_OPS] = {"get_zcopy", "put_zcopy",
 						"get_bcopy", "flush"};
-	cancel_comp_t comps[CANCEL_OPS];
+	fx_comp_t comps[CANCEL_OPS];
 	uct_sctp_dpdk_iface_t *siface;
 	uint8_t dev[64], ifa[64];
 	uct_rkey_bundle_t a_rk;
@@ -103,7 +80,7 @@ static int test_rma_cancel(void)
 
 	/* Outstanding ops, then destroy without flushing. */
 	for (i = 0; i < CANCEL_OPS; i++)
-		cancel_comp_init(&comps[i]);
+		fx_comp_init(&comps[i]);
 	giov = (uct_iov_t){.buffer = get_buf, .length = CANCEL_GET_BYTES,
 			   .count = 1, .memh = UCT_MEM_HANDLE_NULL};
 	piov = (uct_iov_t){.buffer = put_buf, .length = RMA_BIG, .count = 1,

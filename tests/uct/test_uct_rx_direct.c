@@ -47,29 +47,6 @@ static const struct {
 	{9000 * 7 + 1, 1},     {65480 - 56 + 1, 2},  {(2u << 20) - 5, 3},
 };
 
-typedef struct {
-	uct_completion_t super;
-	unsigned calls;
-	ucs_status_t status;
-} rxd_comp_t;
-
-static void rxd_comp_cb(uct_completion_t *self)
-{
-	rxd_comp_t *c = ucs_container_of(self, rxd_comp_t, super);
-
-	c->calls++;
-	c->status = self->status;
-}
-
-static void rxd_comp_init(rxd_comp_t *c)
-{
-	c->super.func = rxd_comp_cb;
-	c->super.count = 1;
-	c->super.status = UCS_OK;
-	c->calls = 0;
-	c->status = UCS_OK;
-}
-
 static unsigned rxd_iov(uct_iov_t *iov, uint8_t *buf, size_t len,
 			unsigned cnt)
 {
@@ -90,7 +67,7 @@ static unsigned rxd_iov(uct_iov_t *iov, uint8_t *buf, size_t len,
 /* Issue until accepted; @return the status (UCS_INPROGRESS expected). */
 static ucs_status_t rxd_get(env_t *e, uct_ep_h ep, uct_iov_t *iov,
 			    unsigned cnt, uint64_t raddr, uct_rkey_t rkey,
-			    rxd_comp_t *c)
+			    fx_comp_t *c)
 {
 	double deadline = fx_now_s() + RMA_DEADLINE_S;
 	ucs_status_t st;
@@ -116,7 +93,7 @@ static void test_gets(env_t *e, uct_ep_h *eps, const rma_info_t *info,
 	uint64_t direct0 = ctx->rma_get_direct_bytes, copy0, total = 0;
 	uint64_t offs[RXD_GETS], off = 0;
 	uint8_t *bufs[RXD_GETS];
-	rxd_comp_t comps[RXD_GETS];
+	fx_comp_t comps[RXD_GETS];
 	struct sg_stats s0, s1;
 	uct_iov_t iov[3];
 	ucs_status_t st;
@@ -137,7 +114,7 @@ static void test_gets(env_t *e, uct_ep_h *eps, const rma_info_t *info,
 			return;
 		}
 		memset(bufs[i], 0, rxd_gets[i].len);
-		rxd_comp_init(&comps[i]);
+		fx_comp_init(&comps[i]);
 		cnt = rxd_iov(iov, bufs[i], rxd_gets[i].len,
 			      rxd_gets[i].iovcnt);
 		st = rxd_get(e, eps[i % RXD_EPS], iov, cnt,
@@ -228,7 +205,7 @@ static void test_destroy(env_t *e, iface_t *t, const uint8_t *dev,
 	uint64_t direct0 = ctx->rma_get_direct_bytes, got = 0;
 	uint8_t *buf = malloc(RMA_BIG);
 	struct sg_stats s0, s1;
-	rxd_comp_t c;
+	fx_comp_t c;
 	uct_iov_t iov[2];
 	ucs_status_t st;
 	double t0;
@@ -241,7 +218,7 @@ static void test_destroy(env_t *e, iface_t *t, const uint8_t *dev,
 	}
 	fx_rma_cmd('F', 0, 32, 0, RMA_BIG);
 	ep = fx_ep_to(t, dev, ifa);
-	rxd_comp_init(&c);
+	fx_comp_init(&c);
 	rxd_iov(iov, buf, RMA_BIG, 2);
 	rxd_sg_stats(ctx, &s0);
 	st = rxd_get(e, ep, iov, 2, info->a_addr, rkey, &c);
@@ -301,7 +278,7 @@ static void test_vanish(env_t *e, iface_t *t, const uint8_t *dev,
 	uint8_t *buf = malloc(RMA_BIG);
 	size_t k, bad = 0, changed = 0;
 	uct_iov_t iov[1];
-	rxd_comp_t c;
+	fx_comp_t c;
 	ucs_status_t st;
 	double t0;
 	uct_ep_h ep;
@@ -312,7 +289,7 @@ static void test_vanish(env_t *e, iface_t *t, const uint8_t *dev,
 	}
 	fx_rma_cmd('F', 0, 33, 0, RMA_BIG);
 	ep = fx_ep_to(t, dev, ifa);
-	rxd_comp_init(&c);
+	fx_comp_init(&c);
 	rxd_iov(iov, buf, RMA_BIG, 1);
 	st = rxd_get(e, ep, iov, 1, info->a_addr, rkey, &c);
 	CHECK(st == UCS_INPROGRESS, "get 16 MiB: %s", ucs_status_string(st));

@@ -26,41 +26,18 @@
 #define VANISH_AM_LEN 8000
 #define VANISH_ERR_S 10.0
 
-typedef struct {
-	uct_completion_t super;
-	unsigned calls;
-	ucs_status_t status;
-} vn_comp_t;
-
-static void vn_comp_cb(uct_completion_t *self)
-{
-	vn_comp_t *c = ucs_container_of(self, vn_comp_t, super);
-
-	c->calls++;
-	c->status = self->status;
-}
-
-static void vn_comp_init(vn_comp_t *c)
-{
-	c->super.func = vn_comp_cb;
-	c->super.count = 1;
-	c->super.status = UCS_OK;
-	c->calls = 0;
-	c->status = UCS_OK;
-}
-
 /* Issue one op, retrying back-pressure up to a deadline; an op that
  * finished at once counts as completed. */
 static void vn_issue(env_t *e, uct_ep_h ep, int kind, uint8_t *buf,
 		     size_t len, uint64_t raddr, uct_rkey_t rkey, uct_mem_h memh,
-		     vn_comp_t *c)
+		     fx_comp_t *c)
 {
 	double deadline = fx_now_s() + RMA_DEADLINE_S;
 	uct_iov_t iov = { .buffer = buf, .length = len, .memh = memh,
 			  .stride = 0, .count = 1 };
 	ucs_status_t st;
 
-	vn_comp_init(c);
+	fx_comp_init(c);
 	for (;;) {
 		if (kind == RMA_PUT_ZCOPY)
 			st = uct_ep_put_zcopy(ep, &iov, 1, raddr, rkey,
@@ -86,7 +63,7 @@ static void vn_issue(env_t *e, uct_ep_h ep, int kind, uint8_t *buf,
 static int test_vanish(void)
 {
 	uct_sctp_dpdk_ctx_t *ctx;
-	vn_comp_t puts[VANISH_OPS], gets[VANISH_OPS], ams[VANISH_AMS];
+	fx_comp_t puts[VANISH_OPS], gets[VANISH_OPS], ams[VANISH_AMS];
 	uint8_t dev[64], ifa[64], *buf;
 	uct_rkey_bundle_t a_rk;
 	uint64_t moved0, moved = 0;
@@ -158,7 +135,7 @@ static int test_vanish(void)
 	while (fx_now_s() < t0 + 1.0)
 		uct_worker_progress(e.worker);
 	for (k = 0; k < VANISH_OPS + VANISH_OPS + VANISH_AMS; k++) {
-		vn_comp_t *c = k < VANISH_OPS ? &puts[k]
+		fx_comp_t *c = k < VANISH_OPS ? &puts[k]
 			     : k < 2 * VANISH_OPS ? &gets[k - VANISH_OPS]
 						  : &ams[k - 2 * VANISH_OPS];
 

@@ -95,6 +95,23 @@ void fx_env_close(env_t *e)
 	ucs_async_context_destroy(e->async);
 }
 
+static void fx_comp_cb(uct_completion_t *self)
+{
+	fx_comp_t *c = ucs_container_of(self, fx_comp_t, super);
+
+	c->calls++;
+	c->status = self->status;
+}
+
+void fx_comp_init(fx_comp_t *c)
+{
+	c->super.func = fx_comp_cb;
+	c->super.count = 1;
+	c->super.status = UCS_OK;
+	c->calls = 0;
+	c->status = UCS_OK;
+}
+
 /* Payload: [u16 sender iface id][u16 seq][bytes: (seq + i) & 0xff]. */
 void fx_fill(uint8_t *buf, size_t len, uint16_t from, uint16_t seq)
 {

@@ -129,6 +129,14 @@ typedef struct {
 	size_t len;
 } pack_arg_t;
 
+/* A completion that counts its calls and keeps the last call's status
+ * (a test checks that each op completes exactly once, and how). */
+typedef struct {
+	uct_completion_t super;
+	unsigned calls;		/* completion calls seen */
+	ucs_status_t status;	/* status of the last call */
+} fx_comp_t;
+
 /**
  * The program's main: checks root, names the job, installs the exit
  * cleanup and runs @test.  @return @test's result (0 pass, 1 fail).
@@ -138,6 +146,9 @@ int fx_run(int (*test)(void));
 double fx_now_s(void);
 /** Open file descriptors of this process, -1 if /proc is unreadable. */
 int fx_count_fds(void);
+
+/** Arm @c for one completion: count 1, no call seen, status UCS_OK. */
+void fx_comp_init(fx_comp_t *c);
 
 /** Open component, md, worker and iface config (exit(1) on failure);
  * reads UCX_SCTP_DPDK_* from the environment as it is now. */
