@@ -33,7 +33,6 @@
  */
 #include "uct_rma_fixture.h"
 
-#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -55,88 +54,89 @@ typedef struct {
 	uint8_t rkey[64];
 } gu_reply_t;
 
+/* The peer's buffer of the round, for its command handler. */
+typedef struct {
+	env_t *e;
+	uint8_t *mem;
+	size_t mem_len;
+	uct_mem_h memh;
+} gu_peer_t;
+
+static int gu_peer_serve(const void *arg_cmd, void *arg_reply, void *arg)
+{
+	const gu_cmd_t *cmd = arg_cmd;
+	gu_reply_t *reply = arg_reply;
+	gu_peer_t *pr = arg;
+
+	switch (cmd->op) {
+	case 'M':
+		pr->mem_len = cmd->length;
+		pr->mem = mmap(NULL, pr->mem_len, PROT_READ | PROT_WRITE,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (pr->mem == MAP_FAILED)
+			exit(1);
+		fx_rma_fill(pr->mem, pr->mem_len, cmd->seed);
+		CHECK_OK(uct_md_mem_reg(pr->e->md, pr->mem, pr->mem_len,
+					UCT_MD_MEM_ACCESS_ALL, &pr->memh),
+			 "reg");
+		CHECK_OK(uct_md_mkey_pack(pr->e->md, pr->memh, reply->rkey),
+			 "pack");
+		reply->a = (uintptr_t)pr->mem;
+		break;
+	case 'U':
+		reply->a = uct_sctp_dpdk_getzc_held();
+		if (cmd->mode == 0) {
+			CHECK_OK(uct_md_mem_dereg(pr->e->md, pr->memh),
+				 "dereg");
+			reply->b = uct_sctp_dpdk_getzc_held();
+			munmap(pr->mem, pr->mem_len);
+		} else {
+			munmap(pr->mem, pr->mem_len);
+			reply->b = uct_sctp_dpdk_getzc_held();
+			CHECK_OK(uct_md_mem_dereg(pr->e->md, pr->memh),
+				 "dereg");
+		}
+		pr->mem = NULL;
+		break;
+	case 'T': {
+		/* dereg while the requester is stalled */
+		double t0 = fx_now_s();
+
+		reply->a = uct_sctp_dpdk_getzc_held();
+		CHECK_OK(uct_md_mem_dereg(pr->e->md, pr->memh), "dereg");
+		reply->b = uct_sctp_dpdk_getzc_held();
+		reply->c = (uint64_t)((fx_now_s() - t0) * 1000);
+		munmap(pr->mem, pr->mem_len);
+		pr->mem = NULL;
+		break;
+	}
+	case 'Z': {
+		uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+
+		reply->a = ctx->rma_rep_zc_msgs;
+		reply->b = ctx->rma_rep_zc_bytes;
+		reply->c = ctx->rma_rep_copy_bytes;
+		break;
+	}
+	case 'Q':
+		return 1;
+	}
+	return 0;
+}
+
 static void gu_peer_main(int fd)
 {
 	double deadline = fx_now_s() + 4 * RMA_DEADLINE_S;
-	uct_mem_h memh = NULL;
-	uint8_t *mem = NULL;
-	size_t mem_len = 0;
-	gu_reply_t reply;
-	gu_cmd_t cmd;
+	gu_peer_t pr = { 0 };
 	iface_t t;
 	env_t e;
-	ssize_t n;
 
-	fx_memif_env(1, "10.77.7.1/24", "r0");
-	fx_env_open(&e);
-	fx_iface_open(&e, &t, 0);
+	fx_rma_peer_open(&e, &t);
 	if (fx_write_addr(fd, &t) != 0)
 		exit(1);
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	while (fx_now_s() < deadline) {
-		uct_worker_progress(e.worker);
-		n = read(fd, &cmd, sizeof(cmd));
-		if (n == 0)
-			break;
-		if (n != (ssize_t)sizeof(cmd))
-			continue;
-		memset(&reply, 0, sizeof(reply));
-		switch (cmd.op) {
-		case 'M':
-			mem_len = cmd.length;
-			mem = mmap(NULL, mem_len, PROT_READ | PROT_WRITE,
-				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-			if (mem == MAP_FAILED)
-				exit(1);
-			fx_rma_fill(mem, mem_len, cmd.seed);
-			CHECK_OK(uct_md_mem_reg(e.md, mem, mem_len,
-						UCT_MD_MEM_ACCESS_ALL, &memh),
-				 "reg");
-			CHECK_OK(uct_md_mkey_pack(e.md, memh, reply.rkey),
-				 "pack");
-			reply.a = (uintptr_t)mem;
-			break;
-		case 'U':
-			reply.a = uct_sctp_dpdk_getzc_held();
-			if (cmd.mode == 0) {
-				CHECK_OK(uct_md_mem_dereg(e.md, memh),
-					 "dereg");
-				reply.b = uct_sctp_dpdk_getzc_held();
-				munmap(mem, mem_len);
-			} else {
-				munmap(mem, mem_len);
-				reply.b = uct_sctp_dpdk_getzc_held();
-				CHECK_OK(uct_md_mem_dereg(e.md, memh),
-					 "dereg");
-			}
-			mem = NULL;
-			break;
-		case 'T': {
-			/* dereg while the requester is stalled */
-			double t0 = fx_now_s();
-
-			reply.a = uct_sctp_dpdk_getzc_held();
-			CHECK_OK(uct_md_mem_dereg(e.md, memh), "dereg");
-			reply.b = uct_sctp_dpdk_getzc_held();
-			reply.c = (uint64_t)((fx_now_s() - t0) * 1000);
-			munmap(mem, mem_len);
-			mem = NULL;
-			break;
-		}
-		case 'Z': {
-			uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
-
-			reply.a = ctx->rma_rep_zc_msgs;
-			reply.b = ctx->rma_rep_zc_bytes;
-			reply.c = ctx->rma_rep_copy_bytes;
-			break;
-		}
-		}
-		if (write(fd, &reply, sizeof(reply)) != sizeof(reply))
-			exit(1);
-		if (cmd.op == 'Q')
-			break;
-	}
+	pr.e = &e;
+	fx_rma_serve(&e, fd, deadline, sizeof(gu_cmd_t), sizeof(gu_reply_t),
+		     gu_peer_serve, &pr);
 	exit(fx_failures ? 1 : 0);
 }
 

@@ -57,22 +57,125 @@ static ucs_status_t fx_rma_probe_cb(void *arg, void *data, size_t length,
 	return UCS_OK;
 }
 
-void fx_rma_peer_main(int fd)
+/* The peer's side of the test's control channel.  See the header. */
+void fx_rma_peer_open(env_t *e, iface_t *t)
 {
-	uint8_t *a_mem, *b_mem, *guard_lo, *guard_hi;
-	uct_mem_h a_memh, b_memh;
-	uct_md_attr_t md_attr;
-	rma_info_t info;
-	rma_cmd_t cmd;
-	iface_t t;
-	env_t e;
-	double deadline = fx_now_s() + 4 * RMA_DEADLINE_S;
-	uint64_t reply;
+	fx_memif_env(1, "10.77.7.1/24", "r0");
+	fx_env_open(e);
+	fx_iface_open(e, t, 0);
+}
+
+void fx_rma_serve(env_t *e, int fd, double deadline, size_t cmd_len,
+		  size_t reply_len, fx_rma_serve_fn serve, void *arg)
+{
+	uint64_t cmd[8], reply[16]; /* aligned; sizes checked below */
 	ssize_t n;
 
-	fx_memif_env(1, "10.77.7.1/24", "r0");
-	fx_env_open(&e);
-	fx_iface_open(&e, &t, 0);
+	if (cmd_len > sizeof(cmd) || reply_len > sizeof(reply)) {
+		fprintf(stderr, "FAIL: command %zu / reply %zu bytes: larger "
+			"than fx_rma_serve's %zu / %zu: enlarge them\n",
+			cmd_len, reply_len, sizeof(cmd), sizeof(reply));
+		exit(1);
+	}
+	fcntl(fd, F_SETFL, O_NONBLOCK);
+	while (fx_now_s() < deadline) {
+		uct_worker_progress(e->worker);
+		n = read(fd, cmd, cmd_len);
+		if (n == 0)
+			break; /* the test went */
+		if (n != (ssize_t)cmd_len)
+			continue;
+		memset(reply, 0, reply_len);
+		if (serve(cmd, reply, arg) != 0) {
+			if (write(fd, reply, reply_len) != (ssize_t)reply_len)
+				exit(1);
+			break;
+		}
+		if (write(fd, reply, reply_len) != (ssize_t)reply_len)
+			exit(1);
+	}
+}
+
+/* The RMA peer's state, for its command handler. */
+typedef struct {
+	env_t *e;
+	uint8_t *a_mem, *b_mem, *guard_lo, *guard_hi;
+	uct_mem_h a_memh, b_memh;
+} rma_peer_t;
+
+static int fx_rma_peer_serve(const void *arg_cmd, void *arg_reply, void *arg)
+{
+	const rma_cmd_t *cmd = arg_cmd;
+	uint64_t *reply = arg_reply;
+	rma_peer_t *pr = arg;
+	int i;
+
+	switch (cmd->op) {
+	case 'F':
+		fx_rma_fill((cmd->region ? pr->b_mem : pr->a_mem) + cmd->offset,
+			    cmd->length, cmd->seed);
+		break;
+	case 'V':
+		/* 1 + first bad index, 0 all good; guards too. */
+		*reply = (uint64_t)(fx_rma_check((cmd->region ? pr->b_mem :
+						  pr->a_mem) + cmd->offset,
+					     cmd->length, cmd->seed) + 1);
+		for (i = 0; i < RMA_GUARD && *reply == 0; i++)
+			if (pr->guard_lo[i] != 0xa5 || pr->guard_hi[i] != 0x5a)
+				*reply = UINT64_MAX;
+		break;
+	case 'R':
+		*reply = uct_sctp_dpdk_ctx_peek()->rma_refused;
+		break;
+	case 'D':
+		CHECK_OK(uct_md_mem_dereg(pr->e->md, pr->b_memh), "dereg B");
+		break;
+	case 'C':
+		/* PUT data bytes written: region 0 placed straight from
+		 * usrsctp, 1 copied from a descriptor */
+		*reply = cmd->region ?
+				 uct_sctp_dpdk_ctx_peek()->rma_put_copy_bytes :
+				 uct_sctp_dpdk_ctx_peek()->rma_put_direct_bytes;
+		break;
+	case 'P':
+		/* probes seen << 32 | probes that came early */
+		*reply = fx_rma_probes << 32 | fx_rma_probes_early;
+		break;
+	case 'Q':
+		CHECK_OK(uct_md_mem_dereg(pr->e->md, pr->a_memh), "dereg A");
+		return 1;
+	case 'S': {
+		/* GET reply messages sent on stream @offset */
+		uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+
+		*reply = cmd->offset < ctx->smap.streams ?
+				 ctx->smap.rep_msgs[cmd->offset] :
+				 UINT64_MAX;
+		break;
+	}
+	case 'G': {
+		/* GET requests received on stream @offset */
+		uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+
+		*reply = cmd->offset < ctx->smap.streams ?
+				 ctx->smap.req_msgs[cmd->offset] :
+				 UINT64_MAX;
+		break;
+	}
+	}
+	return 0;
+}
+
+void fx_rma_peer_main(int fd)
+{
+	double deadline = fx_now_s() + 4 * RMA_DEADLINE_S;
+	uct_md_attr_t md_attr;
+	rma_peer_t pr;
+	rma_info_t info;
+	iface_t t;
+	env_t e;
+
+	fx_rma_peer_open(&e, &t);
 	CHECK_OK(uct_iface_set_am_handler(t.iface, FX_RMA_PROBE_AM_ID,
 					  fx_rma_probe_cb, NULL, 0),
 		 "probe handler");
@@ -84,95 +187,31 @@ void fx_rma_peer_main(int fd)
 			md_attr.cap.flags, md_attr.rkey_packed_size);
 		exit(1);
 	}
-	guard_lo = malloc(RMA_BIG + 2 * RMA_GUARD);
-	b_mem = malloc(RMA_SMALL);
-	if (guard_lo == NULL || b_mem == NULL)
+	pr.e = &e;
+	pr.guard_lo = malloc(RMA_BIG + 2 * RMA_GUARD);
+	pr.b_mem = malloc(RMA_SMALL);
+	if (pr.guard_lo == NULL || pr.b_mem == NULL)
 		exit(1);
-	a_mem = guard_lo + RMA_GUARD;
-	fx_rma_probe_mem = a_mem;
-	guard_hi = a_mem + RMA_BIG;
-	memset(guard_lo, 0xa5, RMA_GUARD);
-	memset(guard_hi, 0x5a, RMA_GUARD);
-	fx_rma_fill(b_mem, RMA_SMALL, 77);
-	CHECK_OK(uct_md_mem_reg(e.md, a_mem, RMA_BIG, UCT_MD_MEM_ACCESS_ALL,
-				&a_memh), "reg A");
-	CHECK_OK(uct_md_mem_reg(e.md, b_mem, RMA_SMALL, UCT_MD_MEM_ACCESS_ALL,
-				&b_memh), "reg B");
+	pr.a_mem = pr.guard_lo + RMA_GUARD;
+	fx_rma_probe_mem = pr.a_mem;
+	pr.guard_hi = pr.a_mem + RMA_BIG;
+	memset(pr.guard_lo, 0xa5, RMA_GUARD);
+	memset(pr.guard_hi, 0x5a, RMA_GUARD);
+	fx_rma_fill(pr.b_mem, RMA_SMALL, 77);
+	CHECK_OK(uct_md_mem_reg(e.md, pr.a_mem, RMA_BIG, UCT_MD_MEM_ACCESS_ALL,
+				&pr.a_memh), "reg A");
+	CHECK_OK(uct_md_mem_reg(e.md, pr.b_mem, RMA_SMALL,
+				UCT_MD_MEM_ACCESS_ALL, &pr.b_memh), "reg B");
 	memset(&info, 0, sizeof(info));
-	info.a_addr = (uintptr_t)a_mem;
-	info.b_addr = (uintptr_t)b_mem;
-	CHECK_OK(uct_md_mkey_pack(e.md, a_memh, info.a_rkey), "pack A");
-	CHECK_OK(uct_md_mkey_pack(e.md, b_memh, info.b_rkey), "pack B");
+	info.a_addr = (uintptr_t)pr.a_mem;
+	info.b_addr = (uintptr_t)pr.b_mem;
+	CHECK_OK(uct_md_mkey_pack(e.md, pr.a_memh, info.a_rkey), "pack A");
+	CHECK_OK(uct_md_mkey_pack(e.md, pr.b_memh, info.b_rkey), "pack B");
 	if (fx_write_addr(fd, &t) != 0 ||
 	    write(fd, &info, sizeof(info)) != sizeof(info))
 		exit(1);
-	fcntl(fd, F_SETFL, O_NONBLOCK);
-	while (fx_now_s() < deadline) {
-		uct_worker_progress(e.worker);
-		n = read(fd, &cmd, sizeof(cmd));
-		if (n == 0)
-			break; /* the test went */
-		if (n != (ssize_t)sizeof(cmd))
-			continue;
-		reply = 0;
-		switch (cmd.op) {
-		case 'F':
-			fx_rma_fill((cmd.region ? b_mem : a_mem) + cmd.offset,
-				 cmd.length, cmd.seed);
-			break;
-		case 'V':
-			/* 1 + first bad index, 0 all good; guards too. */
-			reply = (uint64_t)(fx_rma_check((cmd.region ? b_mem :
-							 a_mem) + cmd.offset,
-						     cmd.length, cmd.seed) + 1);
-			for (n = 0; n < RMA_GUARD && reply == 0; n++)
-				if (guard_lo[n] != 0xa5 || guard_hi[n] != 0x5a)
-					reply = UINT64_MAX;
-			break;
-		case 'R':
-			reply = uct_sctp_dpdk_ctx_peek()->rma_refused;
-			break;
-		case 'D':
-			CHECK_OK(uct_md_mem_dereg(e.md, b_memh), "dereg B");
-			break;
-		case 'C':
-			/* PUT data bytes written: region 0 placed straight
-			 * from usrsctp, 1 copied from a descriptor */
-			reply = cmd.region ?
-					uct_sctp_dpdk_ctx_peek()->rma_put_copy_bytes :
-					uct_sctp_dpdk_ctx_peek()->rma_put_direct_bytes;
-			break;
-		case 'P':
-			/* probes seen << 32 | probes that came early */
-			reply = fx_rma_probes << 32 | fx_rma_probes_early;
-			break;
-		case 'Q':
-			CHECK_OK(uct_md_mem_dereg(e.md, a_memh), "dereg A");
-			break;
-		case 'S': {
-			/* GET reply messages sent on stream @offset */
-			uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
-
-			reply = cmd.offset < ctx->smap.streams ?
-					ctx->smap.rep_msgs[cmd.offset] :
-					UINT64_MAX;
-			break;
-		}
-		case 'G': {
-			/* GET requests received on stream @offset */
-			uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
-
-			reply = cmd.offset < ctx->smap.streams ?
-					ctx->smap.req_msgs[cmd.offset] :
-					UINT64_MAX;
-			break;
-		}
-		}
-		if (write(fd, &reply, sizeof(reply)) != sizeof(reply))
-			exit(1);
-		if (cmd.op == 'Q')
-			break;
-	}
+	fx_rma_serve(&e, fd, deadline, sizeof(rma_cmd_t), sizeof(uint64_t),
+		     fx_rma_peer_serve, &pr);
 	exit(0);
 }
 

@@ -77,6 +77,21 @@ uint8_t fx_rma_byte(uint32_t seed, uint64_t i);
 void fx_rma_fill(uint8_t *p, uint64_t len, uint32_t seed);
 /** Index of the first byte that is not the pattern @seed, or -1. */
 int64_t fx_rma_check(const uint8_t *p, uint64_t len, uint32_t seed);
+/** A peer's side (memif server 10.77.7.1, EAL prefix sdp-<job>-r0): open
+ * @e and its iface @t. */
+void fx_rma_peer_open(env_t *e, iface_t *t);
+/** One command of a peer's control channel: fill the (zeroed) @reply
+ * for @cmd; nonzero: stop serving once the reply is written. */
+typedef int (*fx_rma_serve_fn)(const void *cmd, void *reply, void *arg);
+/**
+ * A peer's command loop: progress @e's worker and read commands of
+ * @cmd_len bytes from @fd (made non-blocking) until the socket closes,
+ * @serve asks to stop, or the time fx_now_s() is past @deadline; each
+ * command gets its @reply_len-byte reply.  exit(1) when a reply cannot be
+ * written (the test went).
+ */
+void fx_rma_serve(env_t *e, int fd, double deadline, size_t cmd_len,
+		  size_t reply_len, fx_rma_serve_fn serve, void *arg);
 /** The peer (forked by fx_rma_start); exits when the socket closes. */
 void fx_rma_peer_main(int fd) __attribute__((noreturn));
 /**
