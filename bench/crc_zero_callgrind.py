@@ -99,8 +99,7 @@ def main():
     ap.add_argument("--json")
     a = ap.parse_args()
     c1, c2 = (int(x) for x in a.counts.split(","))
-    os.environ["GLIBC_TUNABLES"] = (
-        "glibc.cpu.x86_rep_movsb_threshold=1073741824")
+    bench_common.vector_memcpy()
     rows = []
     sdp_launch.install_signal_handlers()
     with tempfile.TemporaryDirectory(prefix="crczero-cg-") as tmp:
@@ -137,11 +136,8 @@ def main():
                                    "sender_crc_ir_per_mib",
                                    "receiver_crc_ir_per_mib")}
     print(json.dumps(summary, indent=1))
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"tool": "crc_zero_callgrind", "size": MIB,
-                       "counts": [c1, c2], "rows": rows,
-                       "median": summary}, f, indent=1)
+    bench_common.write_json(a.json, "crc_zero_callgrind", size=MIB,
+                            counts=[c1, c2], rows=rows, median=summary)
     return 0
 
 

@@ -16,23 +16,18 @@ memcpy's share of instructions overstates its share of time.
   bench/rx_ext_callgrind.py [--bin build/bench/sctp-loop-ep]
       [--pathmtu 8960 [--pathmtu 1460]] [--json FILE]
 """
-import argparse
-import json
 import os
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bench_common  # noqa: E402
 from tx_direct_callgrind import per_msg, row_text  # noqa: E402
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--bin", default=os.path.join(
-        os.path.dirname(HERE), "build", "bench", "sctp-loop-ep"))
-    ap.add_argument("--pathmtu", type=int, action="append")
+    ap = bench_common.loop_parser(__doc__)
     ap.add_argument("--json")
     a = ap.parse_args()
     rows = []
@@ -46,10 +41,8 @@ def main():
                 rows.append(row)
                 print(f"pathmtu {mtu} {'rx_ext' if ext else 'copy  '}: "
                       f"{row_text(row)}", flush=True)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"tool": "rx_ext_callgrind", "size": 65536,
-                       "rows": rows}, f, indent=1)
+    bench_common.write_json(a.json, "rx_ext_callgrind", size=65536,
+                            rows=rows)
     return 0
 
 

@@ -22,15 +22,13 @@ of 2048-byte ones for the same bytes.
       [--pathmtu 8960 ...] [--clusters 0,16384,65536,262144] [--json FILE]
       [--rep-movsb]
 """
-import argparse
-import json
 import os
-import subprocess
 import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+import bench_common  # noqa: E402
 from tx_direct_callgrind import per_msg, row_text  # noqa: E402
 
 
@@ -39,22 +37,12 @@ def segs_per_pkt(binary, pathmtu, extra):
     cmd = [binary, "--test", "bw", "--size", "65536", "--pathmtu",
            str(pathmtu), "--crc", "isal", "--count", "256", "--chain",
            *extra]
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed (rc {r.returncode}):\n"
-                 f"{r.stderr[-2000:]}")
-    res = json.loads(r.stdout.strip().splitlines()[-1])
-    if not res.get("verified") or res["fifo_drops"] or res["crc_bad"]:
-        sys.exit(f"{' '.join(cmd)}: not verified or drops: {res}")
+    res = bench_common.loop_run(cmd, 600)
     return res["chain_segs"] / max(res["chain_pkts"], 1)
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--bin", default=os.path.join(
-        os.path.dirname(HERE), "build", "bench", "sctp-loop-ep"))
-    ap.add_argument("--pathmtu", type=int, action="append")
+    ap = bench_common.loop_parser(__doc__)
     ap.add_argument("--clusters", default="0,16384,65536,262144")
     ap.add_argument("--json")
     ap.add_argument("--rep-movsb", action="store_true",
@@ -62,13 +50,7 @@ def main():
                     "copies (callgrind counts it once per byte)")
     a = ap.parse_args()
     if not a.rep_movsb:
-        # glibc copies blocks above x86_rep_movsb_threshold (a few KiB)
-        # with `rep movsb`, which callgrind counts once per BYTE, below it
-        # with vector loops (once per 32-64 bytes): larger buffers copy in
-        # larger blocks and would look 4x dearer in memcpy for no real
-        # cost.  Vector loops at every size make the settings comparable.
-        os.environ["GLIBC_TUNABLES"] = (
-            "glibc.cpu.x86_rep_movsb_threshold=1073741824")
+        bench_common.vector_memcpy()
     rows = []
     with tempfile.TemporaryDirectory(prefix="txcluster-cg-") as tmp:
         for mtu in a.pathmtu or [8960]:
@@ -81,10 +63,8 @@ def main():
                 print(f"pathmtu {mtu:5} tx_cluster {int(cl):7}: "
                       f"{row_text(row)}, pieces/packet "
                       f"{row['segs_per_pkt']:.2f}", flush=True)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"tool": "tx_cluster_callgrind", "size": 65536,
-                       "rows": rows}, f, indent=1)
+    bench_common.write_json(a.json, "tx_cluster_callgrind", size=65536,
+                            rows=rows)
     return 0
 
 

@@ -37,8 +37,6 @@ per-message work is counted as it is.
       [--size 1048576] [--mtu 9000] [--outstanding 16] [--env VAR=VALUE]
       [--keep DIR] [--top 25] [--json FILE]
 """
-import argparse
-import json
 import os
 import re
 import subprocess
@@ -63,13 +61,7 @@ def ir_run(binary, count, mode, crc, pathmtu, tmp, extra=()):
     if mode != "copy":
         cmd.append("--" + mode)
     cmd += list(extra)
-    r = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed (rc {r.returncode}):\n"
-                 f"{r.stderr[-2000:]}")
-    res = json.loads(r.stdout.strip().splitlines()[-1])
-    if not res.get("verified") or res["fifo_drops"] or res["crc_bad"]:
-        sys.exit(f"{' '.join(cmd)}: not verified or drops: {res}")
+    res = bench_common.loop_run(cmd, 900)
     row = annotate(out)
     row["packets"] = res["packets"]
     return row
@@ -236,10 +228,7 @@ def row_text(row):
 
 
 def main_uct(a):
-    # as tx_cluster_callgrind: glibc's memcpy off `rep movsb`, which
-    # callgrind counts once per byte
-    os.environ["GLIBC_TUNABLES"] = (
-        "glibc.cpu.x86_rep_movsb_threshold=1073741824")
+    bench_common.vector_memcpy()
     extra = dict(e.split("=", 1) for e in a.env)
     with tempfile.TemporaryDirectory(prefix="txdirect-cg-") as tmp:
         if a.keep:
@@ -255,19 +244,12 @@ def main_uct(a):
           f"{row['memcpy_per_mib']:.0f}, isal {row['isal_crc_per_mib']:.0f}")
     for name, ir in row["top"][:a.top]:
         print(f"  {ir:>10} {name}")
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"tool": "tx_direct_callgrind", "rows": [row]}, f,
-                      indent=1)
+    bench_common.write_json(a.json, "tx_direct_callgrind", rows=[row])
     return 0
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--bin", default=os.path.join(
-        os.path.dirname(HERE), "build", "bench", "sctp-loop-ep"))
-    ap.add_argument("--pathmtu", type=int, default=8960)
+    ap = bench_common.loop_parser(__doc__, pathmtu_default=8960)
     ap.add_argument("--json")
     ap.add_argument("--modes", default="copy,direct,chain",
                     help="comma-separated: copy (conn_output copies), "
@@ -307,10 +289,8 @@ def main():
                 row.update(per_msg(a.bin, mode, crc, a.pathmtu, tmp))
                 rows.append(row)
                 print(f"crc {crc:4} {mode:6}: {row_text(row)}", flush=True)
-    if a.json:
-        with open(a.json, "w") as f:
-            json.dump({"tool": "tx_direct_callgrind", "size": 65536,
-                       "rows": rows}, f, indent=1)
+    bench_common.write_json(a.json, "tx_direct_callgrind", size=65536,
+                            rows=rows)
     return 0
 
 
