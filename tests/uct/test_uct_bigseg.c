@@ -36,7 +36,7 @@ static int test_bigseg(void)
 
 	setenv("UCX_SCTP_DPDK_SEG_SIZE", "256k", 1);
 	setenv("UCX_SCTP_DPDK_RX_DESCS", "64", 1);
-	fd = fx_fork_peer(fx_seq_peer_main);
+	fd = fx_fork_client(fx_seq_peer_main);
 	if (fd < 0)
 		return 1;
 	{
@@ -44,7 +44,6 @@ static int test_bigseg(void)
 
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	}
-	fx_memif_env(0, "10.77.8.2/24", "r1");
 	fx_env_open(&e);
 	fx_iface_open(&e, &a, 0);
 	CHECK_OK(uct_iface_query(a.iface, &attr), "query");

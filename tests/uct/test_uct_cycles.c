@@ -74,11 +74,10 @@ static int test_cycles(void)
 	uct_sctp_dpdk_ctx_t *ctx;
 	env_t e;
 
-	fd = fx_fork_peer(fx_echo_peer_main);
+	fd = fx_fork_client(fx_echo_peer_main);
 	if (fd < 0)
 		return 1;
 
-	fx_memif_env(0, "10.77.8.2/24", "r1");
 	/* Fast failure detection for the peer-failure part. */
 	setenv("UCX_SCTP_DPDK_SG", "rto_min_ms=50 rto_initial_ms=100 "
 	       "rto_max_ms=200 path_max_rxt=3 hb_interval_ms=100", 1);
@@ -88,13 +87,8 @@ static int test_cycles(void)
 		uct_ep_h ep;
 
 		fx_iface_open(&e, &t, c % 2 ? 72 : 0);
-		if (c == 0) {
-			if (fx_read_addr(fd, dev, ifa) != 0 ||
-			    fx_write_addr(fd, &t) != 0) {
-				fprintf(stderr, "FAIL: peer did not start\n");
-				return 1;
-			}
-		}
+		if (c == 0 && fx_swap_addr(fd, &t, dev, ifa) != 0)
+			return 1;
 		ep = fx_ep_to(&t, dev, ifa);
 		for (k = 0; k < MSGS_PER_CYCLE; k++) {
 			uint16_t id;

@@ -29,10 +29,9 @@ static int test_mismatch(void)
 	int fd;
 	env_t e;
 
-	fd = fx_fork_peer(mismatch_peer_main);
+	fd = fx_fork_client(mismatch_peer_main);
 	if (fd < 0)
 		return 1;
-	fx_memif_env(0, "10.77.8.2/24", "r1");
 	fx_env_open(&e);
 	fx_iface_open(&e, &a, 0);
 	if (fx_read_addr(fd, dev, ifa) != 0) {

@@ -60,17 +60,14 @@ static int test_noerrh(void)
 	env_t e;
 	int fd;
 
-	fd = fx_fork_peer(fx_echo_peer_main);
+	fd = fx_fork_client(fx_echo_peer_main);
 	if (fd < 0)
 		return 1;
-	fx_memif_env(0, "10.77.8.2/24", "r1");
 	fx_env_open(&e);
 	fx_iface_no_err_handler = 1;
 	fx_iface_open(&e, &t, 0);
-	if (fx_read_addr(fd, dev, ifa) != 0 || fx_write_addr(fd, &t) != 0) {
-		fprintf(stderr, "FAIL: peer did not start\n");
+	if (fx_swap_addr(fd, &t, dev, ifa) != 0)
 		return 1;
-	}
 	ucs_log_push_handler(noerrh_log);
 	ep = fx_ep_to(&t, dev, ifa);
 	memset(buf, 0x33, sizeof(buf));

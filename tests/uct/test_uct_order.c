@@ -59,10 +59,9 @@ static int test_order(void)
 	uct_ep_h ep;
 	env_t e;
 
-	fd = fx_fork_peer(fx_seq_peer_main);
+	fd = fx_fork_client(fx_seq_peer_main);
 	if (fd < 0)
 		return 1;
-	fx_memif_env(0, "10.77.8.2/24", "r1");
 	/* A small send buffer fills quickly. */
 	setenv("UCX_SCTP_DPDK_SG", "sndbuf=256k", 1);
 	fx_env_open(&e);

@@ -68,17 +68,13 @@ static int test_reconnect(void)
 	uct_ep_h ep;
 	env_t e;
 
-	fd = fx_fork_peer(fx_echo_peer_main);
+	fd = fx_fork_client(fx_echo_peer_main);
 	if (fd < 0)
 		return 1;
-	fx_memif_env(0, "10.77.8.2/24", "r1");
 	fx_env_open(&e);
 	fx_iface_open(&e, &t, 0);
-	if (fx_read_addr(fd, dev, ifa) != 0 ||
-	    fx_write_addr(fd, &t) != 0) {
-		fprintf(stderr, "FAIL: peer did not start\n");
+	if (fx_swap_addr(fd, &t, dev, ifa) != 0)
 		return 1;
-	}
 	ep = fx_ep_to(&t, dev, ifa);
 	memcpy(&id, t.iface_addr, 2);
 	id = rte_be_to_cpu_16(id);

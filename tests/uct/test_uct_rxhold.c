@@ -74,10 +74,9 @@ static int test_rxhold(void)
 	int fd;
 	env_t e;
 
-	fd = fx_fork_peer(fx_echo_peer_main);
+	fd = fx_fork_client(fx_echo_peer_main);
 	if (fd < 0)
 		return 1;
-	fx_memif_env(0, "10.77.8.2/24", "r1");
 	setenv("UCX_SCTP_DPDK_RX_DESCS", "16", 1);
 	/* The dedicated polling thread copies and queues; fast failure
 	 * detection for the wakeup check at the end. */
@@ -90,11 +89,8 @@ static int test_rxhold(void)
 	h.rx_headroom = 72;
 	CHECK_OK(uct_iface_set_am_handler(a.iface, AM_ID, hold_cb, &h, 0),
 		 "hold handler");
-	if (fx_read_addr(fd, dev, ifa) != 0 ||
-	    fx_write_addr(fd, &a) != 0) {
-		fprintf(stderr, "FAIL: peer did not start\n");
+	if (fx_swap_addr(fd, &a, dev, ifa) != 0)
 		return 1;
-	}
 	ep_a = fx_ep_to(&a, dev, ifa);
 	ep_b = fx_ep_to(&b, dev, ifa);
 	ctx = uct_sctp_dpdk_ctx_peek();

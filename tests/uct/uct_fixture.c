@@ -409,6 +409,24 @@ int fx_fork_peer(void (*peer_main)(int fd))
 	return sv[0];
 }
 
+int fx_fork_client(void (*peer_main)(int fd))
+{
+	int fd = fx_fork_peer(peer_main);
+
+	if (fd >= 0)
+		fx_memif_env(0, "10.77.8.2/24", "r1");
+	return fd;
+}
+
+int fx_swap_addr(int fd, const iface_t *t, uint8_t *dev, uint8_t *ifa)
+{
+	if (fx_read_addr(fd, dev, ifa) != 0 || fx_write_addr(fd, t) != 0) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return -1;
+	}
+	return 0;
+}
+
 int fx_read_addr(int fd, uint8_t *dev, uint8_t *ifa)
 {
 	if (read(fd, dev, 64) != 64 || read(fd, ifa, 64) != 64)

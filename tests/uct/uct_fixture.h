@@ -201,10 +201,20 @@ int fx_memif_dir_create(void);
  * @return this side's socket, or -1 with the reason printed.
  */
 int fx_fork_peer(void (*peer_main)(int fd));
+/**
+ * fx_fork_peer(@peer_main) for a peer that is the memif server
+ * (10.77.8.1), then this process's environment as the memif client:
+ * 10.77.8.2/24, EAL prefix sdp-<job>-r1 (after the fork: the peer keeps
+ * its own).  @return this side's socket, or -1 with the reason printed.
+ */
+int fx_fork_client(void (*peer_main)(int fd));
 /** Exchange addresses over the control socket (64 + 64 bytes).
  * @return 0, or -1 (the peer went). */
 int fx_read_addr(int fd, uint8_t *dev, uint8_t *ifa);
 int fx_write_addr(int fd, const iface_t *t);
+/** fx_read_addr() into @dev, @ifa, then fx_write_addr() of @t; says
+ * "FAIL: peer did not start" when either fails.  @return 0 or -1. */
+int fx_swap_addr(int fd, const iface_t *t, uint8_t *dev, uint8_t *ifa);
 
 /**
  * Echo peer: memif server at 10.77.8.1, sends its addresses, reads the
