@@ -129,6 +129,22 @@ def remove_runtime_dir(prefix):
     return not os.path.exists(d)
 
 
+def remove_runtime_dirs(stem):
+    """remove_runtime_dir() for every prefix that begins with @stem, a
+    job's own unique start (e.g. "sdp-fuzz-<job>-"); returns how many
+    were removed."""
+    if not PREFIX_RE.match(stem or ""):
+        raise ValueError(f"DPDK file prefix stem {stem!r}: expected one "
+                         "name of letters, digits, '_', '.', '-'")
+    try:
+        names = os.listdir(DPDK_RUN_ROOT)
+    except OSError:
+        return 0
+    return sum(1 for n in sorted(names)
+               if n.startswith(stem) and PREFIX_RE.match(n)
+               and remove_runtime_dir(n))
+
+
 def reaped(p):
     """After p (started by Testbed.start) has been waited for: remove the
     runtime dir a killed or crashed EAL left."""

@@ -30,9 +30,15 @@ static void fuzz_port_open(const char *extra)
 	static struct dp_config cfg;
 	char text[512];
 
+	/* run.sh's job (SDP_FUZZ_JOB) in the prefix: a harness that is
+	 * interrupted or crashes leaves its runtime dir (libFuzzer ends
+	 * those with _Exit), and run.sh removes its job's on exit */
+	const char *job = getenv("SDP_FUZZ_JOB");
+
 	snprintf(text, sizeof(text),
 		 "dev=net_ring0 ip=10.0.0.1/16 mem=256 link_wait_ms=2000 "
-		 "rx_ring=1024 prefix=sdp-fuzz-%d %s", (int)getpid(), extra);
+		 "rx_ring=1024 prefix=sdp-fuzz-%s%s%d %s", job ? job : "",
+		 job ? "-" : "", (int)getpid(), extra);
 	if (dp_config_parse(text, &cfg) != 0 || dp_start(&cfg, &fuzz_port) != 0) {
 		fprintf(stderr, "fuzz: cannot open a net_ring port (%s): "
 			"needs root for the EAL\n", text);

@@ -18,7 +18,17 @@ OUT=${FUZZ_OUT:-$ROOT/build/fuzz}
 [[ $EUID -eq 0 ]] || { echo "fuzz: FAIL: needs root (the ARP and link harnesses open a DPDK port): run as root" >&2; exit 1; }
 "$HERE/build.sh" "$OUT"
 work=$(mktemp -d /tmp/sdp-fuzz.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# A harness interrupted (timeout) or crashing ends by _Exit, before its
+# EAL removes /var/run/dpdk/<prefix>: this job's prefixes are
+# sdp-fuzz-<job>-<pid>, removed here on any exit (sdp_launch's helper:
+# only this job's, never a live EAL's).
+export SDP_FUZZ_JOB=j$$
+fuzz_cleanup() {
+  rm -rf "$work"
+  python3 -c 'import sys; sys.path.insert(0, sys.argv[1]); import sdp_launch; sdp_launch.remove_runtime_dirs(sys.argv[2])' \
+    "$ROOT/apps" "sdp-fuzz-$SDP_FUZZ_JOB-" || echo "fuzz: removing the runtime dirs of job $SDP_FUZZ_JOB failed" >&2
+}
+trap fuzz_cleanup EXIT
 mkdir -p "$OUT/artifacts"
 fails=0
 for h in frame arp link; do
