@@ -24,6 +24,10 @@ import sdp_launch  # noqa: E402
 
 sdp_launch.enable_cores()
 os.environ["SDP_KEEP_CORES"] = "1"  # run() reports and removes them
+# SIGTERM (meson's timeout, a CI cancel) unwinds like Ctrl-C: every
+# `with Testbed` stops its endpoints, removes their runtime dirs and runs
+# sdp-testbed down (memif sockets, namespaces) instead of leaving them.
+sdp_launch.install_signal_handlers()
 
 _passed = 0
 _failed = 0
