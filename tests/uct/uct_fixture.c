@@ -9,8 +9,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -402,6 +405,10 @@ int fx_fork_peer(void (*peer_main)(int fd))
 	}
 	if (fx_peer_pid == 0) {
 		close(sv[0]);
+		/* dies with the test (its reaper then cleans up) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(1);
 		peer_main(sv[1]);
 		_exit(1); /* peer_main must exit */
 	}
@@ -592,6 +599,70 @@ void fx_seq_send_one(env_t *e, uct_ep_h ep, uint32_t seq)
 	CHECK(st == UCS_OK, "send seq %u: %s", seq, ucs_status_string(st));
 }
 
+/*
+ * The job's reaper: a process in a session of its own (outside the group
+ * a test runner kills) that waits until the test and its peers are all
+ * gone -- they hold the write end of its pipe; a peer dies with the test
+ * (PR_SET_PDEATHSIG) -- and then removes what a test that died without
+ * its exit cleanup (killed, crashed, aborted) leaves: /run/sdp/<job> and
+ * /var/run/dpdk/sdp-<job>-* of EALs that no longer run.  After a clean
+ * exit it finds nothing.
+ */
+#define FX_REAPER_MAX_S 3600 /* a leaked pipe end: give up waiting */
+
+static void fx_reaper_main(int rd)
+{
+	struct pollfd pfd = { .fd = 3, .events = POLLIN };
+	char cmd[256], c;
+	int null_fd;
+
+	null_fd = open("/dev/null", O_RDWR);
+	if (null_fd < 0 || dup2(rd, 3) != 3 || dup2(null_fd, 0) != 0 ||
+	    dup2(null_fd, 1) != 1 || dup2(null_fd, 2) != 2)
+		_exit(1);
+	/* nothing of the test's: a runner waits for its output pipes */
+	closefrom(4);
+	while (poll(&pfd, 1, FX_REAPER_MAX_S * 1000) == 1 &&
+	       read(3, &c, 1) == 1)
+		; /* nobody writes: only EOF ends the wait */
+	snprintf(cmd, sizeof(cmd), "rm -rf '/run/sdp/%s'", fx_job);
+	if (system(cmd) != 0)
+		_exit(1);
+	snprintf(cmd, sizeof(cmd), "sdp-%s-", fx_job);
+	dp_eal_runtime_dirs_remove(cmd);
+	_exit(0);
+}
+
+static void fx_reaper_start(void)
+{
+	int p[2], st;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		fprintf(stderr, "warning: no cleanup after a killed test: "
+			"pipe: %m\n");
+		return;
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		close(p[1]);
+		setsid();
+		if (fork() != 0)
+			_exit(0); /* the reaper is reparented, never ours */
+		fx_reaper_main(p[0]);
+	}
+	close(p[0]);
+	if (pid < 0) {
+		fprintf(stderr, "warning: no cleanup after a killed test: "
+			"fork: %m\n");
+		close(p[1]);
+		return;
+	}
+	waitpid(pid, &st, 0);
+	/* p[1] stays open until this process and its peers are gone */
+}
+
 int fx_run(int (*test)(void))
 {
 	if (geteuid() != 0) {
@@ -608,6 +679,7 @@ int fx_run(int (*test)(void))
 		return 1;
 	}
 	snprintf(fx_job, sizeof(fx_job), "uctt%d", (int)getpid());
+	fx_reaper_start();
 	atexit(fx_cleanup);
 	return test();
 }
