@@ -448,6 +448,9 @@ struct dp_stats {
 	uint64_t memif_gated;		/* 1: a memif port whose bursts
 					 * wait for DPDK's interrupt thread
 					 * (memif_gate, dp_gate.c) */
+	uint64_t afp_kicks;		/* af_packet: our own sendto kicks of
+					 * the PMD's TX ring (dp_afp_kick.c) */
+	uint64_t afp_kick_bytes;	/* bytes those kicks sent */
 };
 
 /** Snapshot of the port's counters (owning thread). */

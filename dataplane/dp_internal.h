@@ -189,6 +189,8 @@ struct dp_queue {
 /* Frames to unresolved neighbours that queues k > 0 hand to queue 0. */
 #define DP_HANDOFF_RING 1024
 
+#define DP_AFP_MAX_SOCKS 4	/* af_packet TX sockets kicked per port */
+
 struct dp_port {
 	/* hot: used on every poll */
 	uint16_t port_id;
@@ -271,7 +273,19 @@ struct dp_port {
 	uint32_t users;
 	bool close_deferred;
 	bool gated;			/* memif_gate=1 (dp_gate.c) */
+	/* net_af_packet (dp_afp_kick.c): the PMD's TX sockets, kicked
+	 * again at afp_kick_tsc (0: no kick due) until its ring is empty */
+	unsigned int nb_afp_socks;
+	int afp_socks[DP_AFP_MAX_SOCKS];
+	uint64_t afp_kick_tsc;
 };
+
+/* dp_afp_kick.c: see there */
+void dp_afp_kick_setup(struct dp_port *port, const char *driver,
+		       unsigned int if_index);
+void dp_afp_kick_release(struct dp_port *port);
+void dp_afp_kick_arm(struct dp_port *port, uint64_t now_tsc);
+void dp_afp_kick(struct dp_port *port, uint64_t now_tsc);
 
 /* dp_eal.c: one more reference to the EAL (dp_eal_fini drops it). */
 void dp_eal_hold(void);

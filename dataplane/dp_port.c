@@ -651,6 +651,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 			rte_strerror(-rc));
 		goto err_free_all;
 	}
+	dp_afp_kick_setup(port, info.driver_name, info.if_index);
 	rte_eth_macaddr_get(pid, &port->fctx.mac);
 	if (cfg->own_mac || rte_is_zero_ether_addr(&port->fctx.mac) ||
 	    (strcmp(info.driver_name, "net_memif") == 0 &&
@@ -719,6 +720,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	return 0;
 
 err_stop:
+	dp_afp_kick_release(port);
 	rte_eth_dev_stop(pid);
 err_free_all:
 	/* The device first: closing it frees the mbufs its queues hold,
@@ -758,6 +760,10 @@ static void port_close(struct dp_port *port)
 	dp_tx_drain(port, dp_tsc());
 	for (i = 1; i < port->nb_queues; i++)
 		dp_port_flush_queue(port, i, dp_tsc());
+	/* af_packet: what the kernel left in the TX ring goes now */
+	if (port->afp_kick_tsc != 0)
+		dp_afp_kick(port, dp_tsc());
+	dp_afp_kick_release(port);
 	/* a memif peer stops touching the rings before we go */
 	dp_bye_leave(port);
 	/* Stop and close the device before freeing any pool it may hold
@@ -1029,7 +1035,9 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"tx_held\": %" PRIu64 ", \"bye_rx\": %" PRIu64
 		     ", \"memif_zc\": %" PRIu64 ", \"pool_in_use\": %" PRIu64
 		     ", \"crc_zero_tx\": %" PRIu64 ", \"crc_zero_rx\": %" PRIu64
-		     ", \"memif_gated\": %" PRIu64 ", \"drops\": {",
+		     ", \"memif_gated\": %" PRIu64
+		     ", \"afp_kicks\": %" PRIu64 ", \"afp_kick_bytes\": %"
+		     PRIu64 ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
@@ -1037,7 +1045,8 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     s->pace_dest_overflow, s->crc_sw, s->crc_hw,
 		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx,
 		     s->memif_zc, s->pool_in_use, s->crc_zero_tx,
-		     s->crc_zero_rx, s->memif_gated);
+		     s->crc_zero_rx, s->memif_gated, s->afp_kicks,
+		     s->afp_kick_bytes);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -76,6 +76,8 @@ void dp_tx_burst_now(struct dp_port *port)
 						   port->tx_buf + sent,
 						   (uint16_t)(n - sent)));
 	dp_gate_leave(port);
+	if (port->nb_afp_socks != 0)
+		dp_afp_kick_arm(port, dp_tsc());
 	SDP_TRACE(TX_BURST, sent);
 	port->st.tx_bursts += tries;
 	port->st.tx_pkts += sent;
@@ -154,6 +156,9 @@ void dp_tx_drain(struct dp_port *port, uint64_t now_tsc)
 	if (port->nb_tx != 0 &&
 	    (int64_t)(now_tsc - port->tx_deadline_tsc) >= 0)
 		dp_tx_burst_now(port);
+	if (unlikely(port->afp_kick_tsc != 0) &&
+	    (int64_t)(now_tsc - port->afp_kick_tsc) >= 0)
+		dp_afp_kick(port, now_tsc);
 }
 
 void dp_port_flush(struct dp_port *port, uint64_t now_tsc)

@@ -136,6 +136,61 @@ def test_striped_openmpi_memif_2():
     striped("openmpi", "memif", 2)
 
 
+def stats_of(stderr):
+    """Every rank's sctp_dpdk stats line (UCX_SCTP_DPDK_STATS=y)."""
+    stats = []
+    for ln in stderr.splitlines():
+        if "sctp_dpdk stats: " in ln:
+            try:
+                stats.append(json.loads(ln.split("sctp_dpdk stats: ", 1)[1]))
+            except ValueError:
+                pass
+    return stats
+
+
+def sender_t3(stats):
+    """Rank 0's (address .1) usrsctp T3 timeouts (process-wide counter)."""
+    t3 = [s["usrsctp"]["t3_timeouts"] for s in stats
+          if s["ip"].endswith(".1") and s["dev"] == "sdp0"]
+    check(len(t3) == 1, f"rank 0's sdp0 stats line missing: {stats}")
+    return t3[0]
+
+
+def test_shaped_rails_no_timeouts():
+    """Both rails shaped by the testbed's tbf (200 Mbit/s, a queue of 1000
+    jumbo frames) and nothing cut: the sender's SCTP sees no loss, so no
+    retransmission timeout may fire.  DPDK's af_packet leaves frames in its
+    TX ring when the socket's send buffer is full (skbs queued in the tbf
+    stay charged to it) and only the next burst sends them; before
+    dp_afp_kick.c that next burst was a T3 timeout: 29 of them here, ~1000
+    chunks retransmitted, the first 10 MB transfer 3.5-6 s instead of
+    ~0.25 s."""
+    r = subprocess.run(
+        [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", "mpich",
+         "--tls", "sctp_dpdk", "--fabric", "bridge", "--rails", "2",
+         "--netem-rail", "0", "rate 200mbit",
+         "--netem-rail", "1", "rate 200mbit",
+         "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
+         "--job", job("t"), "-np", "2", xfer_prog("mpich"),
+         "--sizes-mb", "10", "--reps", "10"],
+        capture_output=True, text=True, timeout=300)
+    res = [json.loads(ln) for ln in r.stdout.splitlines()
+           if ln.startswith("{")]
+    check(r.returncode == 0 and res and res[0]["errors"] == 0,
+          f"job rc {r.returncode}, result {res}\n"
+          f"{harness.job_failure(r)}")
+    stats = stats_of(r.stderr)
+    t3 = sender_t3(stats)
+    kicks = {s["dev"]: s["dp"]["afp_kick_bytes"] for s in stats
+             if s["ip"].endswith(".1")}
+    check(t3 <= 5, f"rank 0: {t3} SCTP retransmission timeouts without "
+          f"any loss (expected at most 5: a descheduled peer); 10 MB "
+          f"transfers (ms) {res[0]['times_ms']}; bytes our af_packet "
+          f"kicks sent per rail {kicks}")
+    print(f"    rank 0: {t3} T3 timeouts; 10 MB transfers (ms): "
+          f"{res[0]['times_ms']}; af_packet kick bytes per rail {kicks}")
+
+
 def test_mpirun_rail_event():
     prog = xfer_prog("mpich")
     r = subprocess.run(
@@ -144,8 +199,11 @@ def test_mpirun_rail_event():
          "--netem-rail", "0", "rate 200mbit",
          "--netem-rail", "1", "rate 200mbit",
          "--rail-event", "2.5:down:1", "--rail-event", "4:up:1",
+         "--env", "UCX_SCTP_DPDK_STATS=y",
          "--timeout", "240", "--job", job("e"),
-         "-np", "2", prog, "--sizes-mb", "10", "--reps", "10"],
+         "-np", "2", prog, "--sizes-mb", "10", "--reps", "10",
+         # transfers go on past rail-up even where they are fast
+         "--min-seconds", "5"],
         capture_output=True, text=True, timeout=300)
     events = [ln for ln in r.stderr.splitlines() if "rail-event:" in ln]
     res = [json.loads(ln) for ln in r.stdout.splitlines()
@@ -157,7 +215,8 @@ def test_mpirun_rail_event():
           " rail 1 up at " in events[1],
           f"rail events printed: {events}\n{r.stderr[-2000:]}")
     print(f"    {events[0].split(': ', 1)[1]}; {events[1].split(': ', 1)[1]}")
-    print(f"    10 MB transfers (ms): {res[0]['times_ms']}")
+    print(f"    10 MB transfers (ms): {res[0]['times_ms']}; rank 0: "
+          f"{sender_t3(stats_of(r.stderr))} T3 timeouts")
 
 
 if __name__ == "__main__":
@@ -168,6 +227,8 @@ if __name__ == "__main__":
         test_bridge_every_rail)
     run("bridge: rail-down cuts DPDK traffic on that rail only, rail-up "
         "restores it", test_rail_down_cuts_dpdk_traffic)
+    run("2 tbf-shaped bridge rails, nothing cut: no SCTP retransmission "
+        "timeout", test_shaped_rails_no_timeouts)
     run("sdp-mpirun --rails 2 --rail-event: MPI job through a rail down/up",
         test_mpirun_rail_event)
     run("MPICH over sctp_dpdk striped over 3 bridge rails, verified",
