@@ -281,6 +281,9 @@ void dp_eal_hold(void);
 #define DP_GATE_INTR 0x80000000u
 extern uint32_t dp_gate_word;
 void dp_gate_install(void);
+/* closed spells so far: how often the interrupt thread ran with the gate
+ * closed (tests) */
+uint64_t dp_gate_closings(void);
 
 /* @return false: skip this burst (the interrupt thread runs). */
 static inline bool dp_gate_enter(const struct dp_port *port)
