@@ -88,8 +88,8 @@ static uint32_t gate_installed;		/* __atomic */
 /* kept reachable: the source stays registered until exit */
 static struct rte_intr_handle *gate_ih;
 static int gate_efd = -1;
-/* interrupt thread only: the EAL's wait set (its epoll fd) as last found;
- * -2: not findable here, slices for good */
+/* interrupt thread only: the EAL's wait set (its epoll fd) as last found,
+ * -1: not found (slices) */
 static int gate_epfd = -1;
 
 /* @return true: @fdinfo (an epoll fd's /proc fdinfo) watches @fd. */
@@ -161,38 +161,38 @@ static int find_eal_epfd(void)
  * set turns readable without our eventfd) or, without /proc, a slice. */
 static void gate_wait(void)
 {
+	static bool slices_logged;
 	struct timespec ts = { 0, GATE_SLICE_US * 1000L };
 	uint64_t v = 1;
 	struct pollfd pfd;
-	int rc;
+	int rc = -1;
 
-	if (gate_epfd != -2)
-		gate_epfd = find_eal_epfd();
-	if (gate_epfd == -1) {
+	gate_epfd = find_eal_epfd();
+	if (gate_epfd < 0 && !slices_logged) {
 		SDP_LOG(INFO, DP, "memif: the EAL's wait set is not visible in "
 			"/proc/self/fd: the burst gate closes every %u us "
 			"instead of only when the interrupt thread has work "
 			"(mount /proc)", GATE_SLICE_US);
-		gate_epfd = -2;
+		slices_logged = true;
 	}
 	/* counter to 0: the wait set then reports only the other sources */
-	if (gate_epfd < 0 || read(gate_efd, &v, sizeof(v)) != sizeof(v)) {
-		nanosleep(&ts, NULL);
-		return;
+	if (gate_epfd >= 0 && read(gate_efd, &v, sizeof(v)) == sizeof(v)) {
+		pfd.fd = gate_epfd;
+		pfd.events = POLLIN;
+		do
+			rc = poll(&pfd, 1, GATE_BACKSTOP_MS);
+		while (rc < 0 && errno == EINTR);
 	}
-	pfd.fd = gate_epfd;
-	pfd.events = POLLIN;
-	do
-		rc = poll(&pfd, 1, GATE_BACKSTOP_MS);
-	while (rc < 0 && errno == EINTR);
 	if (rc < 0)
 		nanosleep(&ts, NULL);
-	/* readable again: the EAL calls us back after the others' callbacks */
+	/* readable again (on every path: an empty eventfd would never call
+	 * us back, and the gate would stay closed): the EAL calls us back
+	 * after the others' callbacks */
 	v = 1;
 	if (write(gate_efd, &v, sizeof(v)) != sizeof(v))
 		SDP_LOG(WARN, DP, "memif: cannot rearm the burst gate's "
-			"eventfd (%s): the EAL interrupt thread stops "
-			"opening it", strerror(errno));
+			"eventfd (%s): memif ports may stop bursting",
+			strerror(errno));
 }
 
 static void gate_cb(void *arg)
