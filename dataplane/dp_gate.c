@@ -43,7 +43,7 @@
  * delays their frames.  Without /proc the wait set is not visible: the
  * gate then falls back to those 10 ms slices (logged).
  *
- *   dp_gate_word: DP_GATE_INTR (the interrupt thread runs) | bursts in
+ *   dp_gate.word: DP_GATE_INTR (the interrupt thread runs) | bursts in
  *   flight.  Pollers: CAS count+1 unless DP_GATE_INTR; leave: count-1.
  *   Interrupt thread: word = 0 (open), wait for other work (or a slice),
  *   set DP_GATE_INTR, wait for the count to drain to 0.
@@ -80,7 +80,7 @@
 #define GATE_FDINFO_MAX 65536
 
 /* closed until the interrupt thread first parks in gate_cb */
-uint32_t dp_gate_word = DP_GATE_INTR;
+struct dp_gate_line dp_gate = { .word = DP_GATE_INTR };
 /* closed spells so far (dp_gate_closings) */
 static uint64_t gate_closings;		/* __atomic */
 
@@ -202,14 +202,14 @@ static void gate_cb(void *arg)
 
 	RTE_SET_USED(arg);
 	/* open: memif ports may burst while this thread waits here */
-	__atomic_store_n(&dp_gate_word, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&dp_gate.word, 0, __ATOMIC_RELEASE);
 	gate_wait();
 	/* close: refuse new bursts at once (a poller bursting back to back
 	 * would otherwise never leave the count at 0), then wait for the
 	 * ones in flight */
-	__atomic_fetch_or(&dp_gate_word, DP_GATE_INTR, __ATOMIC_ACQ_REL);
+	__atomic_fetch_or(&dp_gate.word, DP_GATE_INTR, __ATOMIC_ACQ_REL);
 	__atomic_add_fetch(&gate_closings, 1, __ATOMIC_RELAXED);
-	while ((__atomic_load_n(&dp_gate_word, __ATOMIC_ACQUIRE) &
+	while ((__atomic_load_n(&dp_gate.word, __ATOMIC_ACQUIRE) &
 		~DP_GATE_INTR) != 0) {
 		if (++spins > GATE_DRAIN_SPINS)
 			nanosleep(&nap, NULL); /* a poller preempted mid-burst */
@@ -246,7 +246,7 @@ void dp_gate_install(void)
 			close(efd);
 		rte_intr_instance_free(ih);
 		/* bursts go on ungated, as before the gate */
-		__atomic_store_n(&dp_gate_word, 0, __ATOMIC_RELEASE);
+		__atomic_store_n(&dp_gate.word, 0, __ATOMIC_RELEASE);
 		return;
 	}
 	gate_ih = ih;

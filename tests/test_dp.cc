@@ -2886,7 +2886,7 @@ static int g_gate_seen_closed;
 static void gate_alarm_check(void *arg)
 {
 	g_gate_seen_closed =
-		(__atomic_load_n(&dp_gate_word, __ATOMIC_ACQUIRE) &
+		(__atomic_load_n(&dp_gate.word, __ATOMIC_ACQUIRE) &
 		 DP_GATE_INTR) != 0;
 	gate_note(arg);
 }
