@@ -170,9 +170,9 @@ static void gate_wait(void)
 	gate_epfd = find_eal_epfd();
 	if (gate_epfd < 0 && !slices_logged) {
 		SDP_LOG(INFO, DP, "memif: the EAL's wait set is not visible in "
-			"/proc/self/fd: the burst gate closes every %u us "
-			"instead of only when the interrupt thread has work "
-			"(mount /proc)", GATE_SLICE_US);
+			"/proc/self/fd and fdinfo: the burst gate closes "
+			"every %u us instead of only when the interrupt "
+			"thread has work (mount /proc)", GATE_SLICE_US);
 		slices_logged = true;
 	}
 	/* counter to 0: the wait set then reports only the other sources */
