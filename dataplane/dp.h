@@ -158,8 +158,8 @@ struct dp_config {
 				 * default 1000 */
 	uint32_t memif_gate;	/* 1: memif bursts only while DPDK's
 				 * interrupt thread is parked (dp_gate.c);
-				 * DP_MEMIF_GATE_AUTO: unpaced memif
-				 * ports; default 0 */
+				 * DP_MEMIF_GATE_AUTO (default): unpaced
+				 * memif ports */
 };
 
 /**

@@ -66,10 +66,10 @@ static const char help_text[] =
 	"(default 5000)\n"
 	"  bye_wait_ms=N      memif close: wait for the peer to stop using the "
 	"rings, 0..60000; 0 = no handshake (default 1000)\n"
-	"  memif_gate=0|1|auto  memif: burst only while DPDK's interrupt "
-	"thread is parked, so a peer dying mid-burst cannot unmap the rings "
-	"under it; auto: memif ports without rate= or dest_rate= (costs "
-	"pacing precision under load; default 0)\n"
+	"  memif_gate=0|1|auto  memif: no burst while DPDK's interrupt "
+	"thread has work, so a peer dying mid-burst cannot unmap the rings "
+	"under it; auto: memif ports without rate= or dest_rate= (the gate "
+	"costs pacing precision under load; default auto)\n"
 	"  rate=BPS           pacing rate, e.g. 500M, 1G; 0 = unpaced\n"
 	"  link=BPS           link rate for pacing; 0 = from link speed\n"
 	"  pace=auto|deadline|gap  pacing mode (default auto)\n"
@@ -125,6 +125,7 @@ void dp_config_defaults(struct dp_config *cfg)
 	cfg->idle_sleep_us = 20;
 	cfg->link_wait_ms = 5000;
 	cfg->bye_wait_ms = 1000;
+	cfg->memif_gate = DP_MEMIF_GATE_AUTO;
 	cfg->pace_queue_us = 10000;
 	cfg->pace_dests = 256;
 	cfg->nb_queues = 1;

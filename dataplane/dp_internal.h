@@ -293,8 +293,15 @@ void dp_eal_hold(void);
 /* dp_gate.c: memif bursts only while DPDK's interrupt thread is parked
  * (its memif_disconnect unmaps the regions under a burst otherwise) */
 #define DP_GATE_INTR 0x80000000u
-extern uint32_t dp_gate_word;
+/* dp_gate.word: a cache line of its own, written by every gated burst */
+struct dp_gate_line {
+	uint32_t word;
+} __rte_cache_aligned;
+extern struct dp_gate_line dp_gate;
 void dp_gate_install(void);
+/* closed spells so far: how often the interrupt thread ran with the gate
+ * closed (tests) */
+uint64_t dp_gate_closings(void);
 
 /* @return false: skip this burst (the interrupt thread runs). */
 static inline bool dp_gate_enter(const struct dp_port *port)
@@ -303,11 +310,11 @@ static inline bool dp_gate_enter(const struct dp_port *port)
 
 	if (!port->gated)
 		return true;
-	v = __atomic_load_n(&dp_gate_word, __ATOMIC_RELAXED);
+	v = __atomic_load_n(&dp_gate.word, __ATOMIC_RELAXED);
 	do {
 		if (v & DP_GATE_INTR)
 			return false;
-	} while (!__atomic_compare_exchange_n(&dp_gate_word, &v, v + 1, true,
+	} while (!__atomic_compare_exchange_n(&dp_gate.word, &v, v + 1, true,
 					      __ATOMIC_ACQUIRE,
 					      __ATOMIC_RELAXED));
 	return true;
@@ -316,7 +323,7 @@ static inline bool dp_gate_enter(const struct dp_port *port)
 static inline void dp_gate_leave(const struct dp_port *port)
 {
 	if (port->gated)
-		__atomic_sub_fetch(&dp_gate_word, 1, __ATOMIC_RELEASE);
+		__atomic_sub_fetch(&dp_gate.word, 1, __ATOMIC_RELEASE);
 }
 
 /* dp_bye.c: the memif close handshake */

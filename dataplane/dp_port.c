@@ -835,6 +835,10 @@ void dp_port_close(struct dp_port *port)
 		dp_eal_hold(); /* dp_stop's dp_eal_fini keeps the EAL up */
 		return;
 	}
+	if (port->gated)
+		SDP_LOG(DEBUG, DP, "port %u: the memif burst gate has closed %"
+			PRIu64 " times in this process (dp_gate.c)",
+			port->port_id, dp_gate_closings());
 	if (dp_netns_enter(port->cfg.netns, &ns_fd) != 0)
 		SDP_LOG(WARN, DP, "port %u: closing outside its namespace %s",
 			port->port_id, port->cfg.netns);

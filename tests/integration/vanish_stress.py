@@ -14,10 +14,12 @@ unmaps the shared regions on the control channel's hangup
 (memif_disconnect -> memif_free_regions) while the data path only
 checks ETH_MEMIF_FLAG_CONNECTED once, on entry to the burst.
 
-The ports run with memif_gate=1 (dataplane/dp_gate.c: no burst while
-that thread runs); --no-gate runs them as by default, which reproduces
-the crash (session 8: 2 of 274 rounds, both the memif server killed
-under a copying client's 1 MiB sends, SIGSEGV in eth_memif_tx).
+The ports run with the dataplane's default (memif_gate=auto since
+session 9: unpaced memif ports are gated, dataplane/dp_gate.c: no burst
+while that thread has work); --gate 1 forces it on, --no-gate (--gate
+0) runs them ungated, which reproduces the crash (session 8: 2 of 274
+rounds, both the memif server killed under a copying client's 1 MiB
+sends, SIGSEGV in eth_memif_tx).
 
 A survivor must exit by itself (peer_gone_ms) within SURVIVOR_S with a
 nonzero status and not by a signal; a crash is reported with gdb's
@@ -60,7 +62,7 @@ def one_round(i, victim, zc, size, delay_s, gate):
     ep = sdp_launch.find_bin("sdp-perf-ep")
     rec = {"round": i, "victim": victim, "zc": zc, "size": size,
            "delay_s": round(delay_s, 3), "memif_gate": gate}
-    extra = f"memif_gate={gate}"
+    extra = "" if gate == "default" else f"memif_gate={gate}"
     job = f"vs{os.getpid() % 10000:04d}{i % 100:02d}"
     with sdp_launch.Testbed("memif", job=job, memif_zc=zc) as tb:
         common = ["--json", "--deadline-s", "120"]
@@ -111,10 +113,13 @@ def main():
     ap.add_argument("rounds", type=int, nargs="?", default=8)
     ap.add_argument("--out", default=None)
     ap.add_argument("--seed", type=int, default=None)
+    ap.add_argument("--gate", choices=("default", "0", "1", "auto"),
+                    default="default",
+                    help="memif_gate for both ports (default: the "
+                    "dataplane's default, auto since session 9)")
     ap.add_argument("--no-gate", action="store_true",
                     help="memif_gate=0 (the dataplane's default before "
-                    "session 8; now auto: on for unpaced memif ports): "
-                    "reproduces the crash")
+                    "session 9): reproduces the crash")
     ap.add_argument("--only", default=None,
                     help="one case: VICTIM:copy|zc:SIZE, e.g. "
                     "server:copy:1048576 (the one that crashed)")
@@ -140,7 +145,7 @@ def main():
     for i in range(a.rounds):
         victim, zc, size = cases[i % len(cases)]
         rec = one_round(i, victim, zc, size, rng.uniform(0.05, 1.5),
-                        0 if a.no_gate else 1)
+                        "0" if a.no_gate else a.gate)
         rec["load1"] = round(os.getloadavg()[0], 2)
         line = json.dumps(rec)
         if out:
