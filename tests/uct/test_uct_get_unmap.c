@@ -15,9 +15,20 @@
  *   unmap   munmap first, dereg later (UCP's registration cache: its
  *           VM_UNMAPPED handler only invalidates, dereg runs after)
  *
- * Both sides lose 2% of their packets (drop=tx:every:50), so SACKs are
- * lost and the target still references reply bytes when it is told.  The
- * peer reports the zero-copy replies still referenced just before and
+ * Both sides lose 2% of their DATA packets (drop=tx:every:50: replies
+ * are retransmitted).  The peer reports the zero-copy replies still
+ * referenced just before and just after the first of the two calls:
+ * after it, none may be left (the call waited).  Whether a round catches
+ * references before it is a race (the requester's last SACK against the
+ * release command on the socketpair: on a quiet machine the SACK won all
+ * 90 rounds now and then, CI, session 9), so the rounds only count them;
+ * the wait is proved by two paused rounds: the requester posts a 2 MiB
+ * GET, stops progressing for GU_PAUSE_MS (the target has queued every
+ * reply by reference and gets no SACK), tells the peer to release
+ * (dereg first, then munmap first) and only then progresses again: the
+ * call must find references and return with none, and the GET must
+ * complete with every byte right.
+ * * peer reports the zero-copy replies still referenced just before and
  * just after the first of the two calls: after it, none may be left
  * (the call waited); at least one round must have caught references
  * before it, or the test proved nothing.  Without the wait the peer reads
@@ -33,6 +44,7 @@
  */
 #include "uct_rma_fixture.h"
 
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
@@ -41,6 +53,8 @@
 #define GU_ROUNDS 90
 #define GU_STALL_BYTES (64u << 20) /* the stalled GET */
 #define GU_WAIT_MS 500		   /* DEREG_WAIT_MS of this test */
+#define GU_PAUSE_MS 50		   /* the paused requester (below GU_WAIT_MS) */
+#define GU_PAUSE_BYTES (2u << 20)  /* the paused GET: queued whole by reference */
 
 typedef struct {
 	char op;	/* M map, U release (mode), Z counters, Q quit */
@@ -155,6 +169,85 @@ static gu_reply_t gu_cmd(int fd, char op, uint8_t mode, uint32_t seed,
 		exit(1);
 	}
 	return r;
+}
+
+/* A GET whose replies the target has queued by reference and whose
+ * requester progresses again only after telling the target to release
+ * the memory (mode 0: dereg first, 1: munmap first): the release must
+ * find references, wait for the SACKs instead of returning or aborting,
+ * and the GET completes intact. */
+static void test_pause(env_t *e, uct_ep_h ep, int fd, uint8_t mode)
+{
+	gu_cmd_t cmd = {.op = 'U', .mode = mode};
+	const char *call = mode ? "munmap" : "dereg";
+	uint32_t seed = 7000 + mode;
+	uint8_t *buf = malloc(GU_PAUSE_BYTES);
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	uct_rkey_bundle_t rk;
+	ucs_status_t st;
+	gu_reply_t rep;
+	rma_comp_t c;
+	uct_iov_t iov;
+	double until;
+	int64_t bad;
+	int got = 0;
+
+	if (buf == NULL)
+		return;
+	memset(buf, 0, GU_PAUSE_BYTES);
+	rep = gu_cmd(fd, 'M', 0, seed, GU_PAUSE_BYTES);
+	CHECK_OK(uct_rkey_unpack(e->comp, rep.rkey, &rk), "unpack");
+	iov = (uct_iov_t){.buffer = buf, .length = GU_PAUSE_BYTES,
+			  .count = 1, .memh = UCT_MEM_HANDLE_NULL};
+	fx_rma_comp_init(&c);
+	until = fx_now_s() + RMA_DEADLINE_S;
+	while ((st = uct_ep_get_zcopy(ep, &iov, 1, rep.a, rk.rkey,
+				      &c.super)) == UCS_ERR_NO_RESOURCE &&
+	       fx_now_s() < until)
+		uct_worker_progress(e->worker);
+	CHECK(st == UCS_INPROGRESS, "pause: get_zcopy: %s",
+	      ucs_status_string(st));
+	uct_worker_progress(e->worker); /* the request leaves */
+	usleep(GU_PAUSE_MS * 1000);
+	if (write(fd, &cmd, sizeof(cmd)) != sizeof(cmd)) {
+		fprintf(stderr, "FAIL: the peer is gone (pause, %s)\n", call);
+		exit(1);
+	}
+	until = fx_now_s() + RMA_DEADLINE_S;
+	while ((!c.done || !got) && fx_now_s() < until) {
+		uct_worker_progress(e->worker);
+		if (!got && poll(&pfd, 1, 0) == 1) {
+			if (read(fd, &rep, sizeof(rep)) != sizeof(rep)) {
+				fprintf(stderr, "FAIL: the peer is gone (pause, "
+					"%s: a SIGSEGV there: memory read after "
+					"it was released)\n", call);
+				exit(1);
+			}
+			got = 1;
+		}
+	}
+	CHECK(got && c.done, "pause, %s: %s within %d s", call,
+	      got ? "the GET did not complete" : "no reply from the peer",
+	      RMA_DEADLINE_S);
+	if (got && c.done) {
+		printf("get-unmap: paused requester, %s first: %" PRIu64
+		       " references at the call, %" PRIu64 " after\n", call,
+		       rep.a, rep.b);
+		CHECK(rep.a > 0, "pause, %s: no reference held after %u ms "
+		      "without a SACK: the replies did not go by reference",
+		      call, GU_PAUSE_MS);
+		CHECK(rep.b == 0, "pause, %s: returned while %" PRIu64 " "
+		      "zero-copy GET replies still referenced the memory",
+		      call, rep.b);
+		CHECK(c.super.status == UCS_OK, "pause, %s: GET completed with %s "
+		      "(the release aborted it instead of waiting)", call,
+		      ucs_status_string(c.super.status));
+		bad = fx_rma_check(buf, GU_PAUSE_BYTES, seed);
+		CHECK(bad < 0, "pause, %s: byte %" PRId64 " differs", call,
+		      bad);
+	}
+	uct_rkey_release(e->comp, &rk);
+	free(buf);
 }
 
 /* A GET the requester stops progressing in the middle of: the peer's
@@ -273,10 +366,12 @@ static int test_get_unmap(void)
 	       "%" PRIu64 " msgs %" PRIu64 " bytes, copied %" PRIu64
 	       " bytes\n", r, total, caught[0], caught[1], rep.a, rep.b,
 	       rep.c);
-	CHECK(caught[0] + caught[1] > 0, "no round released the memory "
-	      "while references were held: the wait was never exercised");
 	CHECK(rep.b >= total, "only %" PRIu64 " of %" PRIu64 " GET reply "
 	      "bytes went by reference", rep.b, total);
+	if (fx_failures == 0)
+		test_pause(&e, ep, fd, 0);
+	if (fx_failures == 0)
+		test_pause(&e, ep, fd, 1);
 	if (fx_failures == 0)
 		test_stall(&e, ep, fd); /* destroys ep */
 	else
