@@ -92,21 +92,29 @@ def xfer_prog(mpi):
     return prog
 
 
-def striped(mpi, fabric, rails):
-    """An MPI job over sctp_dpdk with one port per rail: data verified and
-    every rail's port of the sender carries a fair share of the frames."""
-    r = subprocess.run(
-        [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", mpi,
-         "--fabric", fabric, "--rails", str(rails),
-         "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
-         "--job", job("m"), "-np", "2", xfer_prog(mpi),
-         "--sizes-mb", "16", "--reps", "3"],
-        capture_output=True, text=True, timeout=300)
+def mpirun_xfer(args):
+    """apps/sdp-mpirun ARGS (its options, then the transfer program and
+    its own): the completed run and its JSON results, checked: rc 0, a
+    result and no verification error (else the launcher's own words)."""
+    r = subprocess.run([os.path.join(harness.APPS, "sdp-mpirun")] + args,
+                       capture_output=True, text=True, timeout=300)
     res = [json.loads(ln) for ln in r.stdout.splitlines()
            if ln.startswith("{")]
     check(r.returncode == 0 and res and res[0]["errors"] == 0,
           f"job rc {r.returncode}, result {res}\n"
           f"{harness.job_failure(r)}")
+    return r, res
+
+
+def striped(mpi, fabric, rails):
+    """An MPI job over sctp_dpdk with one port per rail: data verified and
+    every rail's port of the sender carries a fair share of the frames."""
+    r, res = mpirun_xfer(
+        ["--mpi", mpi,
+         "--fabric", fabric, "--rails", str(rails),
+         "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
+         "--job", job("m"), "-np", "2", xfer_prog(mpi),
+         "--sizes-mb", "16", "--reps", "3"])
     stats = []
     for ln in r.stderr.splitlines():
         if "sctp_dpdk stats: " in ln:
@@ -165,20 +173,14 @@ def test_shaped_rails_no_timeouts():
     dp_afp_kick.c that next burst was a T3 timeout: 29 of them here, ~1000
     chunks retransmitted, the first 10 MB transfer 3.5-6 s instead of
     ~0.25 s."""
-    r = subprocess.run(
-        [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", "mpich",
+    r, res = mpirun_xfer(
+        ["--mpi", "mpich",
          "--tls", "sctp_dpdk", "--fabric", "bridge", "--rails", "2",
          "--netem-rail", "0", "rate 200mbit",
          "--netem-rail", "1", "rate 200mbit",
          "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
          "--job", job("t"), "-np", "2", xfer_prog("mpich"),
-         "--sizes-mb", "10", "--reps", "10"],
-        capture_output=True, text=True, timeout=300)
-    res = [json.loads(ln) for ln in r.stdout.splitlines()
-           if ln.startswith("{")]
-    check(r.returncode == 0 and res and res[0]["errors"] == 0,
-          f"job rc {r.returncode}, result {res}\n"
-          f"{harness.job_failure(r)}")
+         "--sizes-mb", "10", "--reps", "10"])
     stats = stats_of(r.stderr)
     t3 = sender_t3(stats)
     kicks = {s["dev"]: s["dp"]["afp_kick_bytes"] for s in stats
@@ -193,8 +195,8 @@ def test_shaped_rails_no_timeouts():
 
 def test_mpirun_rail_event():
     prog = xfer_prog("mpich")
-    r = subprocess.run(
-        [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", "mpich",
+    r, res = mpirun_xfer(
+        ["--mpi", "mpich",
          "--tls", "sctp_dpdk", "--fabric", "bridge", "--rails", "2",
          "--netem-rail", "0", "rate 200mbit",
          "--netem-rail", "1", "rate 200mbit",
@@ -203,14 +205,8 @@ def test_mpirun_rail_event():
          "--timeout", "240", "--job", job("e"),
          "-np", "2", prog, "--sizes-mb", "10", "--reps", "10",
          # transfers go on past rail-up even where they are fast
-         "--min-seconds", "5"],
-        capture_output=True, text=True, timeout=300)
+         "--min-seconds", "5"])
     events = [ln for ln in r.stderr.splitlines() if "rail-event:" in ln]
-    res = [json.loads(ln) for ln in r.stdout.splitlines()
-           if ln.startswith("{")]
-    check(r.returncode == 0 and res and res[0]["errors"] == 0,
-          f"job rc {r.returncode}, result {res}\n"
-          f"{harness.job_failure(r)}")
     check(len(events) == 2 and " rail 1 down at " in events[0] and
           " rail 1 up at " in events[1],
           f"rail events printed: {events}\n{r.stderr[-2000:]}")

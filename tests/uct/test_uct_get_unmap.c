@@ -171,6 +171,31 @@ static gu_reply_t gu_cmd(int fd, char op, uint8_t mode, uint32_t seed,
 	return r;
 }
 
+/* Has the peer map and register @len bytes (pattern @seed) and starts a
+ * get_zcopy of them into @buf (@what names the caller in failures).
+ * @return the peer's reply (its address in .a). */
+static gu_reply_t gu_start_get(env_t *e, uct_ep_h ep, int fd, uint8_t *buf,
+			       size_t len, uint32_t seed,
+			       uct_rkey_bundle_t *rk, rma_comp_t *c,
+			       const char *what)
+{
+	gu_reply_t rep = gu_cmd(fd, 'M', 0, seed, len);
+	uct_iov_t iov = {.buffer = buf, .length = len, .count = 1,
+			 .memh = UCT_MEM_HANDLE_NULL};
+	double until = fx_now_s() + RMA_DEADLINE_S;
+	ucs_status_t st;
+
+	CHECK_OK(uct_rkey_unpack(e->comp, rep.rkey, rk), "unpack");
+	fx_rma_comp_init(c);
+	while ((st = uct_ep_get_zcopy(ep, &iov, 1, rep.a, rk->rkey,
+				      &c->super)) == UCS_ERR_NO_RESOURCE &&
+	       fx_now_s() < until)
+		uct_worker_progress(e->worker);
+	CHECK(st == UCS_INPROGRESS, "%s: get_zcopy: %s", what,
+	      ucs_status_string(st));
+	return rep;
+}
+
 /* A GET whose replies the target has queued by reference and whose
  * requester progresses again only after telling the target to release
  * the memory (mode 0: dereg first, 1: munmap first): the release must
@@ -184,10 +209,8 @@ static void test_pause(env_t *e, uct_ep_h ep, int fd, uint8_t mode)
 	uint8_t *buf = malloc(GU_PAUSE_BYTES);
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	uct_rkey_bundle_t rk;
-	ucs_status_t st;
 	gu_reply_t rep;
 	rma_comp_t c;
-	uct_iov_t iov;
 	double until;
 	int64_t bad;
 	int got = 0;
@@ -195,18 +218,7 @@ static void test_pause(env_t *e, uct_ep_h ep, int fd, uint8_t mode)
 	if (buf == NULL)
 		return;
 	memset(buf, 0, GU_PAUSE_BYTES);
-	rep = gu_cmd(fd, 'M', 0, seed, GU_PAUSE_BYTES);
-	CHECK_OK(uct_rkey_unpack(e->comp, rep.rkey, &rk), "unpack");
-	iov = (uct_iov_t){.buffer = buf, .length = GU_PAUSE_BYTES,
-			  .count = 1, .memh = UCT_MEM_HANDLE_NULL};
-	fx_rma_comp_init(&c);
-	until = fx_now_s() + RMA_DEADLINE_S;
-	while ((st = uct_ep_get_zcopy(ep, &iov, 1, rep.a, rk.rkey,
-				      &c.super)) == UCS_ERR_NO_RESOURCE &&
-	       fx_now_s() < until)
-		uct_worker_progress(e->worker);
-	CHECK(st == UCS_INPROGRESS, "pause: get_zcopy: %s",
-	      ucs_status_string(st));
+	gu_start_get(e, ep, fd, buf, GU_PAUSE_BYTES, seed, &rk, &c, "pause");
 	uct_worker_progress(e->worker); /* the request leaves */
 	usleep(GU_PAUSE_MS * 1000);
 	if (write(fd, &cmd, sizeof(cmd)) != sizeof(cmd)) {
@@ -257,25 +269,12 @@ static void test_stall(env_t *e, uct_ep_h ep, int fd)
 	uct_rkey_bundle_t rk;
 	uint8_t *big = malloc(GU_STALL_BYTES);
 	rma_comp_t c;
-	uct_iov_t iov;
-	ucs_status_t st;
 	gu_reply_t rep;
 	double until;
 
 	if (big == NULL)
 		return;
-	rep = gu_cmd(fd, 'M', 0, 4242, GU_STALL_BYTES);
-	CHECK_OK(uct_rkey_unpack(e->comp, rep.rkey, &rk), "unpack");
-	iov = (uct_iov_t){.buffer = big, .length = GU_STALL_BYTES,
-			  .count = 1, .memh = UCT_MEM_HANDLE_NULL};
-	fx_rma_comp_init(&c);
-	until = fx_now_s() + RMA_DEADLINE_S;
-	while ((st = uct_ep_get_zcopy(ep, &iov, 1, rep.a, rk.rkey,
-				      &c.super)) == UCS_ERR_NO_RESOURCE &&
-	       fx_now_s() < until)
-		uct_worker_progress(e->worker);
-	CHECK(st == UCS_INPROGRESS, "stall: get_zcopy: %s",
-	      ucs_status_string(st));
+	gu_start_get(e, ep, fd, big, GU_STALL_BYTES, 4242, &rk, &c, "stall");
 	/* let the replies start, then stop: no SACK leaves this process */
 	until = fx_now_s() + 0.005;
 	while (fx_now_s() < until && !c.done)
