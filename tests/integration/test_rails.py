@@ -106,6 +106,21 @@ def mpirun_xfer(args):
     return r, res
 
 
+def shaped_xfer(tag, launcher_extra=(), prog_extra=()):
+    """MPICH's 10 MB x 10 transfer job over sctp_dpdk on two bridge rails,
+    each shaped to 200 Mbit/s by the testbed's tbf, with STATS: mpirun_xfer
+    of it (launcher_extra: more sdp-mpirun options, prog_extra: more of
+    the transfer program's)."""
+    return mpirun_xfer(
+        ["--mpi", "mpich", "--tls", "sctp_dpdk", "--fabric", "bridge",
+         "--rails", "2",
+         "--netem-rail", "0", "rate 200mbit",
+         "--netem-rail", "1", "rate 200mbit"] + list(launcher_extra) +
+        ["--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
+         "--job", job(tag), "-np", "2", xfer_prog("mpich"),
+         "--sizes-mb", "10", "--reps", "10"] + list(prog_extra))
+
+
 def striped(mpi, fabric, rails):
     """An MPI job over sctp_dpdk with one port per rail: data verified and
     every rail's port of the sender carries a fair share of the frames."""
@@ -173,14 +188,7 @@ def test_shaped_rails_no_timeouts():
     dp_afp_kick.c that next burst was a T3 timeout: 29 of them here, ~1000
     chunks retransmitted, the first 10 MB transfer 3.5-6 s instead of
     ~0.25 s."""
-    r, res = mpirun_xfer(
-        ["--mpi", "mpich",
-         "--tls", "sctp_dpdk", "--fabric", "bridge", "--rails", "2",
-         "--netem-rail", "0", "rate 200mbit",
-         "--netem-rail", "1", "rate 200mbit",
-         "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
-         "--job", job("t"), "-np", "2", xfer_prog("mpich"),
-         "--sizes-mb", "10", "--reps", "10"])
+    r, res = shaped_xfer("t")
     stats = stats_of(r.stderr)
     t3 = sender_t3(stats)
     kicks = {s["dev"]: s["dp"]["afp_kick_bytes"] for s in stats
@@ -194,18 +202,10 @@ def test_shaped_rails_no_timeouts():
 
 
 def test_mpirun_rail_event():
-    prog = xfer_prog("mpich")
-    r, res = mpirun_xfer(
-        ["--mpi", "mpich",
-         "--tls", "sctp_dpdk", "--fabric", "bridge", "--rails", "2",
-         "--netem-rail", "0", "rate 200mbit",
-         "--netem-rail", "1", "rate 200mbit",
-         "--rail-event", "2.5:down:1", "--rail-event", "4:up:1",
-         "--env", "UCX_SCTP_DPDK_STATS=y",
-         "--timeout", "240", "--job", job("e"),
-         "-np", "2", prog, "--sizes-mb", "10", "--reps", "10",
-         # transfers go on past rail-up even where they are fast
-         "--min-seconds", "5"])
+    r, res = shaped_xfer(
+        "e", ["--rail-event", "2.5:down:1", "--rail-event", "4:up:1"],
+        # transfers go on past rail-up even where they are fast
+        ["--min-seconds", "5"])
     events = [ln for ln in r.stderr.splitlines() if "rail-event:" in ln]
     check(len(events) == 2 and " rail 1 down at " in events[0] and
           " rail 1 up at " in events[1],
