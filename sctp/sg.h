@@ -73,7 +73,7 @@ struct sg_config {
 	uint32_t max_burst;	   /* SCTP_MAX_BURST: packets one output may
 				    * send beyond those in flight (usrsctp
 				    * cuts cwnd to flight + max_burst MTUs);
-				    * 0 = no limit; default 4 (usrsctp's) */
+				    * 0 = no limit (the default) */
 	uint32_t sack_hold_us;	   /* hold a SACK-only packet of a poll that
 				    * delivered messages up to this long, to
 				    * leave with the reply (ports that batch
