@@ -7,7 +7,8 @@
  * a ping-pong (which never leaves MPI) does not.
  *
  *   --pattern halo      --neighbours K exchanges per step with ranks
- *                       r+-1, r+-2, ... (MPI_Irecv, MPI_Send, MPI_Wait, as
+ *                       r+-1, r+-2, ... (with 2 ranks all K with the
+ *                       other one; MPI_Irecv, MPI_Send, MPI_Wait, as
  *                       LAMMPS' ghost-atom exchange does), --size bytes each
  *   --pattern alltoall  MPI_Alltoall of --size bytes per pair
  *   --pattern allreduce MPI_Allreduce of --size bytes (doubles, sum)
@@ -143,8 +144,9 @@ int main(int argc, char **argv)
 		compute(compute_us);
 		if (!strcmp(pattern, "halo")) {
 			for (int k = 0; k < neighbours; k++) {
-				/* k-th exchange: with r+d and r-d, d = k/2+1 */
-				int d = k / 2 + 1;
+				/* k-th exchange: with r+d and r-d, d = k/2+1
+				 * (modulo the other ranks: never itself) */
+				int d = (k / 2) % (nranks - 1) + 1;
 				int to = (k & 1) ? (rank + nranks - d) % nranks
 						 : (rank + d) % nranks;
 				int from = (k & 1) ? (rank + d) % nranks

@@ -272,6 +272,17 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
 int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p);
 
 /**
+ * Whether the peer of @assoc has closed its side and this side answered:
+ * the peer sent SHUTDOWN, which RFC 9260 (9.2) allows only once all its own
+ * data was acknowledged, and usrsctp answered with SHUTDOWN ACK once all of
+ * ours was (state SHUTDOWN-ACK-SENT).  Both directions are complete; only
+ * the peer's SHUTDOWN COMPLETE is outstanding, so nothing is lost if this
+ * process goes once its port has sent the SHUTDOWN ACK.  An unknown
+ * association counts as closed.
+ */
+bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc);
+
+/**
  * DATA payload bytes one packet of @assoc carries (usrsctp's fragmentation
  * point: path MTU less the SCTP common and DATA chunk headers, rounded
  * down to 4).  A message of k times this many bytes leaves as k full
