@@ -229,18 +229,16 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, lanes),
 	 UCS_CONFIG_TYPE_UINT},
 
-	{"SACK_HOLD_US", "auto",
-	 "On ports that batch TX (af_packet: a sendto per burst; memif never\n"
-	 "holds), hold the SACKs of a poll that delivered messages up to this\n"
-	 "long, microseconds 0..100000 (below the SCTP minimum RTO), so they\n"
-	 "leave in the reply's burst, after it (one sendto per one-way message\n"
-	 "instead of two). A flush asking for them, any other frame sent, or\n"
-	 "the first poll after the bound sends them. With\n"
-	 "PROGRESS=inline a rank that stops calling MPI holds them until its\n"
-	 "next call (as it holds its own unsent frames on af_packet). 0: off,\n"
-	 "SACK at the end of the poll. auto: "
-	 UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US) " us.\n"
-	 "Overrides sack_hold_us in SG.",
+	{"SACK_HOLD_US", "0",
+	 "On ports that batch TX (af_packet; memif never holds), hold the\n"
+	 "SACKs of a poll that delivered messages up to this long (us,\n"
+	 "0..100000, below the minimum RTO) so they leave with the reply: one\n"
+	 "sendto per one-way message instead of two in a ping-pong. With\n"
+	 "PROGRESS=inline a rank that returns to its computation keeps a held\n"
+	 "SACK until its next MPI call and stalls its peer meanwhile. 0: off\n"
+	 "(SACK at the end of the poll); auto: "
+	 UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US) " us. Overrides\n"
+	 "sack_hold_us in SG.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, sack_hold_us),
 	 UCS_CONFIG_TYPE_ULUNITS},
 
