@@ -46,6 +46,9 @@
 # only external mbufs) instead of copying them into clusters, and calls
 # its free function once nothing references them (sg_send_zc, UCT
 # put_zcopy above TX_ZCOPY_MIN; docs/BENCHMARKS.md, "Zero-copy send").
+# 0007: getsockopt SCTP_SDP_UNSENT, an association's queued bytes not yet
+# transmitted (sg_assoc_unsent: the transport keeps polling while a send
+# it completed still has bytes there; docs/APPLICATIONS.md).
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if

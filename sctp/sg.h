@@ -272,6 +272,23 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
 int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p);
 
 /**
+ * Bytes of @assoc's queued messages that usrsctp has not transmitted yet:
+ * held back by the congestion window or the peer's receive window, they
+ * leave only as SACKs arrive, which this process handles only inside
+ * sg_poll.  (usrsctp-patches/0007, SCTP_SDP_UNSENT.)
+ * @return 0 and the count in @bytes_p; -ENOTCONN the association is unknown.
+ */
+int sg_assoc_unsent(struct sg_ep *ep, sg_assoc_t assoc, uint32_t *bytes_p);
+
+/**
+ * Associations of @ep whose sends left bytes untransmitted at the last
+ * sg_send or sg_poll (0: everything accepted has been on the wire at
+ * least once).  A caller about to stop polling (an MPI rank returning to
+ * its computation) polls on while this is non-zero and the peer answers.
+ */
+unsigned int sg_ep_unsent(const struct sg_ep *ep);
+
+/**
  * Whether the peer of @assoc has closed its side and this side answered:
  * the peer sent SHUTDOWN, which RFC 9260 (9.2) allows only once all its own
  * data was acknowledged, and usrsctp answered with SHUTDOWN ACK once all of
@@ -388,6 +405,9 @@ struct sg_stats {
 	uint64_t rx_data_wrong_queue;	  /* lanes on a port with queues:
 					   * DATA packets for lane j that
 					   * arrived on another queue than j */
+	uint64_t unsent_untracked;	  /* sends that left bytes in usrsctp
+					   * while SG_UNSENT_TRACK associations
+					   * were tracked already */
 	uint64_t tx_first_pkt_early;	  /* messages of several packets to an
 					   * idle association whose first
 					   * packet left before usrsctp took

@@ -576,6 +576,8 @@ static unsigned int sg_poll_lane(struct sg_ep *ep, uint64_t now_tsc)
 		work += sg_msg_send_more(ep);
 	work += sg_msg_read(ep);
 	work += sg_zc_deliver(ep);
+	if (ep->nb_unsent != 0)
+		sg_unsent_update(ep);
 	if (ep->queue != 0) {
 		dp_port_flush_queue(ep->lk->port, ep->queue, now_tsc);
 		return work;
@@ -617,6 +619,8 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 		work += sg_link_paths_tick(ep->lk, now_tsc);
 	if (ep->lk->hold_tsc != 0)
 		sg_link_hold_end(ep->lk, n, now_tsc);
+	if (ep->nb_unsent != 0)
+		sg_unsent_update(ep);
 	for (k = 0; k < ep->lk->nb_ports; k++)
 		dp_port_flush(ep->lk->ports[k], now_tsc);
 	return work;
@@ -657,6 +661,7 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(crc_drops);
 	P(rx_data_wrong_queue);
 	P(tx_first_pkt_early);
+	P(unsent_untracked);
 	P(rx_direct_bytes);
 	P(rx_direct_msgs);
 	P(rx_discard_bytes);

@@ -312,6 +312,10 @@ struct sg_bigsend {
 	bool zc_copy_first;
 };
 
+/* Associations with untransmitted bytes one endpoint tracks; beyond it a
+ * send's rest still leaves, only unseen by sg_ep_unsent (counted). */
+#define SG_UNSENT_TRACK 64
+
 struct sg_ep {
 	struct sg_config cfg;
 	struct socket *so;
@@ -349,6 +353,10 @@ struct sg_ep {
 	struct sg_zc *zc_live;		/* every undelivered one */
 	struct sg_zc *zc_spare;		/* delivered, to reuse */
 	struct sg_zc_stats zc_st;
+	/* Associations whose last send left bytes queued in usrsctp, not
+	 * yet transmitted (sg_assoc_unsent): re-checked at every poll. */
+	sg_assoc_t unsent[SG_UNSENT_TRACK];
+	unsigned int nb_unsent;
 };
 
 /* ---- sg_zc.c: one sg_send_zc message ---- */
@@ -398,6 +406,11 @@ void sg_msg_publish(struct sg_ep *ep, uint16_t flags);
 int sg_place_read(struct sg_ep *ep, unsigned int *done);
 /* Forget a partly placed message (its association went). */
 void sg_place_reset(struct sg_ep *ep);
+
+/* After a send on @assoc: track it if usrsctp kept bytes back. */
+void sg_unsent_note(struct sg_ep *ep, sg_assoc_t assoc);
+/* Forget the tracked associations whose bytes have all left. */
+void sg_unsent_update(struct sg_ep *ep);
 
 /* Continue a large send. @return 1 when bytes were taken. */
 unsigned int sg_msg_send_more(struct sg_ep *ep);

@@ -429,8 +429,9 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EIO;
 	}
 	ep->st.bytes_out += (uint64_t)n;
-	/* to the NIC now, not at the caller's next poll (issue 9.5) */
+	/* to the NIC now, not at the caller's next poll */
 	flush_tx(ep);
+	sg_unsent_note(ep, assoc);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		return 0;
@@ -502,6 +503,7 @@ int sg_send_zc(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	}
 	ep->st.bytes_out += (uint64_t)n;
 	flush_tx(ep);
+	sg_unsent_note(ep, assoc);
 	if (b->cur == b->iovcnt) {
 		ep->st.msgs_out++;
 		sg_zc_put(b->zc);
@@ -545,6 +547,62 @@ int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p)
 		bytes += iov_left(&ep->big);
 	*bytes_p = bytes;
 	return 0;
+}
+
+#ifndef SCTP_SDP_UNSENT
+#define SCTP_SDP_UNSENT 0x0000f101 /* usrsctp-patches/0007 */
+#endif
+
+int sg_assoc_unsent(struct sg_ep *ep, sg_assoc_t assoc, uint32_t *bytes_p)
+{
+	struct sctp_assoc_value av;
+	socklen_t len = sizeof(av);
+
+	memset(&av, 0, sizeof(av));
+	av.assoc_id = (sctp_assoc_t)assoc;
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_SDP_UNSENT, &av,
+			       &len) != 0)
+		return -ENOTCONN;
+	*bytes_p = av.assoc_value;
+	return 0;
+}
+
+unsigned int sg_ep_unsent(const struct sg_ep *ep)
+{
+	return ep->nb_unsent;
+}
+
+void sg_unsent_note(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	uint32_t bytes = 0;
+	unsigned int i;
+
+	if (sg_assoc_unsent(ep, assoc, &bytes) != 0 || bytes == 0)
+		return;
+	for (i = 0; i < ep->nb_unsent; i++)
+		if (ep->unsent[i] == assoc)
+			return;
+	if (ep->nb_unsent == SG_UNSENT_TRACK) {
+		ep->st.unsent_untracked++;
+		return;
+	}
+	ep->unsent[ep->nb_unsent++] = assoc;
+}
+
+void sg_unsent_update(struct sg_ep *ep)
+{
+	uint32_t bytes;
+	unsigned int i = 0;
+
+	while (i < ep->nb_unsent) {
+		bytes = 0;
+		if (sg_assoc_unsent(ep, ep->unsent[i], &bytes) == 0 &&
+		    bytes != 0) {
+			i++;
+			continue;
+		}
+		ep->unsent[i] = ep->unsent[--ep->nb_unsent];
+	}
 }
 
 bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc)

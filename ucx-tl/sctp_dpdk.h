@@ -239,6 +239,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 				 * UCP path (sctp_dpdk_lanes.c) */
 	size_t sack_hold_us;	/* SACK_HOLD_US: sg sack_hold_us;
 				 * UCS_ULUNITS_AUTO = the transport's */
+	size_t linger_us;	/* LINGER_US: bound of a progress call's
+				 * polling for untransmitted bytes */
 	int rx_direct;		/* RX_DIRECT: RMA data straight from usrsctp
 				 * into its destination (sctp_dpdk_rma.c) */
 	size_t tx_chain_min;	/* TX_CHAIN_MIN: sg tx_chain_min;
@@ -328,6 +330,17 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
 	uint64_t rx_stale;	      /* addressed to an earlier incarnation */
 	uint64_t rx_closed;	      /* to an iface closed since */
+	/* Linger (uct_sctp_dpdk_ctx_linger; device 0's ctx, under lock) */
+	uint64_t linger_tsc;	      /* LINGER_US in TSC cycles; 0: off */
+	uint64_t unsent_left_tsc;     /* progress returned with bytes
+				       * untransmitted at this time; 0: none */
+	uint64_t linger_calls;	      /* progress calls that lingered */
+	uint64_t linger_cycles;	      /* TSC cycles spent lingering */
+	uint64_t unsent_left;	      /* progress calls that returned with
+				       * bytes untransmitted */
+	uint64_t unsent_stalls;	      /* ... and the next call came more
+				       * than 1 ms later */
+	uint64_t unsent_stall_us;     /* sum of those gaps */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
@@ -454,6 +467,15 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US 20
 /* SACK_HOLD_US=auto (sctp_dpdk_config.c, docs/BENCHMARKS.md) */
 #define UCT_SCTP_DPDK_SACK_HOLD_AUTO_US 20
+/* A linger ends when no packet arrived for this long (the peer is not
+ * polling: computing, or descheduled), microseconds. */
+#define UCT_SCTP_DPDK_LINGER_IDLE_US 50
+/* LINGER_US=auto, and its largest value, microseconds */
+#define UCT_SCTP_DPDK_LINGER_AUTO_US 500
+#define UCT_SCTP_DPDK_LINGER_MAX_US 100000
+/* A return with bytes untransmitted counts as a stall when the next
+ * progress call comes this much later, microseconds. */
+#define UCT_SCTP_DPDK_STALL_US 1000
 
 #define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */
@@ -573,6 +595,18 @@ uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek_dev(unsigned dev);
 /* One round of the poll loop over every device (caller holds the lock).
  * @return work done. */
 unsigned uct_sctp_dpdk_ctx_poll_all(void);
+/*
+ * End of a progress call on @ctx's thread (inline progress): while a send
+ * still has bytes in the SCTP stack that a window held back, keep polling
+ * every device (at most LINGER_US, and only while packets keep arriving)
+ * so they are on the wire before the application computes again; stop as
+ * soon as a message arrives for UCP.  Counts what it could not push out.
+ */
+void uct_sctp_dpdk_ctx_linger(uct_sctp_dpdk_ctx_t *ctx);
+/* Start of a progress call: account a stall of bytes left untransmitted
+ * while the application was away (STATS "linger"). */
+void uct_sctp_dpdk_ctx_linger_enter(uct_sctp_dpdk_ctx_t *ctx);
+
 /* Drop a reference; the context itself stays up until process exit. */
 void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx);
 /* The process's context (or NULL) with the global context mutex held, so

@@ -103,6 +103,70 @@ static uint32_t uct_sctp_dpdk_incarnation_now(void)
 	return ms != 0 ? ms : 1;
 }
 
+/* Bytes some device's sends left in usrsctp, untransmitted. */
+static int uct_sctp_dpdk_devs_unsent(void)
+{
+	uct_sctp_dpdk_ctx_t *c;
+	unsigned k, l;
+
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
+		c = uct_sctp_dpdk_devs[k];
+		if (c->sg != NULL && sg_ep_unsent(c->sg) != 0)
+			return 1;
+		for (l = 1; l < c->nb_lanes; l++)
+			if (c->lane_sg[l] != NULL &&
+			    sg_ep_unsent(c->lane_sg[l]) != 0)
+				return 1;
+	}
+	return 0;
+}
+
+void uct_sctp_dpdk_ctx_linger_enter(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uint64_t gap = dp_tsc() - ctx->unsent_left_tsc;
+	uint64_t gap_us = (uint64_t)(gap * 1e6 / dp_tsc_hz());
+
+	if (gap_us >= UCT_SCTP_DPDK_STALL_US) {
+		ctx->unsent_stalls++;
+		ctx->unsent_stall_us += gap_us;
+	}
+	ctx->unsent_left_tsc = 0;
+}
+
+void uct_sctp_dpdk_ctx_linger(uct_sctp_dpdk_ctx_t *ctx)
+{
+	uint64_t start, now, last_work, idle_tsc;
+
+	if (!uct_sctp_dpdk_devs_unsent())
+		return;
+	if (ctx->linger_tsc == 0 ||
+	    !ucs_recursive_spin_trylock(ctx->lock)) {
+		ctx->unsent_left++;
+		ctx->unsent_left_tsc = dp_tsc();
+		return;
+	}
+	idle_tsc = (uint64_t)(dp_tsc_hz() / 1e6 * UCT_SCTP_DPDK_LINGER_IDLE_US);
+	start = last_work = now = dp_tsc();
+	ctx->linger_calls++;
+	while (uct_sctp_dpdk_devs_unsent()) {
+		unsigned work = uct_sctp_dpdk_ctx_poll_all();
+
+		now = dp_tsc();
+		if (work != 0)
+			last_work = now;
+		else if (now - last_work > idle_tsc)
+			break;
+		if (now - start > ctx->linger_tsc)
+			break;
+	}
+	ctx->linger_cycles += now - start;
+	if (uct_sctp_dpdk_devs_unsent()) {
+		ctx->unsent_left++;
+		ctx->unsent_left_tsc = now;
+	}
+	ucs_recursive_spin_unlock(ctx->lock);
+}
+
 /* How the exit drain ended for the associations still open when it
  * started (process-wide; in the STATS line as "exit"): ended because the
  * peer had closed its side with everything acknowledged, or left open
@@ -170,7 +234,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "}, \"nr_sack\": {\"in\": %" PRIu64 ", \"nr_gaps\": %"
 		 PRIu64 "}, \"tx_chain\": {\"pkts\": %" PRIu64 ", \"segs\": %" PRIu64
 		 ", \"cluster_bytes\": %" PRIu64 "}, \"exit\": {\"peer_closed\": %"
-		 PRIu64 ", \"timed_out\": %" PRIu64 "}, %s%s%s}\n",
+		 PRIu64 ", \"timed_out\": %" PRIu64 "}, \"linger\": {\"calls\": %"
+		 PRIu64 ", \"us\": %" PRIu64 ", \"unsent_left\": %" PRIu64
+		 ", \"unsent_stalls\": %" PRIu64 ", \"unsent_stall_us\": %"
+		 PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
@@ -187,7 +254,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 sgs.rx_nr_sacks, sgs.rx_nr_sacks_nr_gaps,
 		 sgs.tx_chain_pkts, sgs.tx_chain_segs, sgs.tx_cluster_bytes,
 		 uct_sctp_dpdk_exit_stats.peer_closed,
-		 uct_sctp_dpdk_exit_stats.timed_out, lanes, st_json, paths);
+		 uct_sctp_dpdk_exit_stats.timed_out, ctx->linger_calls,
+		 (uint64_t)(ctx->linger_cycles * 1e6 / dp_tsc_hz()),
+		 ctx->unsent_left, ctx->unsent_stalls, ctx->unsent_stall_us,
+		 lanes, st_json, paths);
 	fputs(buf, stderr);
 }
 
@@ -295,6 +365,19 @@ uct_sctp_dpdk_ctx_create(const uct_sctp_dpdk_iface_config_t *config,
 	status = uct_sctp_dpdk_eal_hold(dp_cfg, devargs);
 	if (status != UCS_OK)
 		goto err_text;
+	if (config->linger_us != UCS_ULUNITS_AUTO &&
+	    config->linger_us > UCT_SCTP_DPDK_LINGER_MAX_US) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "LINGER_US=%zu is "
+			  "above %u us: give 0..%u (0 turns lingering off)",
+			  config->linger_us, UCT_SCTP_DPDK_LINGER_MAX_US,
+			  UCT_SCTP_DPDK_LINGER_MAX_US);
+		status = UCS_ERR_INVALID_PARAM;
+		goto err_text;
+	}
+	ctx->linger_tsc = (uint64_t)(dp_tsc_hz() / 1e6 *
+				     (config->linger_us == UCS_ULUNITS_AUTO ?
+					      UCT_SCTP_DPDK_LINGER_AUTO_US :
+					      config->linger_us));
 	rc = dp_port_open(dp_cfg, &ctx->port);
 	if (rc != 0) {
 		/* The EAL reference is kept: a later iface may retry. */

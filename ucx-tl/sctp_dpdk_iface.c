@@ -229,6 +229,16 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, lanes),
 	 UCS_CONFIG_TYPE_UINT},
 
+	{"LINGER_US", "500",
+	 "With PROGRESS=inline, a progress call whose sends still have bytes\n"
+	 "in the SCTP stack (held back by the congestion or receive window)\n"
+	 "keeps polling for them up to this long, microseconds (0..100000),\n"
+	 "while the peer answers, so they are on the wire before the\n"
+	 "application computes again: nothing else moves them meanwhile.\n"
+	 "0: off.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, linger_us),
+	 UCS_CONFIG_TYPE_ULUNITS},
+
 	{"SACK_HOLD_US", "0",
 	 "On ports that batch TX (af_packet; memif never holds), hold the\n"
 	 "SACKs of a poll that delivered messages up to this long (us,\n"
@@ -799,6 +809,8 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 
 	if (ucs_unlikely(ctx == NULL))
 		return 0;
+	if (ucs_unlikely(ctx->unsent_left_tsc != 0))
+		uct_sctp_dpdk_ctx_linger_enter(ctx);
 	if (!ctx->thread_on && ucs_recursive_spin_trylock(ctx->lock)) {
 		/* every device: a peer on another device needs its port
 		 * polled too, whichever of this worker's ifaces progresses */
@@ -819,8 +831,10 @@ static unsigned uct_sctp_dpdk_iface_progress(uct_iface_h tl_iface)
 	/* Back off only where this thread is the poller (inline) and
 	 * IDLE_SLEEP_US asks for it (explicitly, or auto with more polling
 	 * threads than CPUs); with PROGRESS=thread the thread backs off. */
-	if (!ctx->thread_on)
+	if (!ctx->thread_on) {
+		uct_sctp_dpdk_ctx_linger(ctx);
 		dp_idle_update(&iface->idle, count + poll_work);
+	}
 	return count;
 }
 
