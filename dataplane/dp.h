@@ -509,21 +509,41 @@ void dp_sctp_crc_fill(enum dp_crc_backend be, void *sctp, size_t len);
 bool dp_sctp_crc_ok(enum dp_crc_backend be, const void *sctp, size_t len);
 
 /**
- * Idle back-off for polling loops on shared cores: after @idle_polls
- * consecutive empty polls, sleep @sleep_us per further empty poll.
+ * Idle back-off for polling loops on shared cores (dp_idle.c): after
+ * @idle_polls consecutive empty polls, each further empty poll sleeps
+ * @sleep_us -- or, where the ports can wake the thread (af_packet: the
+ * kernel marks the PMD's socket readable when a frame arrives; see
+ * dp_idle_add_port), blocks until a frame arrives, at most block_us, so
+ * a rank waiting for a peer leaves its core to the rank computing beside
+ * it instead of waking every @sleep_us.
  */
+#define DP_IDLE_MAX_PORTS 8
 struct dp_idle {
 	uint32_t empty;	       /* consecutive empty polls */
 	uint32_t idle_polls;   /* threshold */
 	uint32_t sleep_us;     /* 0 disables sleeping */
-	uint64_t sleeps;       /* count of sleeps */
+	uint32_t block_us;     /* longest block on the ports' fds */
+	uint64_t sleeps;       /* count of sleeps and blocks */
+	uint64_t blocks;       /* of which blocked on the ports' fds */
+	uint64_t block_wakes;  /* ... and ended by a frame */
+	unsigned int nb_ports;
+	struct dp_port *ports[DP_IDLE_MAX_PORTS];
 };
 
 void dp_idle_init(struct dp_idle *idle, uint32_t idle_polls,
 		  uint32_t sleep_us);
 /**
+ * Let the back-off block on @port's receive notifications (at most
+ * @block_us per block; 0 keeps sleeping).  Ports that cannot wake a thread
+ * (memif, PCI: nothing but polling sees their frames) are ignored.  The
+ * block is skipped while the port has frames to send or a TX kick due.
+ * @return 1 if @port can wake the thread, 0 if not, -ENOSPC (table full).
+ */
+int dp_idle_add_port(struct dp_idle *idle, struct dp_port *port,
+		     uint32_t block_us);
+/**
  * Call once per loop iteration with the work done (count pending TX as
- * work, see dp_port_tx_pending); may sleep.
+ * work, see dp_port_tx_pending); may sleep or block.
  */
 void dp_idle_update(struct dp_idle *idle, unsigned int work);
 

@@ -385,29 +385,3 @@ uint64_t dp_ms_to_tsc(uint64_t ms)
 	return ms * rte_get_tsc_hz() / 1000;
 }
 
-void dp_idle_init(struct dp_idle *idle, uint32_t idle_polls,
-		  uint32_t sleep_us)
-{
-	memset(idle, 0, sizeof(*idle));
-	idle->idle_polls = idle_polls;
-	idle->sleep_us = sleep_us;
-	/* The default 50 us timer slack would stretch every short sleep. */
-	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-}
-
-void dp_idle_update(struct dp_idle *idle, unsigned int work)
-{
-	struct timespec ts;
-
-	if (work != 0) {
-		idle->empty = 0;
-		return;
-	}
-	if (idle->sleep_us == 0 || ++idle->empty < idle->idle_polls)
-		return;
-	/* Sleeping here, off the hot path by definition: nothing to do. */
-	ts.tv_sec = idle->sleep_us / 1000000;
-	ts.tv_nsec = (long)(idle->sleep_us % 1000000) * 1000;
-	nanosleep(&ts, NULL);
-	idle->sleeps++;
-}

@@ -220,6 +220,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int lcore;		/* EAL lcore; -1 = first allowed CPU */
 	unsigned mem_mb;	/* EAL memory */
 	size_t idle_sleep_us;	/* idle back-off; UCS_ULUNITS_AUTO */
+	size_t idle_block_us;	/* IDLE_BLOCK_US (dp_idle.c) */
 	char *progress;		/* PROGRESS: "inline" or "thread" */
 	int poll_lcore;		/* its CPU; -1 = not pinned */
 	char *rate;		/* pacing rate, bit/s, k/M/G suffixes */
@@ -341,6 +342,10 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t unsent_stalls;	      /* ... and the next call came more
 				       * than 1 ms later */
 	uint64_t unsent_stall_us;     /* sum of those gaps */
+	/* Back-off of closed ifaces' progress (dp_idle, STATS "idle") */
+	uint64_t idle_sleeps;	      /* sleeps and blocks */
+	uint64_t idle_blocks;	      /* blocks on the port's fds */
+	uint64_t idle_block_wakes;    /* ... ended by a frame */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
@@ -465,6 +470,10 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_INLINE_WAKE_US 200
 /* IDLE_SLEEP_US=auto when ranks outnumber the CPUs they may run on. */
 #define UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US 20
+/* Backing off, a rank blocks on an af_packet port (dp_idle.c) at most
+ * this long: the SCTP timers it drives run at most this late. */
+#define UCT_SCTP_DPDK_IDLE_BLOCK_US 1000
+#define UCT_SCTP_DPDK_IDLE_BLOCK_MAX_US 100000
 /* SACK_HOLD_US=auto (sctp_dpdk_config.c, docs/BENCHMARKS.md) */
 #define UCT_SCTP_DPDK_SACK_HOLD_AUTO_US 20
 /* A linger ends when no packet arrived for this long (the peer is not

@@ -237,7 +237,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 PRIu64 ", \"timed_out\": %" PRIu64 "}, \"linger\": {\"calls\": %"
 		 PRIu64 ", \"us\": %" PRIu64 ", \"unsent_left\": %" PRIu64
 		 ", \"unsent_stalls\": %" PRIu64 ", \"unsent_stall_us\": %"
-		 PRIu64 "}, %s%s%s}\n",
+		 PRIu64 "}, \"idle\": {\"sleeps\": %" PRIu64 ", \"blocks\": %"
+		 PRIu64 ", \"block_wakes\": %" PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
@@ -257,6 +258,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 uct_sctp_dpdk_exit_stats.timed_out, ctx->linger_calls,
 		 (uint64_t)(ctx->linger_cycles * 1e6 / dp_tsc_hz()),
 		 ctx->unsent_left, ctx->unsent_stalls, ctx->unsent_stall_us,
+		 ctx->idle_sleeps, ctx->idle_blocks, ctx->idle_block_wakes,
 		 lanes, st_json, paths);
 	fputs(buf, stderr);
 }

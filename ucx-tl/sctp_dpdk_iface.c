@@ -104,6 +104,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, idle_sleep_us),
 	 UCS_CONFIG_TYPE_ULUNITS},
 
+	{"IDLE_BLOCK_US", "1000",
+	 "Backing off (IDLE_SLEEP_US not 0), UCX progress on an af_packet port\n"
+	 "blocks until a frame arrives, at most this long (microseconds,\n"
+	 "0..100000), instead of waking every IDLE_SLEEP_US: a waiting rank\n"
+	 "leaves its core to the rank computing beside it. SCTP timers run at\n"
+	 "most this late. 0: sleep in IDLE_SLEEP_US slices. One port only.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, idle_block_us),
+	 UCS_CONFIG_TYPE_ULUNITS},
+
 	{"PROGRESS", "inline",
 	 "Who polls the port and the SCTP stack: 'inline' (default): UCX's\n"
 	 "progress, on the worker's thread; 'thread': a dedicated polling\n"
@@ -1096,7 +1105,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 		ucs_derived_of(tl_config, uct_sctp_dpdk_iface_config_t);
 	size_t overhead, align, align_offset;
 	ucs_status_t status;
-	unsigned dev;
+	unsigned dev, k;
 
 	UCT_CHECK_PARAM(params->field_mask & UCT_IFACE_PARAM_FIELD_OPEN_MODE,
 			"UCT_IFACE_PARAM_FIELD_OPEN_MODE is not defined");
@@ -1174,6 +1183,29 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	status = uct_sctp_dpdk_ctx_get(config, dev, &self->ctx);
 	if (status != UCS_OK)
 		goto err_lock;
+	/* Backing off on a shared core: block until a frame arrives on a
+	 * port that can wake us (af_packet) instead of sleeping in slices.
+	 * One device only: the poll loop also serves the others. */
+	if (config->idle_block_us == UCS_ULUNITS_INF ||
+	    (config->idle_block_us != UCS_ULUNITS_AUTO &&
+	     config->idle_block_us > UCT_SCTP_DPDK_IDLE_BLOCK_MAX_US)) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "IDLE_BLOCK_US is "
+			  "above %u: give 0..%u microseconds (0: sleep in "
+			  "IDLE_SLEEP_US slices)", UCT_SCTP_DPDK_IDLE_BLOCK_MAX_US,
+			  UCT_SCTP_DPDK_IDLE_BLOCK_MAX_US);
+		status = UCS_ERR_INVALID_PARAM;
+		goto err_ctx;
+	}
+	if (uct_sctp_dpdk_config_list_count(config->devargs) == 1) {
+		unsigned block_us = config->idle_block_us == UCS_ULUNITS_AUTO ?
+					    UCT_SCTP_DPDK_IDLE_BLOCK_US :
+					    (unsigned)config->idle_block_us;
+
+		dp_idle_add_port(&self->idle, self->ctx->port, block_us);
+		for (k = 1; k < self->ctx->nb_paths; k++)
+			dp_idle_add_port(&self->idle,
+					 self->ctx->path_ports[k], block_us);
+	}
 	self->bounce = ucs_malloc(self->ctx->seg_bytes, "sctp_dpdk bounce");
 	if (self->bounce == NULL) {
 		ucs_error("sctp_dpdk: failed to allocate a %u-byte bcopy "
@@ -1256,6 +1288,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 	uct_sctp_dpdk_ctx_remove_iface(self->ctx, self);
 	ucs_recursive_spin_lock(self->ctx->lock);
 	self->ctx->ev_gen++;
+	self->ctx->idle_sleeps += self->idle.sleeps;
+	self->ctx->idle_blocks += self->idle.blocks;
+	self->ctx->idle_block_wakes += self->idle.block_wakes;
 	ucs_recursive_spin_unlock(self->ctx->lock);
 	while (!ucs_queue_is_empty(&self->rx_q)) {
 		rx = ucs_queue_pull_elem_non_empty(&self->rx_q,
