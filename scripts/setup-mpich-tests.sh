@@ -10,7 +10,8 @@
 #   3. only test/mpi of the upstream tarball is unpacked (after checking
 #      that no Debian patch touches it): ~20 MB instead of the whole tree;
 #   4. test/mpi's own configure with mpicc.mpich, then make in util/ and
-#      pt2pt/ only (pt2pt pulls in dtpools/ itself).
+#      pt2pt/ only (pt2pt pulls in dtpools/ itself), and coll/opminloc
+#      (tests/integration/test_exit_drain.py).
 #
 # A stamp makes later runs a no-op.  Nothing of MPICH enters the project's
 # tree.  The last line printed is the configured test/mpi directory (pass
@@ -39,8 +40,9 @@ done
 
 TREE=$DEST/mpich-$UPSTREAM/test/mpi
 STAMP=$DEST/.sdp-mpich-tests.stamp
-STAMP_TEXT="mpich=$SRC_VERSION tree=$TREE built=util,pt2pt"
-if [[ -f $STAMP && -f $TREE/pt2pt/testlist && -x $TREE/pt2pt/sendrecv3 ]] &&
+STAMP_TEXT="mpich=$SRC_VERSION tree=$TREE built=util,pt2pt,coll/opminloc"
+if [[ -f $STAMP && -f $TREE/pt2pt/testlist && -x $TREE/pt2pt/sendrecv3 &&
+      -x $TREE/coll/opminloc ]] &&
    [[ $(cat "$STAMP") == "$STAMP_TEXT" ]]; then
   echo "$TREE"
   exit 0
@@ -94,12 +96,14 @@ log "configure (log: $TREE/sdp-configure.log)"
   --disable-ft-tests --disable-perftest --disable-checkerrors \
   --disable-dependency-tracking >"$TREE/sdp-configure.log" 2>&1) ||
   die "configure failed; see $TREE/sdp-configure.log and $TREE/config.log"
-log "make util pt2pt (log: $TREE/sdp-make.log)"
+log "make util pt2pt coll/opminloc (log: $TREE/sdp-make.log)"
 jobs=$(nproc 2>/dev/null || echo 1)
-(make -C "$TREE/util" -j"$jobs" && make -C "$TREE/pt2pt" -j"$jobs") \
+(make -C "$TREE/util" -j"$jobs" && make -C "$TREE/pt2pt" -j"$jobs" &&
+  make -C "$TREE/coll" opminloc) \
   >"$TREE/sdp-make.log" 2>&1 || die "build failed; see $TREE/sdp-make.log"
-[[ -f $TREE/pt2pt/testlist && -x $TREE/pt2pt/sendrecv3 ]] ||
-  die "the build left no pt2pt/testlist or pt2pt/sendrecv3 in $TREE"
+[[ -f $TREE/pt2pt/testlist && -x $TREE/pt2pt/sendrecv3 &&
+   -x $TREE/coll/opminloc ]] ||
+  die "the build left no pt2pt/testlist, pt2pt/sendrecv3 or coll/opminloc in $TREE"
 
 echo "$STAMP_TEXT" >"$STAMP"
 log "MPICH $UPSTREAM test suite ready (pt2pt built)"

@@ -212,7 +212,8 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 
 /**
  * Start a graceful shutdown of @assoc (SHUTDOWN chunk after queued data);
- * completes with SG_EV_SHUTDOWN.
+ * completes with SG_EV_SHUTDOWN.  An association whose peer started its
+ * shutdown first is left to finish it (0).
  * @return 0; -ENOTCONN unknown association.
  */
 int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc);
@@ -298,6 +299,18 @@ unsigned int sg_ep_unsent(const struct sg_ep *ep);
  * association counts as closed.
  */
 bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc);
+
+/**
+ * Whether this side has sent its SHUTDOWN on @assoc (SHUTDOWN-SENT or
+ * SHUTDOWN-ACK-SENT): it sends no more data there.  With nothing of its
+ * own unacknowledged and no SACK owed (sg_assoc_quiet) only the handshake
+ * is left.  An unknown association counts as closing.
+ */
+bool sg_assoc_closing(struct sg_ep *ep, sg_assoc_t assoc);
+
+/** @assoc's SCTP state ("established", "shutdown-sent", ...; "unknown"
+ * when sg does not know it), for diagnostics. */
+const char *sg_assoc_state_name(struct sg_ep *ep, sg_assoc_t assoc);
 
 /**
  * DATA payload bytes one packet of @assoc carries (usrsctp's fragmentation

@@ -542,6 +542,13 @@ int sg_disconnect(struct sg_ep *ep, sg_assoc_t assoc)
 	/* usrsctp_sendv insists on a data pointer even for 0 bytes. */
 	if (usrsctp_sendv(ep->so, &si, 0, NULL, 0, &si, sizeof(si),
 			  SCTP_SENDV_SNDINFO, 0) < 0 && errno != EINPROGRESS) {
+		/* usrsctp refuses any send, SCTP_EOF included, on an
+		 * association the peer is already shutting down (it sent
+		 * SHUTDOWN): that shutdown is under way and ends as usual,
+		 * once this side's SHUTDOWN ACK is answered. */
+		if (errno == ECONNRESET &&
+		    sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
+			return 0;
 		SDP_LOG(WARN, SCTP, "assoc %u: shutdown failed: %m", assoc);
 		return -ENOTCONN;
 	}

@@ -605,6 +605,33 @@ void sg_unsent_update(struct sg_ep *ep)
 	}
 }
 
+const char *sg_assoc_state_name(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sctp_status st;
+	socklen_t len = sizeof(st);
+
+	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
+		return "unknown";
+	memset(&st, 0, sizeof(st));
+	st.sstat_assoc_id = (sctp_assoc_t)assoc;
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_STATUS, &st,
+			       &len) != 0)
+		return "gone";
+	switch (st.sstat_state) {
+	case SCTP_CLOSED: return "closed";
+	case SCTP_BOUND: return "bound";
+	case SCTP_LISTEN: return "listen";
+	case SCTP_COOKIE_WAIT: return "cookie-wait";
+	case SCTP_COOKIE_ECHOED: return "cookie-echoed";
+	case SCTP_ESTABLISHED: return "established";
+	case SCTP_SHUTDOWN_SENT: return "shutdown-sent";
+	case SCTP_SHUTDOWN_RECEIVED: return "shutdown-received";
+	case SCTP_SHUTDOWN_ACK_SENT: return "shutdown-ack-sent";
+	case SCTP_SHUTDOWN_PENDING: return "shutdown-pending";
+	default: return "?";
+	}
+}
+
 bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc)
 {
 	struct sctp_status st;
@@ -619,6 +646,23 @@ bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc)
 		return true;
 	/* SHUTDOWN_RECEIVED: ours still being acknowledged; ACK_SENT: done */
 	return st.sstat_state == SCTP_SHUTDOWN_ACK_SENT ||
+	       st.sstat_state == SCTP_CLOSED;
+}
+
+bool sg_assoc_closing(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sctp_status st;
+	socklen_t len = sizeof(st);
+
+	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
+		return true;
+	memset(&st, 0, sizeof(st));
+	st.sstat_assoc_id = (sctp_assoc_t)assoc;
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_STATUS, &st,
+			       &len) != 0)
+		return true;
+	return st.sstat_state == SCTP_SHUTDOWN_SENT ||
+	       st.sstat_state == SCTP_SHUTDOWN_ACK_SENT ||
 	       st.sstat_state == SCTP_CLOSED;
 }
 

@@ -49,11 +49,11 @@ TEST(SgConfig, DefaultsAreValid)
 
 	ASSERT_EQ(0, sg_config_parse(nullptr, &c));
 	EXPECT_EQ(10, c.streams);
-	EXPECT_EQ(4u, c.max_burst); /* usrsctp's */
+	EXPECT_EQ(0u, c.max_burst); /* no burst limit (sg_config.c) */
 	EXPECT_EQ(0, sg_config_check(&c));
 	EXPECT_TRUE(c.sack_immediate);
-	ASSERT_EQ(0, sg_config_parse("max_burst=0 sack_immediate=0", &c));
-	EXPECT_EQ(0u, c.max_burst);
+	ASSERT_EQ(0, sg_config_parse("max_burst=4 sack_immediate=0", &c));
+	EXPECT_EQ(4u, c.max_burst);
 	EXPECT_FALSE(c.sack_immediate);
 	ASSERT_EQ(0, sg_config_parse("streams=65535 port=7 rto_min_ms=10 sack_delay_ms=5 "
 				     "rto_initial_ms=20 rto_max_ms=30 "
