@@ -247,6 +247,35 @@ def table(out):
     return "\n".join(lines)
 
 
+def table_rows(out):
+    """seeds.py's rows (its ROW_KEYS): sctp_dpdk's speed-up at the largest
+    size over one rail, for each rail count above one, against the seed's
+    simulation and the goal."""
+    big = str(max(int(x) for x in out["sizes_mb"].split(",")))
+    sp = out["summary"].get("sctp_dpdk", {}).get("speedup_vs_1", {})
+    seed = out["seed003_ms"]
+    rows = []
+    for n in out["rails"]:
+        if n == 1:
+            continue
+        key = str(n) if str(n) in sp else n
+        ours = sp.get(key, {}).get(big) or sp.get(key, {}).get(int(big))
+        theirs = seed["1"][big] / seed[str(n)][big] \
+            if str(n) in seed and big in seed[str(n)] else None
+        goal = out["goal_speedup"].get(str(n))
+        rows.append({
+            "seed": "003",
+            "experiment": f"{big} MB over {n} rails vs 1 (sctp_dpdk)",
+            "theirs": f"{theirs:.2f}x" if theirs else "-",
+            "ours": f"{ours:.2f}x" if ours else "failed",
+            "ratio": f"{ours / theirs:.2f}" if ours and theirs else "-",
+            "goal": f">= {goal}x" if goal else "-",
+            "met": ("yes" if ours >= goal else "no") if ours and goal
+            else "?",
+            "note": f"median of {out['reps']} transfers"})
+    return rows
+
+
 def plot(out, path):
     import matplotlib
     matplotlib.use("Agg")
@@ -395,6 +424,7 @@ def main():
                 failed = True
                 log(f"{tls} {n} rail(s): FAILED: {r['error'][-800:]}")
     out["summary"] = summarise(out)
+    out["table"] = table_rows(out)
     bench_common.emit(out, table(out), a, plot, "seed003")
     return 1 if failed else 0
 
