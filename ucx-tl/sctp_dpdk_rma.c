@@ -324,7 +324,7 @@ typedef struct uct_sctp_dpdk_rma_zc {
 	int status;
 } uct_sctp_dpdk_rma_zc_t;
 /* A record of the device's spares (reused after its completion, not a
- * malloc and free per message: issue 9's bulk sender), else malloc'd;
+ * malloc and free per message for a bulk sender), else malloc'd;
  * NULL without memory.  They number at most the messages in flight at
  * the peak.  Caller holds ctx->lock. */
 static uct_sctp_dpdk_rma_zc_t *uct_sctp_dpdk_rma_zc_get(uct_sctp_dpdk_ctx_t *ctx)
