@@ -455,7 +455,7 @@ TEST(DpArp, ResolveRetryFailAndExpire)
 
 /*
  * dp_arp_tick skips its scan of every slot while no request can be
- * waiting (issue 9: the scan was ~3% of a bulk sender's instructions in
+ * waiting (the scan was ~3% of a bulk sender's instructions in
  * callgrind): a request made after an empty scan, or from inside a
  * tick's own callback, is still retried and given up on time.
  */
@@ -1515,7 +1515,7 @@ TEST_F(DpPortTest, ArpLearnsOnlyFromTrustedFrames)
 }
 
 /*
- * Several ports in one process (issue 10.1): a memif server and its client
+ * Several ports in one process: a memif server and its client
  * opened by dp_port_open in this process, neither named to the EAL (which
  * probed only net_ring0), so both are hot-plugged and each must be found
  * by its own name -- before, the lookup fell back to "the only port" and
@@ -1804,7 +1804,7 @@ TEST_F(DpPortTest, MemifPeerLeavingDuringABurstWaitsForIt)
 }
 
 /*
- * Issue 9 (session 6): frames of 8 KB and of 100 B mixed, at mtu 9000 over
+ * Frames of 8 KB and of 100 B mixed, at mtu 9000 over
  * a memif pair whose devargs give no bsize=, each arrive exactly once and
  * whole.  With DPDK's 2048-byte default the big ones were chained over
  * 4 buffers and DPDK 22.11's memif TX mangled the ring (dp_config.c
@@ -1887,7 +1887,7 @@ TEST_F(DpPortTest, MemifMixedFramesAtMtu9000ArriveOnceEach)
 	mp.cleanup();
 }
 
-/* Issue 9.5: an unpaced port with an empty pacer never runs the pacer on
+/* An unpaced port with an empty pacer never runs the pacer on
  * a poll or a flush (pace_polls stays put); a rate published from another
  * thread (dp_port_set_rate) brings it back at the next poll, and once the
  * rate is 0 again and its queue is empty the polls skip it again. */
@@ -1949,7 +1949,7 @@ TEST_F(DpPortTest, UnpacedPollsSkipThePacer)
 		rte_pktmbuf_free_bulk(got, n);
 }
 
-/* Issue 9.5: an application send reaches the NIC at once
+/* An application send reaches the NIC at once
  * (dp_port_send_flush), unless the port batches TX to one burst per poll
  * (af_packet: a sendto per burst), where it waits for the poll. */
 TEST_F(DpPortTest, SendFlushUnlessThePortBatches)
@@ -2309,7 +2309,7 @@ TEST_F(DpPortTest, SctpControlNotHeldBehindPacedData)
 }
 
 /*
- * Queue pairs (issue 10.3, queues=N): over a memif pair with 2 queues,
+ * Queue pairs (queues=N): over a memif pair with 2 queues,
  * what the client sends on its queue k arrives on the server's queue k
  * and nowhere else, while each queue pair is driven by its own thread
  * (queue 1 of both ports on one thread, queue 0 of both on this one,
@@ -2698,9 +2698,8 @@ TEST_F(DpPortTest, ZeroChecksumRefusedOffMemif)
 }
 
 /*
- * Closing a port while mbufs of its pools are still referenced (trust gap
- * 1, session 8: usrsctp keeps received packets, rx_ext, and chained
- * packets' external buffers; an application may keep its own): the pools
+ * Closing a port while mbufs of its pools are still referenced (usrsctp
+ * keeps received packets, rx_ext, and chained packets' external buffers; an application may keep its own): the pools
  * stay allocated so those late frees do not write into freed memory (before
  * the fix both pools were freed, rte_mempool_lookup found neither).  A
  * held port (dp_port_hold: an sg endpoint) closes only at its last
@@ -2750,7 +2749,7 @@ TEST_F(DpPortTest, CloseKeepsPoolsWhoseMbufsAreStillReferenced)
 }
 
 /*
- * Trust gap 2 (session 8): DPDK 22.11's memif_disconnect, run on the EAL
+ * DPDK 22.11's memif_disconnect, run on the EAL
  * interrupt thread when a peer dies, unmaps the regions an rx/tx burst
  * on the polling thread may be reading (vanish-stress: the survivor's
  * SIGSEGV in eth_memif_tx).  dp_gate.c lets that thread run callbacks

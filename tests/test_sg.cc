@@ -1083,7 +1083,7 @@ void chain_run(SgTwoNodes *t, const ChainRun &r)
 }
 
 /*
- * Issue 9: 50 MiB whose payload leaves from usrsctp's own buffers: every
+ * 50 MiB whose payload leaves from usrsctp's own buffers: every
  * full-sized DATA packet is a chain (header mbuf + usrsctp's clusters by
  * reference), only headers are copied; intact at the server.  Without
  * 0004 (or with tx_chain_min=0) tx_chain_ref_bytes is 0 and every byte
@@ -1168,7 +1168,7 @@ TEST_F(SgTwoNodes, ChainedTxUnderLossDeliversIntactData)
 /* ---- large send clusters (tx_cluster, usrsctp-patches/0005) ---- */
 
 /*
- * Issue 9: at MTU 9000 a full DATA packet carries 8952 bytes.  In 2048-byte
+ * At MTU 9000 a full DATA packet carries 8952 bytes.  In 2048-byte
  * clusters (tx_cluster=0, usrsctp's own) that payload is 5 pieces, each a
  * chained segment memif copies on its own; in 64 KiB buffers (the default)
  * one, two where a chunk crosses a buffer's end (~14% of them).  Without
@@ -1372,7 +1372,7 @@ TEST_F(SgTwoNodes, PeerKilledIsLostThenReconnects)
 }
 
 /*
- * Two endpoints in ONE process (issue 10.1: one sg_ep per port), each on
+ * Two endpoints in ONE process (one sg_ep per port), each on
  * its own port of a memif pair opened in this process (the second port
  * hot-plugged), on SCTP ports 5000 and 5001: usrsctp's AF_CONN registers
  * the two peer addresses on two links and keeps the associations apart.
@@ -1504,7 +1504,7 @@ TEST_F(SgTwoNodes, TwoEndpointsInOneProcessOverTwoPorts)
 namespace {
 
 /*
- * Issue 10.3: a lane (sg_ep_open_lane) is a second SCTP endpoint on the
+ * A lane (sg_ep_open_lane) is a second SCTP endpoint on the
  * same port, its own SCTP port and associations.  One process, a memif
  * pair: port 0 has base 5000 + lane 5100, port 1 base 5001 + lane 5101.
  * base0 -> 5001 and lane0 -> 5101 are two associations; messages sent on
@@ -1841,7 +1841,7 @@ TEST_F(SgTwoNodes, RxExtCloseOneLaneThenTheOtherPort)
 namespace {
 
 /*
- * Issue 9.5: free receive descriptors are reused last in, first out.  With
+ * Free receive descriptors are reused last in, first out.  With
  * the FIFO they replaced, a ping-pong wrote every message into the
  * descriptor released rx_descs messages earlier: cold cache lines, and a
  * page fault per page on the first round (16 KiB one-way latency over
@@ -1893,7 +1893,7 @@ TEST_F(SgTwoNodes, FreeDescriptorsAreReusedLastInFirstOut)
 namespace {
 
 /*
- * Issue 9.5: a message given in pieces whose first piece is short (a
+ * A message given in pieces whose first piece is short (a
  * UCT/UCP header in front of zcopy data) leaves as full packets: at MTU
  * 1500, 16 + 1000 bytes is one packet (it was two: the 16 bytes alone,
  * then the rest, each SACKed), 16 + 2000 bytes is two (was three).  The
@@ -2180,7 +2180,7 @@ TEST_F(SgTwoNodes, WithoutTheIBitAFlushWaitsForTheDelayedSack)
 namespace {
 
 /*
- * Issue 9.6: a message of several packets sent to an idle association
+ * A message of several packets sent to an idle association
  * (nothing queued or unacknowledged: a request/response exchange) has its
  * first packet handed to usrsctp alone and flushed to the port before the
  * rest is copied, so the receiver works on it meanwhile (16 KiB one-way
@@ -3030,7 +3030,7 @@ void zc_run(SgTwoNodes *t, const char *dp_cli, uint32_t count, uint32_t len)
 	EXPECT_EQ(0, reap(t->pair_srv, 30));
 }
 
-/* Issue 9 (MPI bandwidth): 64 KiB messages from the caller's memory. */
+/* 64 KiB messages sent from the caller's memory (zero-copy send). */
 TEST_F(SgTwoNodes, ZeroCopySendCompletesOnlyWhenReleased)
 {
 	zc_run(this, "", 800, 64u << 10);
