@@ -29,7 +29,7 @@ Transports (--tls):
 
 Seed 003 (OMNeT++ simulation, link rates not given): 40 MB in 30.33 ms on
 one path, 19.86 on two (1.53x), 23.85 on three (1.27x).  Goal here: >= 1.8x
-on two rails and >= 2.6x on three (issue 10.5).
+on two rails and >= 2.6x on three.
 
   bench/seed003.py --json out.json --plot out.png          (full run)
   bench/seed003.py --quick                                 (20 and 40 MB, 2 reps)
@@ -305,7 +305,7 @@ def plot(out, path):
             label="seed 003, 40 MB (simulation)")
     goal = [(n, GOAL_SPEEDUP.get(n, 1.0)) for n in rails]
     ax.plot([g[0] for g in goal], [g[1] for g in goal], "^", color="k",
-            label="goal (issue 10.5)")
+            label="goal")
     for tls in out["tls"]:
         sp = out["summary"][tls]["speedup_vs_1"]
         xs = [n for n in rails if big in sp.get(n, {})]

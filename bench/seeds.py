@@ -11,7 +11,7 @@ table: the seed's figure, ours, the ratio, and whether the goal is met.
        UCX_SCTP_DPDK_SG (--alt-sg), so a change of defaults shows
        before/after in one run.
   001  pacing an all-to-all: bench/seed001.py, its unpaced vs B/N times
-       (B/N-dest: each destination paced at B/N, issue 11.3; the
+       (B/N-dest: each destination paced at B/N; the
        process-total B/N mode is the one the seed's topology defeats).
   003  multipath (hook): bench/seed003.py if present (the rails work).
   000f Bulk Processor Farm, streams vs one stream (hook): the script named
@@ -195,7 +195,8 @@ def seed000(c):
                          [f"UCX_SCTP_DPDK_SG={a.alt_sg}"], None))
     secs = 3 if a.quick else a.seconds
     # a job that outlives this is stopped and counted (rc 124): UCX tcp
-    # under loss sometimes never completes (see docs/BENCHMARKS.md)
+    # under loss sometimes never completes (MPICH's finalize blocks
+    # without progress while a flush waits)
     job_timeout = min(a.timeout, int(secs * len(sizes) * 4 + 90))
     runs = {}
     for rep in range(a.reps):
@@ -314,7 +315,7 @@ def rows000(res):
 
 
 # ---------------------------------------------------------------- seed 001
-S001_PACED = "B/N-dest"   # each destination at B/N (issue 11.3)
+S001_PACED = "B/N-dest"   # each destination at B/N
 
 
 def seed001(c):
