@@ -4,8 +4,8 @@
 # UCX_TLS=sctp_dpdk (usrsctp over DPDK, no kernel stack in the data path) on
 # a memif pair and on a virtual two-host testbed (two network namespaces on
 # a Linux bridge, af_packet ports), beside UCX's tcp transport on the same
-# veths, with ratios; then data-verified MPI checks over a memif pair with
-# Open MPI.
+# veths, with ratios; then a real application (LAMMPS) over both; then
+# data-verified MPI checks over a memif pair with Open MPI.
 set -eEuo pipefail
 # Safety net: set -e stops at the first failing command; never without a word.
 on_err() { # status line command
@@ -26,6 +26,13 @@ echo "   and over af_packet on a bridge, vs UCX tcp over the same bridge"
 "$ROOT/apps/sdp-mpirun" --help >/dev/null || die "apps/sdp-mpirun does not start (see above)"
 "$ROOT/apps/sdp-mpi-compare" --mpi mpich --max-size 4194304 ||
   die "the MPI comparison failed (apps/sdp-mpi-compare; its messages are above)"
+
+echo
+echo "== An application: LAMMPS (Debian's, Open MPI), the Lennard-Jones melt, 2 ranks:"
+echo "   sctp_dpdk over a memif pair vs UCX tcp over the bridge (loop and Comm time;"
+echo "   the physics output must be identical over both)"
+"$ROOT/bench/apps_vs_tcp.py" --cases lammps --layouts memif2 --rounds 1 ||
+  die "the LAMMPS comparison failed (bench/apps_vs_tcp.py; its messages are above)"
 
 echo
 echo "== Open MPI over sctp_dpdk on a memif pair: data-verified checks"

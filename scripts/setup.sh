@@ -52,6 +52,8 @@ PACKAGES=(
   iproute2 iputils-ping procps ethtool
   # benchmark plots
   python3-matplotlib
+  # applications of bench/apps_vs_tcp.py and the demo (Open MPI builds)
+  lammps hpcc
   # fuzzing (tests/fuzz): clang with libFuzzer and the sanitizer runtimes
   clang-14 libclang-rt-14-dev
 )

@@ -73,7 +73,7 @@ struct sg_config {
 	uint32_t max_burst;	   /* SCTP_MAX_BURST: packets one output may
 				    * send beyond those in flight (usrsctp
 				    * cuts cwnd to flight + max_burst MTUs);
-				    * 0 = no limit; default 4 (usrsctp's) */
+				    * 0 = no limit (the default) */
 	uint32_t sack_hold_us;	   /* hold a SACK-only packet of a poll that
 				    * delivered messages up to this long, to
 				    * leave with the reply (ports that batch
@@ -270,6 +270,17 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
  *         it any more).
  */
 int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p);
+
+/**
+ * Whether the peer of @assoc has closed its side and this side answered:
+ * the peer sent SHUTDOWN, which RFC 9260 (9.2) allows only once all its own
+ * data was acknowledged, and usrsctp answered with SHUTDOWN ACK once all of
+ * ours was (state SHUTDOWN-ACK-SENT).  Both directions are complete; only
+ * the peer's SHUTDOWN COMPLETE is outstanding, so nothing is lost if this
+ * process goes once its port has sent the SHUTDOWN ACK.  An unknown
+ * association counts as closed.
+ */
+bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc);
 
 /**
  * DATA payload bytes one packet of @assoc carries (usrsctp's fragmentation

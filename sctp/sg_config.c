@@ -39,7 +39,7 @@ static const char help_text[] =
 	"  max_peers=N        peer addresses, 1..65536 (default 256)\n"
 	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n"
 	"  max_burst=N        packets one output may send beyond those in "
-	"flight, 0 = no limit, 0..1024 (default 4)\n"
+	"flight, 0 = no limit, 0..1024 (default 0)\n"
 	"  sack_hold_us=N     on ports that batch TX (af_packet), hold the "
 	"SACKs of a poll\n"
 	"                     that delivered messages up to N us for the "
@@ -102,7 +102,14 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->max_msg_bytes = 16u << 20;
 	cfg->max_peers = 256;
 	cfg->event_queue = 1024;
-	cfg->max_burst = 4; /* usrsctp's SCTP_DEF_MAX_BURST */
+	/* No burst limit.  usrsctp's default (4) cuts the congestion window
+	 * to flight + 4 MTUs at every output, so after any pause (a rank
+	 * computing between exchanges) a message leaves 4 packets at once
+	 * and the rest only as SACKs come back, which a user-space stack
+	 * processes only while the application is inside the MPI library:
+	 * the rest of the message waits out the sender's next computation.
+	 * Bursts on shared links are the pacer's job (RATE). */
+	cfg->max_burst = 0;
 	/* a flush waits for the last packet's SACK: never the delayed one */
 	cfg->sack_immediate = true;
 	/* the payload of full-sized packets by reference; small ones are

@@ -548,6 +548,23 @@ int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p)
 	return 0;
 }
 
+bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	struct sctp_status st;
+	socklen_t len = sizeof(st);
+
+	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
+		return true;
+	memset(&st, 0, sizeof(st));
+	st.sstat_assoc_id = (sctp_assoc_t)assoc;
+	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_STATUS, &st,
+			       &len) != 0)
+		return true;
+	/* SHUTDOWN_RECEIVED: ours still being acknowledged; ACK_SENT: done */
+	return st.sstat_state == SCTP_SHUTDOWN_ACK_SENT ||
+	       st.sstat_state == SCTP_CLOSED;
+}
+
 int sg_assoc_frag_bytes(struct sg_ep *ep, sg_assoc_t assoc)
 {
 	struct sctp_assoc_value av;

@@ -2325,6 +2325,102 @@ TEST_F(SgFirstFlight, DefaultFirstFlightIsFourPackets)
 }
 
 /*
+ * A message sent after a pause leaves whole, before sg_send returns, once
+ * the association's window has grown: nothing of it waits in usrsctp for
+ * SACKs that only a later poll of the sender would process (an MPI rank
+ * computing between exchanges does not poll).  The client warms the
+ * window with 64000-byte messages, waits until all is acknowledged, stays
+ * away 30 ms without polling, then sends one more: the packets that leave
+ * inside that sg_send must be all of the message's.  Under usrsctp's
+ * default burst limit (max_burst=4: cwnd cut to flight + 4 MTUs at every
+ * output) 5 leave and the other 40 wait for the sender's next poll.
+ */
+class SgWarmFlight : public SgTwoNodes {
+      protected:
+	void warm_flight(const char *sg_extra, uint64_t *pkts, uint64_t *need);
+};
+
+void SgWarmFlight::warm_flight(const char *sg_extra, uint64_t *pkts,
+			       uint64_t *need)
+{
+	const uint32_t len = 64000, warm = 24;
+
+	pair_start(sg_extra, sg_extra, [&](Node &n, sg_assoc_t a) {
+		for (uint32_t k = 0; k <= warm; k++) {
+			std::vector<uint8_t> b;
+			sg_msg_desc meta;
+			CHILD_CHECK(n.recv(b, meta, 30));
+			CHILD_CHECK(b.size() == len);
+			for (uint32_t i = 0; i < len; i++)
+				CHILD_CHECK(b[i] == (uint8_t)(i * 11 + k));
+		}
+		n.send(a, 0, 0, PPID_OK, "ok", 2);
+	}, [&](Node &n, sg_assoc_t a) {
+		std::vector<uint8_t> m(len);
+		uint64_t unacked = 1;
+		int frag;
+
+		for (uint32_t k = 0; k <= warm; k++) {
+			for (uint32_t i = 0; i < len; i++)
+				m[i] = (uint8_t)(i * 11 + k);
+			iovec iov = { m.data(), m.size() };
+			sg_stats before, after;
+
+			/* all acknowledged, then a pause without polling */
+			CHILD_CHECK(n.wait(
+				[&] {
+					return sg_assoc_unacked(n.ep, a,
+								&unacked) == 0 &&
+					       unacked == 0;
+				},
+				30));
+			if (k == warm)
+				usleep(30000);
+			sg_ep_stats(n.ep, &before);
+			CHILD_CHECK(sg_send(n.ep, a, 0, 0, PPID_BULK, &iov,
+					    1) == 0);
+			sg_ep_stats(n.ep, &after);
+			if (k == warm) {
+				char line[96];
+				frag = sg_assoc_frag_bytes(n.ep, a);
+				CHILD_CHECK(frag > 0);
+				snprintf(line, sizeof(line),
+					 "PKTS %" PRIu64 " NEED %u",
+					 after.pkts_out - before.pkts_out,
+					 (len + frag - 1) / (uint32_t)frag);
+				n.report(line);
+			}
+		}
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		CHILD_CHECK(n.recv(b, meta, 60));
+	});
+	std::string l;
+	EXPECT_TRUE(expect_line(pair_cli, "PKTS", 60, &l));
+	EXPECT_EQ(2, sscanf(l.c_str(), "PKTS %" SCNu64 " NEED %" SCNu64, pkts,
+			    need));
+	pair_end();
+}
+
+TEST_F(SgWarmFlight, MessageAfterAPauseLeavesWholeInsideTheSend)
+{
+	uint64_t pkts = 0, need = 0;
+
+	warm_flight("", &pkts, &need);
+	EXPECT_GT(need, 10u);
+	EXPECT_EQ(need, pkts);
+}
+
+TEST_F(SgWarmFlight, UsrsctpsBurstLimitKeepsMostOfItBack)
+{
+	uint64_t pkts = 0, need = 0;
+
+	warm_flight("max_burst=4", &pkts, &need);
+	EXPECT_GT(need, 10u);
+	EXPECT_LT(pkts, need / 2);
+}
+
+/*
  * SG stream_sched reaches usrsctp (SCTP_PLUGGABLE_SS).  A fresh
  * association under max_burst=1 sends little at once, so five 14000-byte
  * messages sent back to back (0, 1, 2 on stream 1, then 3, 4 on stream 2)

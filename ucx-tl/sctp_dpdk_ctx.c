@@ -103,6 +103,15 @@ static uint32_t uct_sctp_dpdk_incarnation_now(void)
 	return ms != 0 ? ms : 1;
 }
 
+/* How the exit drain ended for the associations still open when it
+ * started (process-wide; in the STATS line as "exit"): ended because the
+ * peer had closed its side with everything acknowledged, or left open
+ * when EXIT_TIMEOUT passed. */
+static struct {
+	uint64_t peer_closed;
+	uint64_t timed_out;
+} uct_sctp_dpdk_exit_stats;
+
 /* UCX_SCTP_DPDK_STATS=y: one JSON line on stderr at exit, after the
  * graceful shutdown, so benchmarks can count losses and retransmissions
  * per process.  usrsctp's counters are process-wide, as is the ctx. */
@@ -160,7 +169,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 ", \"done_err\": %" PRIu64 ", \"outstanding\": %" PRIu64
 		 "}, \"nr_sack\": {\"in\": %" PRIu64 ", \"nr_gaps\": %"
 		 PRIu64 "}, \"tx_chain\": {\"pkts\": %" PRIu64 ", \"segs\": %" PRIu64
-		 ", \"cluster_bytes\": %" PRIu64 "}, %s%s%s}\n",
+		 ", \"cluster_bytes\": %" PRIu64 "}, \"exit\": {\"peer_closed\": %"
+		 PRIu64 ", \"timed_out\": %" PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
@@ -176,7 +186,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 zcs.copy_bytes, zcs.done, zcs.done_err, zcs.outstanding,
 		 sgs.rx_nr_sacks, sgs.rx_nr_sacks_nr_gaps,
 		 sgs.tx_chain_pkts, sgs.tx_chain_segs, sgs.tx_cluster_bytes,
-		 lanes, st_json, paths);
+		 uct_sctp_dpdk_exit_stats.peer_closed,
+		 uct_sctp_dpdk_exit_stats.timed_out, lanes, st_json, paths);
 	fputs(buf, stderr);
 }
 
@@ -698,6 +709,15 @@ void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx)
 
 /* Whether a device still has an association to close and a link that
  * could carry its end (caller holds the lock). */
+/* Nothing of ours unacknowledged and the peer closed its side. */
+static int uct_sctp_dpdk_peer_done(uct_sctp_dpdk_peer_t *peer)
+{
+	uint64_t bytes = 1;
+
+	return sg_assoc_unacked(peer->sg, peer->assoc, &bytes) != 0 ||
+	       (bytes == 0 && sg_assoc_peer_closed(peer->sg, peer->assoc));
+}
+
 static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uct_sctp_dpdk_peer_t *peer;
@@ -706,6 +726,11 @@ static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
 
 	ucs_list_for_each(peer, &ctx->peers, list) {
 		if (peer->state == UCT_SCTP_DPDK_PEER_IDLE)
+			continue;
+		/* The peer sent SHUTDOWN and has everything of ours: only its
+		 * SHUTDOWN COMPLETE is outstanding, which a peer that exits
+		 * at once never sends (its last frames may leave with it). */
+		if (uct_sctp_dpdk_peer_done(peer))
 			continue;
 		/* A link that is down (a memif peer that left) delivers
 		 * nothing; with failover any path may carry the end. */
@@ -763,11 +788,18 @@ static void uct_sctp_dpdk_devs_drain(void)
 		uct_sctp_dpdk_ctx_poll_all();
 		nanosleep(&ts, NULL);
 	}
+	/* a SHUTDOWN ACK the last sg_disconnect or poll queued leaves now */
+	uct_sctp_dpdk_ctx_poll_all();
 	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
 		ctx = uct_sctp_dpdk_devs[k];
 		ucs_list_for_each(peer, &ctx->peers, list) {
 			if (peer->state == UCT_SCTP_DPDK_PEER_IDLE)
 				continue;
+			if (uct_sctp_dpdk_peer_done(peer)) {
+				uct_sctp_dpdk_exit_stats.peer_closed++;
+				continue;
+			}
+			uct_sctp_dpdk_exit_stats.timed_out++;
 			bytes = 0;
 			sg_assoc_unacked(peer->sg, peer->assoc, &bytes);
 			if (bytes == 0)

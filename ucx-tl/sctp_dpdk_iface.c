@@ -202,9 +202,10 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, lanes),
 	 UCS_CONFIG_TYPE_UINT},
 
-	{"SACK_HOLD_US", "auto",
+	{"SACK_HOLD_US", "0",
 	 "af_packet: hold a poll's SACKs up to this long (us, 0..100000) so they\n"
-	 "leave in the reply's burst. 0: off; auto: "
+	 "leave with the reply; a rank back in its computation keeps them until\n"
+	 "its next MPI call. 0: off; auto: "
 	 UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US) " us. Overrides SG's\n"
 	 "sack_hold_us.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, sack_hold_us),

@@ -100,7 +100,18 @@ static int test_config(void)
 		CHECK(st == UCS_OK && sg.rx_buf_bytes == 1024 &&
 			      sg.rx_descs == 16 && sg.rto_min_ms == 2000,
 		      "valid config rejected: %s", ucs_status_string(st));
-		CHECK(sg.sack_hold_us == UCT_SCTP_DPDK_SACK_HOLD_AUTO_US,
+		/* by default no SACK is held past the poll that owes it */
+		CHECK(sg.sack_hold_us == 0,
+		      "SACK_HOLD_US's default gave sack_hold_us=%u, not 0",
+		      sg.sack_hold_us);
+		fx_env_close(&e);
+		setenv("UCX_SCTP_DPDK_SACK_HOLD_US", "auto", 1);
+		fx_env_open(&e);
+		st = uct_sctp_dpdk_config_build(
+			ucs_derived_of(e.config, uct_sctp_dpdk_iface_config_t),
+			&dp, &sg, text, sizeof(text));
+		CHECK(st == UCS_OK &&
+			      sg.sack_hold_us == UCT_SCTP_DPDK_SACK_HOLD_AUTO_US,
 		      "SACK_HOLD_US=auto gave sack_hold_us=%u, not %u",
 		      sg.sack_hold_us, UCT_SCTP_DPDK_SACK_HOLD_AUTO_US);
 		fx_env_close(&e);
