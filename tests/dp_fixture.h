@@ -9,6 +9,7 @@
 #define SDP_TESTS_DP_FIXTURE_H
 
 #include <gtest/gtest.h>
+
 #include <atomic>
 #include <cinttypes>
 #include <functional>
@@ -18,14 +19,17 @@
 #include <string>
 #include <thread>
 #include <vector>
+
 #include <sys/stat.h>
 #include <unistd.h>
+
 #include <rte_alarm.h>
 #include <rte_cycles.h>
 #include <rte_ethdev.h>
 #include <rte_ip.h>
 #include <rte_mbuf_pool_ops.h>
 #include <rte_mempool.h>
+
 #include "dp_internal.h"
 
 namespace dptest {

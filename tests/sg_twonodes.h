@@ -13,6 +13,7 @@
 #define SDP_TESTS_SG_TWONODES_H
 
 #include <gtest/gtest.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -23,14 +24,17 @@
 #include <string>
 #include <thread>
 #include <vector>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
 #include "dp_internal.h" /* dp_port.tx_batch (SACK hold tests) */
 #include "sg_internal.h"
+
 #include <usrsctp.h>
 
 namespace sgtest {
