@@ -1239,8 +1239,10 @@ static void uct_sctp_dpdk_rma_zc_purge(uct_sctp_dpdk_iface_t *iface)
 	ucs_recursive_spin_unlock(iface->ctx->lock);
 }
 
-/* Same test as ep.c's uct_sctp_dpdk_ep_can_send (kept separate so the
- * two files merge independently). */
+/* ep.c's uct_sctp_dpdk_ep_can_send without its pending-queue clause: an
+ * RMA op is not held behind AMs waiting in the ep's pending queue (only
+ * behind the ep's own large RMA ops, rma_txq_len).  docs/ARCHITECTURE.md,
+ * section 7, lists this as an open gap. */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_rma_can_send(const uct_sctp_dpdk_iface_t *iface,
 			   const uct_sctp_dpdk_ep_t *ep)
