@@ -74,9 +74,9 @@ extern "C" {
  * guest, memif, MTU 1500, busy polling, Debian's usrsctp; today's figures
  * (docs/BENCHMARKS.md, "MPI") are better, so the model is conservative.
  *   latency:  8-byte one-way MPI over memif, 5.1 us (UCT am_lat p50
- *             5.5 us, ucx-tl/README.md)
+ *             5.5 us)
  *   overhead: sender CPU per AM, 5.9 us = 1 / 170k msg/s of UCT
- *             am_bw -D short -s 1024 (ucx-tl/README.md); usrsctp's
+ *             am_bw -D short -s 1024; usrsctp's
  *             per-message work, not the wire, limits the message rate
  *   bandwidth: per process (each has its own port and usrsctp, nothing is
  *             shared with other processes' ifaces), so `dedicated`; over a
