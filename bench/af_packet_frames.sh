@@ -5,7 +5,7 @@
 # message settings off and on, interleaved: one line per run with the
 # bandwidth and, summed over both ranks from UCX_SCTP_DPDK_STATS, frames
 # sent, data chunks, SACKs, T3 timeouts, retransmitted chunks and
-# dataplane drops (docs/BENCHMARKS.md, "af_packet bandwidth (session 6)").
+# dataplane drops (the frames per MB behind af_packet's bandwidth).
 # Counts survive load; the bandwidth does not.
 cd "$(dirname "$0")/.." || exit 1
 reps=${1:-1} mtus=${2:-9000 32000 64000}

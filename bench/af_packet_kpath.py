@@ -6,8 +6,8 @@ IPv4 frames (protocol 132, SIZE bytes with the Ethernet header) on IFACE
 through an AF_PACKET socket with PACKET_QDISC_BYPASS (as DPDK's af_packet
 PMD does), one send each, and print the kernel (sys) and user CPU
 microseconds per frame (getrusage) and the wall time.  Run it inside a
-testbed host namespace; bench/af_packet_kpath_ab.sh drives the A/B of
-docs/BENCHMARKS.md ("Bandwidth over af_packet").  sys time per frame is
+testbed host namespace; bench/af_packet_kpath_ab.sh drives an A/B of the
+kernel's settings.  sys time per frame is
 CPU time, so it stays meaningful on a loaded machine where wall time and
 throughput do not."""
 import os, resource, socket, struct, sys, time

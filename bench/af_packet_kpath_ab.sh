@@ -1,12 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # af_packet_kpath_ab.sh [REPS] [FRAMES] - interleaved A/B of the kernel's
-# cost per 9000-byte frame on the bridge testbed (docs/BENCHMARKS.md,
-# "Bandwidth over af_packet"): host 0 sends FRAMES frames to host 1's
+# cost per 9000-byte frame on the bridge testbed: host 0 sends FRAMES frames to host 1's
 # DPDK address through bench/af_packet_kpath.py, in four variants
 #   A  switch passes bridged frames to iptables (bridge-nf-call-*=1),
 #      destination MAC = host 1's sdpnet0 (the kernel routes each frame)
-#   B  bridge-nf-call-*=0 (sdp-testbed's setting since issue 9.6)
+#   B  bridge-nf-call-*=0 (sdp-testbed's setting)
 #   C  iptables on, destination = the dataplane's own MAC (own_mac=1:
 #      host 1's kernel drops the frame as PACKET_OTHERHOST)
 #   D  both (what sdp-mpirun's bridge ranks get)

@@ -4,8 +4,7 @@
 # before/after MPI sweeps (8 B..1 MiB, MPICH, 2 ranks, bridge, MTU 9000,
 # busy polling) of two built checkouts, over sctp_dpdk (af_packet) and
 # over UCX tcp (TLSS="sctp_dpdk" for ours only); one JSON line per size
-# in OUTDIR/<before|after>-<tls>-<rep>.jsonl (docs/BENCHMARKS.md,
-# "Bandwidth over af_packet").
+# in OUTDIR/<before|after>-<tls>-<rep>.jsonl.
 b_root=${1:?BEFORE_ROOT} a_root=${2:?AFTER_ROOT} reps=${3:?REPS}
 out=${4:-/tmp/af_packet_mpi_ab}; mkdir -p "$out"
 for rep in $(seq "${FIRST:-1}" "$reps"); do

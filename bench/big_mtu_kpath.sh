@@ -3,7 +3,7 @@
 # big_mtu_kpath.sh [REPS] - kernel CPU time per frame of the af_packet path
 # (bench/af_packet_kpath.py) for frames of a 9000, 16000, 32000 and 64000
 # MTU, interleaved, on one `sdp-testbed --mtu 64000` bridge; each size sends
-# about the same bytes.  docs/BENCHMARKS.md, "MTUs above 9000".
+# about the same bytes (the per-frame kernel cost behind docs/BENCHMARKS.md, "MPI" ("Why af_packet stays near 0.5x tcp")).
 set -euo pipefail
 reps=${1:-5}
 here=$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd)

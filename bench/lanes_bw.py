@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """lanes_bw.py - UCP tag_bw over one memif pair with UCX_SCTP_DPDK_LANES=1
-and 2, alternating runs, medians (issue 10.3).
+and 2, alternating runs, medians.
 
   bench/lanes_bw.py --lib build/ucx-tl/libuct_sctp_dpdk.so \\
       [--runs 5] [--size 4194304] [--iters 40] [--lanes 1,2] \\
@@ -9,7 +9,7 @@ and 2, alternating runs, medians (issue 10.3).
       [--perf DIR]
 
 --thread: UCX_SCTP_DPDK_PROGRESS=thread, so each lane is polled by a
-thread of its own on its own queue pair (issue 10.3), pinned from
+thread of its own on its own queue pair, pinned from
 POLL_LCORE=0 on (lane k on the k-th CPU after it).  Every run then
 prints the receiver's per-lane counters from UCX_SCTP_DPDK_STATS: frames
 per queue, polls of each lane's thread and the trylocks it lost to the

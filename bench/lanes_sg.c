@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * lanes_sg.c - sdp-lanes-sg: does a lane per core scale?  Issue 10.3's
- * cleanest experiment on a small machine: ONE process holds both ends of a
+ * lanes_sg.c - sdp-lanes-sg: does a lane per core scale?  The cleanest
+ * experiment on a small machine: ONE process holds both ends of a
  * memif pair with --lanes queue pairs (dp queues=N); each end has an sg
  * endpoint with N lanes (SCTP ports 5000+k and 6000+k), lane k of the
  * client sends to lane k of the server, and thread k (pinned to CPU

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """perftest_vs_tcp.py - ucx_perftest over sctp_dpdk (memif pair) and over
 UCX's tcp transport (a veth pair on the bridge testbed, kernel addresses),
-the same cases in the same run, interleaved, medians and ratios (issue 9.6).
+the same cases in the same run, interleaved, medians and ratios.
 
   UCT: am_lat 8 B (-D short), am_bw 8 KiB (-D bcopy), put_bw 1 MiB (-D zcopy),
        get (bandwidth) 1 MiB (-D zcopy)

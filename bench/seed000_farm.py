@@ -176,7 +176,7 @@ def table_rows(out):
     rows = []
     for c in out["cells"]:
         for key, gain in c["gain_10_vs_1"].items():
-            if "/" not in key:  # files of session 4: {"comm": gain}
+            if "/" not in key:  # older files: {"comm": gain}
                 key = f"{key}/10"
             mode = key.split("/")[0]
             sgk = key.split(":", 1)[1] if ":" in key else ""
@@ -214,7 +214,7 @@ def table_rows(out):
 
 
 def breakdown(paths, plot_path=None):
-    """Session 6: per variant of each file, the median run time and where
+    """Per variant of each file, the median run time and where
     a task's time goes: its mean latency (send to receive), the part of
     it in-order delivery would add (farm.c "inorder_ms": the
     head-of-line wait the streams removed), the T3 timeouts of the

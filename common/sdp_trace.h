@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sdp_trace.h - stage timestamps for latency traces (issue 9.5).
+ * sdp_trace.h - stage timestamps for latency traces.
  *
  * With meson -Dtrace=true every SDP_TRACE(stage, arg) point stores
  * (rdtsc, stage, arg) in a per-process ring; at exit the ring is written

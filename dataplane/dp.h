@@ -557,8 +557,7 @@ int dp_parse_ip(const char *text, uint32_t *ip_be_p);
 const char *dp_ip_str(uint32_t ip_be, char *buf, size_t len);
 
 /*
- * Several queue pairs on one port (queues=N, issue 10.3: one lane per
- * core).  Queue 0 is the port as above (every dp_port_* call without
+ * Several queue pairs on one port (queues=N: one lane per core).  Queue 0 is the port as above (every dp_port_* call without
  * _queue, ARP, the pacer, the drop= hook); queue k > 0 has its own RX
  * burst, rx ring, TX buffer and counters, so each queue may be polled by
  * its own thread: dp_port_poll_queue/dp_port_recv_queue of queue k run on

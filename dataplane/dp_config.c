@@ -20,9 +20,8 @@
 static const char help_text[] =
 	"dataplane configuration: whitespace-separated key=value tokens\n"
 	"  dev=DEVARGS        vdev devargs (net_memif0,..., net_af_packet0,"
-	"iface=eth0, ...) or PCI address (required); a memif client with "
-	"zero-copy=yes hands its own mbufs to the peer (EAL gets "
-	"--single-file-segments; needs huge=0)\n"
+	"iface=eth0) or PCI address (required); memif zero-copy=yes needs "
+	"huge=0\n"
 	"  netns=NAME         open the port inside network namespace NAME "
 	"(/var/run/netns/NAME); the process stays in its own\n"
 	"  ip=A.B.C.D[/N]     our IPv4 address and on-link prefix (required;"
@@ -44,15 +43,12 @@ static const char help_text[] =
 	"  tx_drain_us=N      buffered TX drain deadline, 1..100000 "
 	"(default 100)\n"
 	"  udp=0|1            SCTP over UDP, RFC 6951 (default 0)\n"
-	"  own_mac=0|1        1: our MAC is 02:5d:<ip> instead of the "
-	"port's; an af_packet interface keeps its own, so the kernel stack "
-	"behind it sees our frames as another host's and drops them before "
-	"routing (default 0)\n"
+	"  own_mac=0|1        1: our MAC is 02:5d:<ip>, not the port's "
+	"(default 0)\n"
 	"  udp_port=N         encapsulation port (default 9899)\n"
-	"  crc=auto|offload|isal|sse42|table|none  SCTP CRC32c back-end "
-	"(default auto: memif none, else offload if the NIC has it, else isal);"
-	" none = zero checksum (RFC 9653), memif only: sends checksum 0, "
-	"accepts 0 unverified, verifies any other\n"
+	"  crc=auto|offload|isal|sse42|table|none  SCTP CRC32c (default "
+	"auto: none on memif, else offload or isal); none: checksum 0, "
+	"RFC 9653\n"
 	"  arp=IP@MAC         static neighbour (repeatable, up to 4096)\n"
 	"  arp_retries=N      ARP requests before giving up, 1..100 "
 	"(default 5)\n"
@@ -64,12 +60,10 @@ static const char help_text[] =
 	"(default 20)\n"
 	"  link_wait_ms=N     wait for link at start, 0..600000 "
 	"(default 5000)\n"
-	"  bye_wait_ms=N      memif close: wait for the peer to stop using the "
+	"  bye_wait_ms=N      memif close: wait for the peer to leave the "
 	"rings, 0..60000; 0 = no handshake (default 1000)\n"
-	"  memif_gate=0|1|auto  memif: no burst while DPDK's interrupt "
-	"thread has work, so a peer dying mid-burst cannot unmap the rings "
-	"under it; auto: memif ports without rate= or dest_rate= (the gate "
-	"costs pacing precision under load; default auto)\n"
+	"  memif_gate=0|1|auto  no memif burst while DPDK's interrupt thread "
+	"has work (default auto: unpaced memif ports)\n"
 	"  rate=BPS           pacing rate, e.g. 500M, 1G; 0 = unpaced\n"
 	"  link=BPS           link rate for pacing; 0 = from link speed\n"
 	"  pace=auto|deadline|gap  pacing mode (default auto)\n"
@@ -79,11 +73,8 @@ static const char help_text[] =
 	"without their own (dp_port_set_dest_rate); 0 = none (default)\n"
 	"  pace_dests=N       destinations with their own pacing state, "
 	"1..65536 (default 256)\n"
-	"  drop=DIR:LIST      drop hook (tests, loss experiments): drop the "
-	"packets carrying SCTP DATA whose 1-based index among DIR's (rx or "
-	"tx) DATA packets is in LIST (ascending, comma-separated, up to 64), "
-	"or every Nth with drop=DIR:every:N (N 2..1000000000); counted as "
-	"drop 'hook'; one token per direction (default: none)\n";
+	"  drop=DIR:LIST      drop DATA packets of DIR (rx|tx) by 1-based "
+	"index (up to 64), or DIR:every:N; counted as drop 'hook' (tests)\n";
 
 const char *dp_config_help(void)
 {
@@ -494,8 +485,8 @@ static int memif_bsize_fill(struct dp_config *cfg)
 			return 0;
 		CFG_ERR("dev=%s: memif bsize=%u is below a frame of mtu=%u "
 			"(%u bytes): DPDK 22.11's memif corrupts frames chained "
-			"over several buffers (lost, merged and replayed frames; "
-			"docs/BENCHMARKS.md): give bsize=%u or more, or drop "
+			"over several buffers (lost, merged and replayed frames): "
+			"give bsize=%u or more, or drop "
 			"bsize= (one is chosen)", cfg->devargs, b, cfg->mtu,
 			frame, (frame + 2047) / 2048 * 2048);
 		return -EINVAL;

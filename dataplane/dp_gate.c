@@ -9,10 +9,10 @@
  * descriptors.  eth_memif_rx/tx check that flag once, on entry, without
  * a lock or a barrier, then read the rings and copy into or out of the
  * regions: a burst that passed the check just before the peer died runs
- * on unmapped memory.  Seen as a SIGSEGV of the surviving sdp-perf-ep in
- * eth_memif_tx under dp_tx_burst_now (vanish-stress: 1 crash in the first
- * 160 kills, session 8).  memif's own cc_lock does not cover the unmap,
- * and memif raises no link-state event to hook.
+ * on unmapped memory (a SIGSEGV of the surviving process in eth_memif_tx
+ * under dp_tx_burst_now; test vanish-stress, docs/BENCHMARKS.md
+ * "Robustness").  memif's own cc_lock does not cover the unmap, and memif
+ * raises no link-state event to hook.
  *
  * With memif_gate=1 (or auto, the default: memif ports without a
  * configured pacing rate) the interrupt thread runs other callbacks only
@@ -33,15 +33,14 @@
  * Closed spells therefore happen only around the EAL's own work (port
  * start and close, memif handshakes and hang-ups) and once a second (a
  * backstop): none in 300 ms of traffic (dp test
- * MemifGateClosesOnlyWhenTheInterruptThreadHasWork).
- * Session 8's version closed the gate every 10 ms slice; on a loaded
- * machine the thread was preempted in between, the closed spell lasted a
- * scheduling quantum, and a sender filled its TX buffer (ENOBUFS in dp's
- * QueuePairQueueKReachesThePeersQueueK, 1 run in 3 with the gate on by
- * default) and paced frames left in bursts (meson test pace over memif).
- * Paced ports stay ungated under auto: a closed spell, rare now, still
- * delays their frames.  Without /proc the wait set is not visible: the
- * gate then falls back to those 10 ms slices (logged).
+ * MemifGateClosesOnlyWhenTheInterruptThreadHasWork).  The gate must not
+ * close on a timer while traffic flows: on a loaded machine the
+ * interrupt thread is preempted while the gate is closed, the closed
+ * spell lasts a scheduling quantum, a sender fills its TX buffer
+ * (ENOBUFS) and paced frames leave in bursts.  Paced ports stay ungated
+ * under auto: a closed spell, rare as it is, still delays their frames.
+ * Without /proc the wait set is not visible: the gate then falls back to
+ * closing every 10 ms slice (logged).
  *
  *   dp_gate.word: DP_GATE_INTR (the interrupt thread runs) | bursts in
  *   flight.  Pollers: CAS count+1 unless DP_GATE_INTR; leave: count-1.

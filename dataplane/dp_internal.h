@@ -227,8 +227,8 @@ struct dp_port {
 	void *pacer;			/* struct dp_pacer (dp_pace.c) */
 	/* nonzero while the pacer has work: a rate is set, frames wait in
 	 * it, or a rate was published from another thread.  Polls skip
-	 * dp_pace_drain while it is 0 (issue 9.5: the pacer was ~7% of an
-	 * unpaced server's poll loop).  Whoever publishes a rate sets it
+	 * dp_pace_drain while it is 0 (the pacer costs an unpaced port's
+	 * poll loop several percent otherwise).  Whoever publishes a rate sets it
 	 * after publishing (release); only dp_pace_drain clears it.
 	 * Accessed with __atomic builtins (the C++ unit test shares the
 	 * struct). */

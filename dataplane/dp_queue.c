@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dp_queue.c - queue pairs k > 0 of a port with queues=N (issue 10.3: a
- * lane per core).  Queue 0 is the port itself (dp_rx.c, dp_tx.c, ARP, the
+ * dp_queue.c - queue pairs k > 0 of a port with queues=N (a lane per
+ * core).  Queue 0 is the port itself (dp_rx.c, dp_tx.c, ARP, the
  * pacer); queue k has its own RX burst, rx ring, TX buffer and counters,
  * touched only by queue k's thread.  What the queues share:
  *

@@ -45,11 +45,10 @@ static void crc_zero_refused(struct dp_port *port, const struct dp_parsed *p)
 	if (__atomic_exchange_n(&port->crc_zero_logged, true, __ATOMIC_RELAXED))
 		return;
 	SDP_LOG(ERR, DP, "port %u: dropped an SCTP packet from %u.%u.%u.%u "
-		"with checksum 0: that peer sends without CRC32c (crc=none, "
-		"the default of memif ports with crc=auto) and this port "
-		"(crc=%s) verifies every CRC; set crc=isal on the peer, or "
-		"crc=none (memif: crc=auto) here; every such packet is counted "
-		"as drop sctp_crc_zero (logged once)", port->port_id,
+		"with checksum 0: that peer sends without CRC32c (crc=none) "
+		"and this port verifies (crc=%s): set crc=isal on the peer, "
+		"or crc=none here (memif); counted as drop sctp_crc_zero",
+		port->port_id,
 		src >> 24, (src >> 16) & 0xff, (src >> 8) & 0xff, src & 0xff,
 		dp_crc_name(port->crc));
 }

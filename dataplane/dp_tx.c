@@ -189,8 +189,7 @@ void dp_tx_release(struct dp_port *port)
 /* Whether a frame may wait in held[] (dp_port_send_held): only where a
  * burst is worth saving, a port that batches TX (af_packet: a sendto per
  * burst).  On memif a burst costs ~0.1 us and the held SACK only moved
- * the peer's processing of it in front of the reply's delivery
- * (docs/BENCHMARKS.md, "SACK hold"). */
+ * the peer's processing of it in front of the reply's delivery. */
 static inline bool tx_may_hold(const struct dp_port *port)
 {
 	return port->tx_batch && port->nb_held < DP_BURST &&

@@ -12,7 +12,7 @@
 # builds the same Debian source as a static, position-independent archive
 # with MI_OVERRIDE=OFF: it defines only mi_* symbols, and the link hides
 # them (--exclude-libs).  The alternatives and their figures are in
-# docs/BENCHMARKS.md ("An allocator for usrsctp").
+# docs/BENCHMARKS.md, "SCTP" ("Why usrsctp is built here").
 #
 # The last line printed is the install prefix (meson -Dmimalloc_prefix=).
 # shellcheck source-path=SCRIPTDIR source=lib/debsrc.sh

@@ -7,7 +7,7 @@
 # distribution's flags, and debian/rules passes nothing (the installed
 # library disassembles to unoptimised code).  Rebuilt from the same source
 # with --disable-debug at -O2, the single-process loop (bench/sctp_loop.c)
-# went from 4.0 to 5.8 Gbit/s at MTU 1500 (docs/BENCHMARKS.md).
+# runs ~0.6x the instructions per message (docs/BENCHMARKS.md, "SCTP").
 #
 #   1. a deb-src entry for Debian's main archive (scripts/setup-ucx-src.sh
 #      derives one from the machine's apt configuration; run first);
@@ -24,28 +24,25 @@
 # timer when the cumulative ack moves (RFC 9260 6.3.2 R3), as the slow path
 # does; without it every flight longer than one RTO took a T3 timeout with
 # no loss (resending the chunks older than SRTT + 4 RTTVAR, if any, and
-# cutting cwnd to one MTU): docs/BENCHMARKS.md, seed 001.  0002:
+# cutting cwnd to one MTU; tests/integration/test_t3.py).  0002:
 # usrsctp_set_conn_output_alloc(), the application allocates the buffer
 # each AF_CONN packet is written into (sg: the data area of a DPDK mbuf,
-# sent as is: one copy per byte less on TX; docs/BENCHMARKS.md, "TX
-# without our copy"); unset, or when it returns NULL, malloc as before.
+# sent as is: one copy per byte less on TX); unset, or when it returns
+# NULL, malloc as before.
 # 0003: usrsctp_conninput_ext(), a received packet enters usrsctp as the
 # external storage of an mbuf (sg: the DPDK mbuf it arrived in, freed
-# through a callback when usrsctp lets go): one copy per byte less on RX
-# (docs/BENCHMARKS.md, "RX without usrsctp's copy").
+# through a callback when usrsctp lets go): one copy per byte less on RX.
 # 0004: usrsctp_set_conn_output_chain(), a packet leaves as usrsctp's own
 # mbuf chain (its pieces, then usrsctp_conn_chain_free once sent): sg
-# chains the payload as external buffers, no copy out of usrsctp
-# (docs/BENCHMARKS.md, "TX without the output copy"); declined or unset,
-# as before.
+# chains the payload as external buffers, no copy out of usrsctp;
+# declined or unset, as before.
 # 0005: usrsctp_set_tx_cluster_bytes(), a send's data go into buffers of
 # up to that size instead of 2048-byte clusters (sg: tx_cluster, 64k), so
-# a DATA chunk is one chained segment, not ~5 at MTU 9000
-# (docs/BENCHMARKS.md, "Large send clusters (session 7)"); 0, as before.
+# a DATA chunk is one chained segment, not ~5 at MTU 9000; 0, as before.
 # 0006: usrsctp_sendv_ext(), a send references the caller's bytes (read-
 # only external mbufs) instead of copying them into clusters, and calls
 # its free function once nothing references them (sg_send_zc, UCT
-# put_zcopy above TX_ZCOPY_MIN; docs/BENCHMARKS.md, "Zero-copy send").
+# put_zcopy above TX_ZCOPY_MIN).
 # 0007: getsockopt SCTP_SDP_UNSENT, an association's queued bytes not yet
 # transmitted (sg_assoc_unsent: the transport keeps polling while a send
 # it completed still has bytes there; docs/APPLICATIONS.md).

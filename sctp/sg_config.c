@@ -45,14 +45,10 @@ static const char help_text[] =
 	"                     that delivered messages up to N us for the "
 	"reply's burst,\n"
 	"                     0..100000, below rto_min_ms (default 0 = off)\n"
-	"  stream_sched=N     stream scheduler (usrsctp SCTP_SS_*): 0 "
-	"round-robin over\n"
-	"                     the streams with data (default), 1 round-robin "
+	"  stream_sched=N     usrsctp's SCTP_SS_*: 0 round-robin (default), 1 "
 	"in stream order,\n"
-	"                     2 round-robin per packet, 3 priority, 4 fair "
-	"bandwidth,\n"
-	"                     5 first come first served (the send order, any "
-	"stream)\n"
+	"                     2 per packet, 3 priority, 4 fair bandwidth, 5 "
+	"send order\n"
 	"  sack_immediate=0|1 ask the peer to SACK each message's last "
 	"packet at once\n"
 	"                     (I bit, RFC 7053; default 1)\n"
@@ -69,20 +65,14 @@ static const char help_text[] =
 	" abort the\n"
 	"                     associations at once; 0 = wait for heartbeats "
 	"(default 1000)\n"
-	"  nr_sack=0|1|2      non-renegable SACK, if the peer offers it too: "
-	"the sender\n"
-	"                     frees data the receiver will not take back "
-	"before the\n"
-	"                     cumulative ack; 1 delivered data, 2 also data "
-	"held for\n"
-	"                     reordering (process-wide; default 0 = off)\n"
-	"  tx_cluster=B       a send copies the data into buffers of up to B "
-	"bytes, so a\n"
-	"                     DATA chunk is one chained piece; 0 or "
-	"2048..16M, 0 = usrsctp's\n"
-	"                     2048-byte clusters; process-wide: the "
-	"endpoint opened last sets it\n"
-	"                     (default 64k)\n";
+	"  nr_sack=0|1|2      non-renegable SACK when the peer has it too: 1 "
+	"delivered data,\n"
+	"                     2 also reordered data (process-wide; default 0 "
+	"= off)\n"
+	"  tx_cluster=B       send buffers of up to B bytes, 0 or 2048..16M; "
+	"0 = 2048-byte\n"
+	"                     clusters (process-wide, last endpoint opened; "
+	"default 64k)\n";
 
 const char *sg_config_help(void)
 {
@@ -123,14 +113,12 @@ void sg_config_defaults(struct sg_config *cfg)
 	/* a flush waits for the last packet's SACK: never the delayed one */
 	cfg->sack_immediate = true;
 	/* the payload of full-sized packets by reference; small ones are
-	 * cheaper to copy than to chain (docs/BENCHMARKS.md, "TX without
-	 * the output copy") */
+	 * cheaper to copy than to chain */
 	cfg->tx_chain_min_bytes = 1024;
 	cfg->rx_ext = true;
 	/* a memif link goes down only when the peer closed or died */
 	cfg->peer_gone_ms = 1000;
-	/* a DATA chunk's payload in one piece, not one per 2048 bytes
-	 * (docs/BENCHMARKS.md, "Large send clusters (session 7)") */
+	/* a DATA chunk's payload in one piece, not one per 2048 bytes */
 	cfg->tx_cluster_bytes = 64u << 10;
 }
 

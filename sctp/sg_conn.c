@@ -827,7 +827,7 @@ static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
 		 * next SACK, or the T3 timer it armed before this attempt.
 		 * Reporting success instead turned a full pacer queue into
 		 * losses of our own making (tail drops of a burst: a T3 and
-		 * a cwnd cut), issue 11.3. */
+		 * a cwnd cut). */
 		link->st->tx_nobufs++;
 		return ENOBUFS;
 	}
@@ -892,8 +892,8 @@ uint64_t sg_tx_chains_held(void)
 }
 
 /*
- * The records are reused, not malloc'd and freed per packet (issue 9:
- * glibc's malloc and _int_free were ~2% of the bulk sender's
+ * The records are reused, not malloc'd and freed per packet (glibc's
+ * malloc and free per packet are a visible share of a bulk sender's
  * instructions).  The last segment's free (any thread: a PMD's TX, a
  * drop) pushes its record on one process-wide list (CAS push, ABA-free
  * since nobody pops single records from it); a link takes that whole

@@ -136,8 +136,8 @@ static int configure_socket(struct sg_ep *ep)
 	/* Which stream's queued message leaves next.  usrsctp's default
 	 * round-robins over the streams with data, so messages queued on
 	 * several streams (the transport's stream map) leave interleaved:
-	 * each finishes later than in the order sent (seed 000's farm,
-	 * docs/BENCHMARKS.md).  5 (first come first served) keeps the send
+	 * each finishes later than in the order sent (seed 000's farm).
+	 * 5 (first come first served) keeps the send
 	 * order; the streams still spare the receiver head-of-line waits. */
 	ss.assoc_id = SCTP_FUTURE_ASSOC;
 	ss.assoc_value = c->stream_sched;

@@ -245,7 +245,7 @@ struct sg_rxpool {
 	 * exchange reuses one cache-hot descriptor instead of rotating
 	 * through all of them (a FIFO wrote every message into memory
 	 * untouched for rx_descs messages: cache misses, and page faults on
-	 * the first round; issue 9.5).  Pushed by the consumer, popped by
+	 * the first round).  Pushed by the consumer, popped by
 	 * the poll thread, under free_lock (uncontended: one pair of
 	 * atomic operations per message). */
 	void **free;		  /* nb entries; free[0..free_top) are free */
@@ -303,7 +303,7 @@ struct sg_bigsend {
 	 * gathered (head_cap bytes, allocated at open): usrsctp sends each
 	 * piece handed to it without EOR at once (SCTP_NODELAY), so a small
 	 * leading piece (a UCT/UCP header in front of zcopy data) became a
-	 * packet of its own, with its own SACK (issue 9.5). */
+	 * packet of its own, with its own SACK. */
 	uint8_t *head;
 	size_t head_cap;
 	/* sg_send_zc (sg_zc.c): the message's completion; iov[0] is a

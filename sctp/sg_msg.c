@@ -417,8 +417,8 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 	 * the receiver copies it in while usrsctp here copies the rest; the
 	 * rest follows in one piece.  Not while data is in flight: usrsctp
 	 * would hold the piece for the SACK, and bulk transfers keep their
-	 * one usrsctp_sendv per message (issue 9.6: 16 KiB one-way over memif
-	 * was the sum of both sides' copies of both packets). */
+	 * one usrsctp_sendv per message.  Without it a 16 KiB one-way time
+	 * is the sum of both sides' copies of both packets. */
 	n = big_push(ep, avail, idle && total > b->head_cap ? b->head_cap :
 							      SIZE_MAX);
 	if (n < 0) {
@@ -429,7 +429,8 @@ int sg_send(struct sg_ep *ep, sg_assoc_t assoc, uint16_t stream,
 		return -EIO;
 	}
 	ep->st.bytes_out += (uint64_t)n;
-	/* to the NIC now, not at the caller's next poll */
+	/* to the NIC now, not at the caller's next poll: a request leaves
+	 * before the caller goes on to wait for its answer */
 	flush_tx(ep);
 	sg_unsent_note(ep, assoc);
 	if (b->cur == b->iovcnt) {

@@ -22,7 +22,7 @@
  *
  * Delivered records go on the endpoint's spare list (poll thread, under
  * its lock) and the next sg_send_zc takes one from there instead of
- * calloc: a bulk sender's glibc malloc/free per message (issue 9).  They
+ * calloc: no glibc malloc/free per message for a bulk sender.  They
  * number at most the messages in flight at the peak; sg_zc_close frees
  * them.
  */

@@ -71,19 +71,18 @@ extern "C" {
 
 /*
  * Performance model reported by iface_query: measured figures, 2-core KVM
- * guest, memif, MTU 1500, busy polling.
- *   latency:  8-byte one-way, 5.1 us: docs/BENCHMARKS.md, "MPI: sctp_dpdk
- *             vs UCX tcp", column "sctp_dpdk memif" (UCT am_lat p50 5.5 us,
- *             ucx-tl/README.md)
+ * guest, memif, MTU 1500, busy polling, Debian's usrsctp; today's figures
+ * (docs/BENCHMARKS.md, "MPI") are better, so the model is conservative.
+ *   latency:  8-byte one-way MPI over memif, 5.1 us (UCT am_lat p50
+ *             5.5 us)
  *   overhead: sender CPU per AM, 5.9 us = 1 / 170k msg/s of UCT
- *             am_bw -D short -s 1024 (ucx-tl/README.md); usrsctp's
+ *             am_bw -D short -s 1024; usrsctp's
  *             per-message work, not the wire, limits the message rate
  *   bandwidth: per process (each has its own port and usrsctp, nothing is
  *             shared with other processes' ifaces), so `dedicated`; over a
  *             virtual device, whose reported link speed is made up (memif
  *             says 10G), the measured MPI goodput over memif, 500-522 MB/s
- *             from 64 KiB to 4 MiB (BENCHMARKS.md, same table); over a NIC
- *             the link speed.
+ *             from 64 KiB to 4 MiB; over a NIC the link speed.
  */
 #define UCT_SCTP_DPDK_LATENCY_S 5.1e-6
 #define UCT_SCTP_DPDK_OVERHEAD_S 5.9e-6
@@ -474,7 +473,7 @@ typedef struct uct_sctp_dpdk_iface {
  * this long: the SCTP timers it drives run at most this late. */
 #define UCT_SCTP_DPDK_IDLE_BLOCK_US 1000
 #define UCT_SCTP_DPDK_IDLE_BLOCK_MAX_US 100000
-/* SACK_HOLD_US=auto (sctp_dpdk_config.c, docs/BENCHMARKS.md) */
+/* SACK_HOLD_US=auto (sctp_dpdk_config.c) */
 #define UCT_SCTP_DPDK_SACK_HOLD_AUTO_US 20
 /* A linger ends when no packet arrived for this long (the peer is not
  * polling: computing, or descheduled), microseconds. */

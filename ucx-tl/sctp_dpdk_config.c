@@ -35,11 +35,10 @@
  * most 5 ms) with the sctp layer's sack_immediate=1: each message's last
  * packet carries the I bit (RFC 7053) and is SACKed at once, so neither a
  * sender's flush (waits for that SACK) nor a receiver's (sg_assoc_quiet:
- * no SACK owed, 8fc5d1d) waits out the delay, while a bulk transfer sends
+ * no SACK owed) waits out the delay, while a bulk transfer sends
  * half the SACK packets of sack_delay_ms=0 (each one a dataplane packet
  * each way: mbuf, CRC, ring, usrsctp input).  5 ms is only the safety
- * net, and leaves an SG rto_min_ms down to 6 valid.  docs/BENCHMARKS.md
- * "SACK every second packet" has the numbers.
+ * net, and leaves an SG rto_min_ms down to 6 valid.
  *
  * rto_min_ms: MPI's request/response messages end in a packet with
  * nothing behind it to trigger a fast retransmit, so losing it costs a
@@ -47,8 +46,8 @@
  * every polling thread has a CPU of its own (IDLE_SLEEP_US resolves to 0,
  * busy polling), a peer acknowledges within a round trip and rto_min_ms=20
  * won seed 000's loss ping-pong on a quiet machine by 1.6-3.5x at 1-2%
- * loss and cost nothing measurable at 0% (bench/seeds.py, docs/
- * BENCHMARKS.md "Seed 000 on a quiet machine").  Where ranks share CPUs
+ * loss and cost nothing measurable at 0% (docs/BENCHMARKS.md, "The
+ * seeds' experiments").  Where ranks share CPUs
  * (back-off), a descheduled peer cannot acknowledge for tens of ms: 20 ms
  * gave 2-5x the T3 timeouts there (spurious ones even at 0% loss), so the
  * sctp layer's 100 ms stays.  With the lower minimum the timer backs off
@@ -62,8 +61,8 @@
  * sack_hold_us (SACK_HOLD_US): with SACKs at once, each one-way message
  * cost the receiver a second burst (on af_packet a second ~6 us sendto)
  * before its AM handler ran; held, the SACK leaves in the reply's burst,
- * after it.  A flush (sg_assoc_quiet) releases it at once, so 8fc5d1d's
- * flush semantics stand; docs/BENCHMARKS.md "SACK hold" has the numbers.
+ * after it.  A flush (sg_assoc_quiet) releases it at once, so a flush
+ * still means "acknowledged and no SACK owed".
  */
 #define UCT_SCTP_DPDK_SG_DEFAULTS                                             \
 	"sack_delay_ms=5 sack_immediate=1 sack_hold_us="                     \

@@ -2,7 +2,7 @@
 /*
  * sctp_dpdk_getzc.c - GET replies sent from the registered memory by
  * reference (sg_send_zc, usrsctp-patches/0006), and what keeps that memory
- * from going while usrsctp or the port still read it (issue 9).
+ * from going while usrsctp or the port still read it.
  *
  * The target (sctp_dpdk_rma.c, reply_send) sends each GET_REP message of a
  * reply of at least TX_ZCOPY_MIN bytes with sg_send_zc: usrsctp references

@@ -92,15 +92,10 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 UCS_CONFIG_TYPE_UINT},
 
 	{"IDLE_SLEEP_US", "auto",
-	 "Idle back-off of whoever polls the port (the dedicated thread with\n"
-	 "PROGRESS=thread, else UCX progress): after 256 empty polls, each\n"
-	 "further empty one sleeps this long (microseconds, 0..100000; 0: busy\n"
-	 "poll). auto: busy poll when every rank on the node has a CPU of its\n"
-	 "own (ranks from OMPI_COMM_WORLD_LOCAL_SIZE/MPI_LOCALNRANKS/\n"
-	 "PMIX_LOCAL_SIZE, twice that with PROGRESS=thread, vs the CPUs of the\n"
-	 "affinity mask), else " UCS_PP_MAKE_STRING(
-		 UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US) " us. The choice is logged at\n"
-	 "UCX_LOG_LEVEL=diag. With PROGRESS=thread, UCX progress never sleeps.",
+	 "Idle back-off of whoever polls the port: after 256 empty polls, sleep\n"
+	 "this long per empty poll (us, 0..100000; 0: busy poll). auto: busy\n"
+	 "poll while every polling thread of the node has a CPU, else "
+	 UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_IDLE_SLEEP_AUTO_US) " us.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, idle_sleep_us),
 	 UCS_CONFIG_TYPE_ULUNITS},
 
@@ -184,57 +179,35 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 UCS_CONFIG_TYPE_BOOL},
 
 	{"SELF_WIRE", "n",
-	 "y: the device is both ends of a memif pair opened in this process\n"
-	 "(sdp0 only; DEVARGS must be empty), and the ifaces opened on it take\n"
-	 "the ends in turn, so ifaces of one process (UCX's own UCT gtests)\n"
-	 "talk over SCTP across the wire, not by local delivery. End A has IP,\n"
-	 "end B the next address; B listens on SCTP_PORT + 1. For tests.",
+	 "For tests: y makes sdp0 both ends of a memif pair in this process,\n"
+	 "taken by the ifaces in turn, so they talk over SCTP (DEVARGS empty).",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, self_wire),
 	 UCS_CONFIG_TYPE_BOOL},
 
 	{"FAILOVER", "n",
-	 "Failover beneath one association: y groups the ports of DEVARGS\n"
-	 "into ONE device sdp0 (port 0 the primary path, the others backups\n"
-	 "in order; every process the same number of ports): traffic moves to\n"
-	 "the next live path when the active one reports link down or nothing\n"
-	 "was heard on it for dead_ms, and back to the primary once it was\n"
-	 "alive for return_ms. n: one device per port (multi-rail). Tokens\n"
-	 "\"probe_ms=10 dead_ms=50 return_ms=1000\" mean y with those values\n"
-	 "(return_ms=0: stay on the backup); see sg_path_config_help().",
+	 "y: the ports of DEVARGS form ONE device whose associations move to\n"
+	 "the next live port when the active one fails (\"probe_ms=10 dead_ms=50\n"
+	 "return_ms=1000\" = y with those values). n: one device per port.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, failover),
 	 UCS_CONFIG_TYPE_STRING},
 
 	{"EXIT_TIMEOUT", "5s",
-	 "At process exit, wait at most this long for the peers to acknowledge\n"
-	 "every message sent (SCTP graceful shutdown after the queued data),\n"
-	 "e.g. 5s, 500ms; 0: do not wait (unacknowledged messages are lost\n"
-	 "with the process). Raise it on lossy or slow links when a warning\n"
-	 "at exit says the bound cut the drain short.",
+	 "At exit, wait at most this long for peers to acknowledge what was\n"
+	 "sent (0: no wait); raise it when the exit warning names it.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, exit_timeout_s),
 	 UCS_CONFIG_TYPE_TIME},
 
 	{"STREAM_TAG_MASK", "off",
-	 "Bits of the UCP tag that pick the SCTP stream of a tag message (eager,\n"
-	 "sync, rendezvous request; other AMs keep the endpoint's stream), so\n"
-	 "a loss delays only messages of the same masked tag. off: one stream\n"
-	 "per endpoint (UCT's order). A number (0xffff) or ompi-comm,\n"
-	 "mpich-comm (communicator bits: legal for every MPI program), or\n"
-	 "ompi-tag, mpich-tag (plus the tag bits: only for programs that never\n"
-	 "receive or probe with MPI_ANY_TAG, MPI 4's mpi_assert_no_any_tag).\n"
-	 "Messages whose masked tags differ may overtake each other.",
+	 "UCP tag bits that pick a tag message's SCTP stream: off (one stream\n"
+	 "per ep), a number, ompi-comm or mpich-comm (legal for any MPI program),\n"
+	 "ompi-tag or mpich-tag (only for programs that never use MPI_ANY_TAG).",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, stream_tag_mask),
 	 UCS_CONFIG_TYPE_STRING},
 
 	{"LANES", "1",
-	 "Associations per peer process on one port, 1..8: the device reports\n"
-	 "this many paths (dev_num_paths), so UCP opens up to that many lanes\n"
-	 "to a peer (UCX_MAX_EAGER_RAILS, UCX_MAX_RNDV_RAILS), and lane k is an\n"
-	 "SCTP endpoint of its own on SCTP_PORT + k (its own association,\n"
-	 "congestion window and send buffer) on queue pair k of the port\n"
-	 "(memif ports only); with PROGRESS=thread each lane k > 0 is polled\n"
-	 "by a thread of its own. Same value on every process; one port only\n"
-	 "(no DEVARGS list, FAILOVER or SELF_WIRE). 1: one association per\n"
-	 "peer.",
+	 "Associations per peer on one memif port, 1..8 (dev_num_paths): lane k\n"
+	 "is its own SCTP endpoint on SCTP_PORT + k and queue pair k. Same value\n"
+	 "on every process; one port only.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, lanes),
 	 UCS_CONFIG_TYPE_UINT},
 
@@ -249,87 +222,54 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 UCS_CONFIG_TYPE_ULUNITS},
 
 	{"SACK_HOLD_US", "0",
-	 "On ports that batch TX (af_packet; memif never holds), hold the\n"
-	 "SACKs of a poll that delivered messages up to this long (us,\n"
-	 "0..100000, below the minimum RTO) so they leave with the reply: one\n"
-	 "sendto per one-way message instead of two in a ping-pong. With\n"
-	 "PROGRESS=inline a rank that returns to its computation keeps a held\n"
-	 "SACK until its next MPI call and stalls its peer meanwhile. 0: off\n"
-	 "(SACK at the end of the poll); auto: "
-	 UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US) " us. Overrides\n"
-	 "sack_hold_us in SG.",
+	 "af_packet: hold a poll's SACKs up to this long (us, 0..100000) so they\n"
+	 "leave with the reply; a rank back in its computation keeps them until\n"
+	 "its next MPI call. 0: off; auto: "
+	 UCS_PP_MAKE_STRING(UCT_SCTP_DPDK_SACK_HOLD_AUTO_US) " us. Overrides SG's\n"
+	 "sack_hold_us.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, sack_hold_us),
 	 UCS_CONFIG_TYPE_ULUNITS},
 
 	{"RX_DIRECT", "y",
-	 "Receive RMA data (GET replies at the initiator, PUT data at the\n"
-	 "target) straight from usrsctp into the destination buffer, one copy\n"
-	 "per byte fewer than through a receive descriptor. n: through the\n"
-	 "descriptor (for comparison). Process-wide: the first iface of a\n"
-	 "device decides.",
+	 "Receive RMA data straight from usrsctp into the destination buffer\n"
+	 "(one copy fewer). n: through a receive descriptor.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rx_direct),
 	 UCS_CONFIG_TYPE_BOOL},
 
 	{"TX_CHAIN_MIN", "auto",
-	 "Packets with DATA of at least this many bytes leave as usrsctp's own\n"
-	 "buffers, chained behind a header mbuf (the payload by reference, no\n"
-	 "copy into one mbuf; usrsctp-patches/0004), bytes 0..65535. 0: off,\n"
-	 "every packet is written into one mbuf (for comparison). auto: the\n"
-	 "sctp layer's default (1024). Overrides tx_chain_min in SG.",
+	 "Packets with DATA of at least this many bytes send the payload by\n"
+	 "reference, chained (0..65535; 0: off; auto: 1024). Overrides SG's\n"
+	 "tx_chain_min.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, tx_chain_min),
 	 UCS_CONFIG_TYPE_MEMUNITS},
 
 	{"RMA_WHOLE_PACKETS", "n",
-	 "Size each PUT and GET reply message to a whole number of full SCTP\n"
-	 "packets (the most that SEG_SIZE holds) rather than SEG_SIZE, whose\n"
-	 "last packet is mostly small (1.6 KB after 63.9 KB at MTU 64000) yet\n"
-	 "costs a frame, a SACK share and, over af_packet, a kernel trip like a\n"
-	 "full one. n (default until a quiet A/B shows a gain): SEG_SIZE\n"
-	 "messages. Process-wide: the first iface of a device decides.",
+	 "y: PUT and GET reply messages hold a whole number of full packets\n"
+	 "instead of SEG_SIZE bytes (fewer small frames; no gain measured yet).",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rma_whole_packets),
 	 UCS_CONFIG_TYPE_BOOL},
 
 	{"RMA_SACK_LAST", "n",
-	 "Only the last message of a PUT or GET reply asks the peer for its\n"
-	 "SACK at once (the I bit, SG sack_immediate); the others are SACKed\n"
-	 "every second packet, which halves the SACKs of 1-packet messages\n"
-	 "(MTU 64000 with RMA_WHOLE_PACKETS). n (default until a quiet A/B\n"
-	 "shows a gain): every message asks, so an odd packet never waits out\n"
-	 "SG sack_delay_ms (e.g. after a timeout left a window of one packet).\n"
-	 "Process-wide: the first iface decides.",
+	 "y: only the last message of a PUT or GET reply asks for an immediate\n"
+	 "SACK (fewer SACKs; no gain measured yet). n: every message asks.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rma_sack_last),
 	 UCS_CONFIG_TYPE_BOOL},
 
 	{"RX_EXT", "y",
-	 "usrsctp keeps each received SCTP packet in the DPDK mbuf it arrived\n"
-	 "in (its data stay there until read) instead of copying it into its\n"
-	 "own buffers: one copy per received byte fewer, while usrsctp holds\n"
-	 "less than a quarter of the port's mbuf pool (then it copies). n: it\n"
-	 "copies every packet (sg rx_ext=0, for comparison); y: SG's rx_ext\n"
-	 "(default 1).",
+	 "usrsctp keeps received packets in their DPDK mbufs until read (one\n"
+	 "copy fewer, up to a quarter of the mbuf pool). n: it copies them.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rx_ext),
 	 UCS_CONFIG_TYPE_BOOL},
 
 	{"TX_ZCOPY_MIN", "16k",
-	 "put_zcopy operations of at least this many bytes send their data\n"
-	 "from the caller's buffer by reference (usrsctp-patches/0006, SG's\n"
-	 "sg_send_zc) instead of usrsctp copying it into its clusters: one copy\n"
-	 "per sent byte fewer (issue 9). The operation then completes when the\n"
-	 "target acknowledged it AND usrsctp and the port released every\n"
-	 "reference to the buffer. GET replies of at least this many bytes\n"
-	 "are sent from the target's registered memory by reference too\n"
-	 "(DEREG_WAIT_MS). 0: off, every put and GET reply is copied (for\n"
-	 "comparison, or if a buffer must be reusable at the target's ACK).",
+	 "put_zcopy data and GET replies of at least this many bytes are sent\n"
+	 "by reference, completing once nothing references them (0: copied).",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, tx_zcopy_min),
 	 UCS_CONFIG_TYPE_MEMUNITS},
 
 	{"DEREG_WAIT_MS", "2000",
-	 "GET replies of at least TX_ZCOPY_MIN bytes are sent from the\n"
-	 "registered memory by reference; deregistering (or unmapping) that\n"
-	 "memory waits, polling the stack, until usrsctp and the port no longer\n"
-	 "reference it (normally the requester's SACK, microseconds). Past this\n"
-	 "many milliseconds the associations still holding it are aborted, so\n"
-	 "nothing reads the memory after it is released.",
+	 "Deregistering or unmapping memory that GET replies still reference\n"
+	 "waits up to this many ms, then aborts the associations holding it.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, dereg_wait_ms),
 	 UCS_CONFIG_TYPE_UINT},
 

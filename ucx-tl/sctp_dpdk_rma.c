@@ -324,7 +324,7 @@ typedef struct uct_sctp_dpdk_rma_zc {
 	int status;
 } uct_sctp_dpdk_rma_zc_t;
 /* A record of the device's spares (reused after its completion, not a
- * malloc and free per message: issue 9's bulk sender), else malloc'd;
+ * malloc and free per message for a bulk sender), else malloc'd;
  * NULL without memory.  They number at most the messages in flight at
  * the peak.  Caller holds ctx->lock. */
 static uct_sctp_dpdk_rma_zc_t *uct_sctp_dpdk_rma_zc_get(uct_sctp_dpdk_ctx_t *ctx)
@@ -1239,8 +1239,10 @@ static void uct_sctp_dpdk_rma_zc_purge(uct_sctp_dpdk_iface_t *iface)
 	ucs_recursive_spin_unlock(iface->ctx->lock);
 }
 
-/* Same test as ep.c's uct_sctp_dpdk_ep_can_send (kept separate so the
- * two files merge independently). */
+/* ep.c's uct_sctp_dpdk_ep_can_send without its pending-queue clause: an
+ * RMA op is not held behind AMs waiting in the ep's pending queue (only
+ * behind the ep's own large RMA ops, rma_txq_len).  docs/ARCHITECTURE.md,
+ * section 7, lists this as an open gap. */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_rma_can_send(const uct_sctp_dpdk_iface_t *iface,
 			   const uct_sctp_dpdk_ep_t *ep)

@@ -62,7 +62,7 @@
  * completes it only on the ATS, after the last reply), so reading it
  * before or after anything else of the ep gives the same bytes; a GET
  * request lost behind, or ahead of, another message no longer holds up
- * the other rendezvous of the ep (seed 000's farm, docs/BENCHMARKS.md).
+ * the other rendezvous of the ep (seed 000's farm).
  * A wrong match would need a user RMA GET of a range inside a buffer that
  * is being sent, whose content the program may not change meanwhile
  * either (sctp_dpdk_rma.c).

@@ -11,7 +11,7 @@
  * POLL_LCORE is given).  Every poll still takes ctx->lock, the one
  * process-wide lock (usrsctp's state, the peer list and the ifaces are
  * shared): the lane threads take turns, they do not run usrsctp at once
- * (docs/BENCHMARKS.md, "Lanes", measures what that costs).
+ * (docs/BENCHMARKS.md, "Lanes: several associations on one port").
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"

@@ -17,7 +17,7 @@ from the failure to SCTP traffic on the backup is reported two ways:
              sdp-mpirun called `sdp-testbed rail-down` (an upper bound:
              the veths go down during that call).
 
-Goal (issue 10.2): under 3 x the minimum RTO (100 ms: 300 ms), far below
+Goal: under 3 x the minimum RTO (100 ms: 300 ms), far below
 SCTP's own path.max.retrans 5 (seconds).  The check is looser (1 s) as
 the machine is shared; the figures are printed.  Memif rails cannot be
 taken down, so the bridge is used."""

@@ -102,7 +102,7 @@ def test_rndv_spread(impl):
     """Rendezvous data on the RTS's stream (comm) or the ep's (off)."""
     for mode in ("comm", "off"):
         # GET rendezvous (UCX's default; sdp-mpirun picks put_zcopy on
-        # memif since session 7, whose PUTs go on the ep's stream)
+        # memif, whose PUTs go on the ep's stream)
         stats = mpirun(impl, 2, "mpi_streams", ["--any-tag", "--rounds",
                                                 "12"], mode, "memif",
                        env=["UCX_RNDV_SCHEME=get_zcopy"])

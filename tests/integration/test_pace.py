@@ -5,7 +5,7 @@
 These are functional checks that hold on a shared, noisy machine: CPU
 contention can only make a paced sender late (slower), never early, so the
 asserts are one-sided where timing is involved; the accuracy figures
-themselves are benchmarks (docs/BENCHMARKS.md).  The unpaced control run
+themselves are benchmarks (docs/BENCHMARKS.md, "Pacing accuracy").  The unpaced control run
 shows that the checks fail when pacing does not happen."""
 
 import harness

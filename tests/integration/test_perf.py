@@ -21,7 +21,7 @@ MIB = 1 << 20
 # frames overtaking the delayed ones (netem "reorder": they go out at once).
 NETEM_WAN = "delay 10ms loss 2% reorder 25% 50%"
 # Big socket buffers so neither window limits the impaired transfer (it is
-# limited by congestion control under 2% loss; see docs/BENCHMARKS.md).
+# limited by congestion control under 2% loss; docs/BENCHMARKS.md, "SCTP").
 SG_WAN = "sndbuf=16M rcvbuf=16M"
 
 

@@ -90,8 +90,8 @@ def ip_in_receives(ns):
 def test_bridge_own_mac():
     """own_mac=1 on af_packet: the port sends and answers as 02:5d:<ip>
     while sdpnet0 keeps its MAC, so the host's kernel sees our frames as
-    another host's and drops them before any route lookup (issue 9.6:
-    ~0.7 us of kernel time per frame).  Without it every frame to us also
+    another host's and drops them before any route lookup (~0.7 us of
+    kernel time per frame).  Without it every frame to us also
     goes through the kernel's ip_rcv and routing (InReceives grows by
     one per frame): the control run shows the counter works."""
     n = 5000

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""No T3 timeout without loss (issue 11.3).
+"""No T3 timeout without loss.
 
 A flow paced at a low rate behind a deep pacer queue (5 Mbit/s, about
 100 ms of frames waiting in the pacer: more than the 100 ms minimum RTO)
@@ -15,7 +15,7 @@ and the expiry resent every chunk outstanding longer than SRTT + 4 RTTVAR
 never drains for an RTO took a T3 timeout per RTO: seed 001's paced
 all-to-all (about one per association per iteration), seed 003's rails
 behind tbf (79-171 per run, nothing lost).  scripts/usrsctp-patches/0001
-restarts the timer.  The third case checks the other half of issue 11.3:
+restarts the timer.  The third case checks the other half:
 a frame the pacer refuses when its queue is full must stay unsent in
 usrsctp (sg_conn_output returns ENOBUFS), not be lost at our own pacer.
 
@@ -81,8 +81,8 @@ def test_dest_paced_pacer_full():
     """Without the send-buffer bound, cwnd outgrows the pacer's queue for
     the destination (16 frames): the pacer refuses frames (-ENOBUFS), and
     sg_conn_output hands that back to usrsctp, whose chunks then stay
-    unsent instead of being lost at our own pacer (issue 11.3: before,
-    each refusal was a loss: tail drops of a burst, resends, T3)."""
+    unsent instead of being lost at our own pacer (reported as sent,
+    each refusal would be a loss: tail drops of a burst, resends, T3)."""
     sg = SG.replace("sndbuf=64K ", "")
     r = tool("sdp-perf", "--fabric", "memif", "--test", "bw", "--size",
              SIZE, "--total", str(TOTAL), "--sg", sg, "--dp",

@@ -14,12 +14,12 @@ unmaps the shared regions on the control channel's hangup
 (memif_disconnect -> memif_free_regions) while the data path only
 checks ETH_MEMIF_FLAG_CONNECTED once, on entry to the burst.
 
-The ports run with the dataplane's default (memif_gate=auto since
-session 9: unpaced memif ports are gated, dataplane/dp_gate.c: no burst
-while that thread has work); --gate 1 forces it on, --no-gate (--gate
-0) runs them ungated, which reproduces the crash (session 8: 2 of 274
-rounds, both the memif server killed under a copying client's 1 MiB
-sends, SIGSEGV in eth_memif_tx).
+The ports run with the dataplane's default (memif_gate=auto: unpaced
+memif ports are gated, dataplane/dp_gate.c: no burst while that thread
+has work); --gate 1 forces it on, --no-gate (--gate 0) runs them
+ungated, which reproduces the crash (in about 1% of rounds under load,
+the memif server killed under a copying client's 1 MiB sends, SIGSEGV in
+eth_memif_tx; docs/BENCHMARKS.md, "Robustness").
 
 A survivor must exit by itself (peer_gone_ms) within SURVIVOR_S with a
 nonzero status and not by a signal; a crash is reported with gdb's
@@ -116,10 +116,9 @@ def main():
     ap.add_argument("--gate", choices=("default", "0", "1", "auto"),
                     default="default",
                     help="memif_gate for both ports (default: the "
-                    "dataplane's default, auto since session 9)")
+                    "dataplane's default, auto)")
     ap.add_argument("--no-gate", action="store_true",
-                    help="memif_gate=0 (the dataplane's default before "
-                    "session 9): reproduces the crash")
+                    help="memif_gate=0: reproduces the crash")
     ap.add_argument("--only", default=None,
                     help="one case: VICTIM:copy|zc:SIZE, e.g. "
                     "server:copy:1048576 (the one that crashed)")

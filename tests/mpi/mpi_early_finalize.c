@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * mpi_early_finalize.c - a rank that finalizes while its peer is still
- * receiving (issue 8): rank 0 sends N small messages (blocking MPI_Send,
+ * receiving: rank 0 sends N small messages (blocking MPI_Send,
  * or Isend + Waitall with --isend) to rank 1 and calls MPI_Finalize at
  * once; rank 1 receives them slowly (a short sleep every --slow-every
  * messages) and checks every value and the order.  The job must end, and

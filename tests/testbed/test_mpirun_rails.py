@@ -101,8 +101,7 @@ class RankEnv(unittest.TestCase):
                 if fabric == "bridge":
                     want["UCX_SCTP_DPDK_DP"] = f"netns=sdp-t1-h{r} own_mac=1"
                 else:
-                    # zero-copy rendezvous data (docs/BENCHMARKS.md,
-                    # "Zero-copy send (session 7)")
+                    # zero-copy rendezvous data (TX_ZCOPY_MIN)
                     want["UCX_RNDV_SCHEME"] = "put_zcopy"
                 self.assertEqual(MR.rank_env(opts(), tb, r), want,
                                  f"{fabric} rank {r}")

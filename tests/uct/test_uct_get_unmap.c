@@ -21,7 +21,7 @@
  * after it, none may be left (the call waited).  Whether a round catches
  * references before it is a race (the requester's last SACK against the
  * release command on the socketpair: on a quiet machine the SACK won all
- * 90 rounds now and then, CI, session 9), so the rounds only count them;
+ * 90 rounds now and then), so the rounds only count them;
  * the wait is proved by two paused rounds: the requester posts a 2 MiB
  * GET, stops progressing for GU_PAUSE_MS (the target has queued every
  * reply by reference and gets no SACK), tells the peer to release

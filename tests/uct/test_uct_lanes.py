@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """test_uct_lanes.py - several associations per peer on ONE port
-(UCX_SCTP_DPDK_LANES, issue 10.3): the device reports dev_num_paths =
+(UCX_SCTP_DPDK_LANES): the device reports dev_num_paths =
 LANES, UCP opens one lane per path, and lane k is an SCTP endpoint of its
 own on SCTP_PORT + k (its own association to the peer's lane k).
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
-"""test_uct_multirail.py - several ports per process, one UCT device each
-(issue 10.1): UCX's multi-rail stripes over them with no change to UCX.
+"""test_uct_multirail.py - several ports per process, one UCT device each:
+UCX's multi-rail stripes over them with no change to UCX.
 
 Two processes joined by TWO memif pairs (/run/sdp/<job>/m0.sock, m1.sock),
 UCX_SCTP_DPDK_DEVARGS="<pair 0 end>;<pair 1 end>", one subnet per rail
