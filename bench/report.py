@@ -319,8 +319,43 @@ def render_seeds(files):
     return "\n".join(out)
 
 
+# ------------------------------------------------------------ apps
+def render_apps(files):
+    rows = load(files[0])
+    need(rows, "apps: no rows: every case failed")
+    out = ["| case | MPI | layout | sctp_dpdk | UCX tcp | ratio | "
+           "comm sctp_dpdk | comm tcp | ratio |",
+           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        for t in ("sctp_dpdk", "tcp"):
+            need(r[f"{t}_time_s"] > 0, f"apps: {r['case']} {r['layout']}: "
+                 f"{t} time {r[f'{t}_time_s']}: a run measured nothing")
+        comm = "| | |"
+        if "ratio_comm" in r:
+            comm = (f"| {r['sctp_dpdk_comm_s'] * 1e3:.2f} ms | "
+                    f"{r['tcp_comm_s'] * 1e3:.2f} ms | "
+                    f"{r['ratio_comm']:.2f}x |")
+        name = r["case"]
+        if name == "hpcc":
+            name += (f" (HPL {r['ratio_hpl_speed']:.2f}x, FFT "
+                     f"{r['ratio_fft_speed']:.2f}x tcp's speed)")
+        out.append(f"| {name} | {r['mpi']} | {r['layout']} | "
+                   f"{r['sctp_dpdk_time_s']:.3f} s | {r['tcp_time_s']:.3f} s "
+                   f"| {r['ratio_time']:.2f}x {comm}")
+    return "\n".join(out)
+
+
 # ------------------------------------------------------------ registry
 SECTIONS = {
+    "apps": dict(
+        title="Applications and proxy patterns, sctp_dpdk vs UCX tcp",
+        minutes=30,
+        files=["bench/results/apps_vs_tcp.json"],
+        plots=["docs/img/apps_vs_tcp.png"],
+        commands=[[PY, "bench/apps_vs_tcp.py", "--rounds", "3",
+                   "--json", "bench/results/apps_vs_tcp.json",
+                   "--plot", "docs/img/apps_vs_tcp.png"]],
+        render=render_apps),
     "mpi": dict(
         title="MPI latency and bandwidth, sctp_dpdk vs UCX tcp",
         minutes=25,
