@@ -16,7 +16,8 @@ the ratio sctp_dpdk / tcp (below 1: sctp_dpdk is faster).
     hpcc     HPC Challenge (bench/apps/hpccinf.txt, N=2000): HPL (dense LU),
              MPI FFT (all-to-all), PTRANS, ring latency/bandwidth; its own
              residual checks must pass (Success=1, no FAILED)
-  proxies (apps/sdp_mpi_proxy.c, every byte checked), both MPIs:
+  proxies (apps/sdp_mpi_proxy.c, every byte checked), Open MPI, and
+  MPICH too for halo-160k-c4000 and allreduce-8:
     halo-<S>-c<C>   C us of computation, then 4 exchanges of S bytes
     alltoall, allreduce-<S>, small: see sdp_mpi_proxy.c
 
@@ -64,7 +65,16 @@ class CaseFailed(Exception):
     pass
 
 
+# --baseline-build: the transport of another build directory (e.g. an
+# older commit's), run as a third variant "before" in every round.
+BEFORE_BUILD = None
+
+
 def run_job(mpi, fabric, tls, np_, argv, cwd, timeout, env=()):
+    penv = dict(os.environ)
+    if tls == "before":
+        tls = "sctp_dpdk"
+        penv["SDP_BUILD_DIR"] = BEFORE_BUILD
     cmd = [MPIRUN, "--mpi", mpi, "--fabric", fabric, "--tls", tls,
            "-np", str(np_), "--timeout", str(timeout)]
     for e in env:
@@ -72,7 +82,7 @@ def run_job(mpi, fabric, tls, np_, argv, cwd, timeout, env=()):
     cmd += argv
     t0 = time.monotonic()
     p = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
-                       timeout=timeout + 120)
+                       timeout=timeout + 120, env=penv)
     wall = time.monotonic() - t0
     if p.returncode != 0:
         tail = "\n".join((p.stdout + p.stderr).splitlines()[-15:])
@@ -163,21 +173,21 @@ CASES = {
     "lammps": (lammps, ["openmpi"]),
     "hpcc": (hpcc, ["openmpi"]),
     "halo-16k-c1000": (proxy(["--pattern", "halo", "--size", "16384",
-                              "--compute-us", "1000"]), ["openmpi", "mpich"]),
+                              "--compute-us", "1000"]), ["openmpi"]),
     "halo-160k-c0": (proxy(["--pattern", "halo", "--size", "163840",
-                            "--compute-us", "0"]), ["openmpi", "mpich"]),
+                            "--compute-us", "0"]), ["openmpi"]),
     "halo-160k-c1000": (proxy(["--pattern", "halo", "--size", "163840",
-                               "--compute-us", "1000"]), ["openmpi", "mpich"]),
+                               "--compute-us", "1000"]), ["openmpi"]),
     "halo-160k-c4000": (proxy(["--pattern", "halo", "--size", "163840",
                                "--compute-us", "4000"]), ["openmpi", "mpich"]),
     "alltoall-64k": (proxy(["--pattern", "alltoall", "--size", "65536",
-                            "--compute-us", "1000"]), ["openmpi", "mpich"]),
+                            "--compute-us", "1000"]), ["openmpi"]),
     "allreduce-8": (proxy(["--pattern", "allreduce", "--size", "8",
                            "--compute-us", "100"]), ["openmpi", "mpich"]),
     "allreduce-64k": (proxy(["--pattern", "allreduce", "--size", "65536",
-                             "--compute-us", "1000"]), ["openmpi", "mpich"]),
+                             "--compute-us", "1000"]), ["openmpi"]),
     "small-256": (proxy(["--pattern", "small", "--size", "256", "--msgs",
-                         "32", "--compute-us", "500"]), ["openmpi", "mpich"]),
+                         "32", "--compute-us", "500"]), ["openmpi"]),
 }
 QUICK_CASES = ["lammps", "halo-160k-c1000", "allreduce-8"]
 
@@ -219,13 +229,26 @@ def main():
     ap.add_argument("--layouts", default="memif2,bridge2,bridge4",
                     help="comma-separated, from: " + ",".join(LAYOUTS))
     ap.add_argument("--mpi", help="only this MPI (openmpi or mpich)")
+    ap.add_argument("--baseline-build", metavar="DIR",
+                    help="also run the sctp_dpdk transport of build "
+                    "directory DIR (another commit's) in every round, as "
+                    "'before'")
     ap.add_argument("--json")
     ap.add_argument("--plot")
     a = ap.parse_args()
     if os.geteuid() != 0:
         log("needs root (testbeds); skipped")
         return 77
+    global BEFORE_BUILD
     rounds = a.rounds or (2 if a.quick else 3)
+    variants = [("sctp_dpdk", 0), ("tcp", 1)]
+    if a.baseline_build:
+        lib = os.path.join(a.baseline_build, "ucx-tl",
+                           "libuct_sctp_dpdk.so")
+        if not os.path.exists(lib):
+            sys.exit(f"apps_vs_tcp: --baseline-build: {lib} not found")
+        BEFORE_BUILD = os.path.abspath(a.baseline_build)
+        variants.append(("before", 0))
     cases = (a.cases.split(",") if a.cases else
              QUICK_CASES if a.quick else list(CASES))
     layouts = a.layouts.split(",")
@@ -252,11 +275,11 @@ def main():
                     continue
                 for lay in layouts:
                     np_, fab_s, fab_t = LAYOUTS[lay]
-                    res = {"sctp_dpdk": [], "tcp": []}
+                    res = {v: [] for v, _ in variants}
                     try:
                         for _ in range(rounds):
-                            for tls, fab in (("sctp_dpdk", fab_s),
-                                             ("tcp", fab_t)):
+                            for tls, t in variants:
+                                fab = fab_t if t else fab_s
                                 res[tls].append(fn(mpi, fab, tls, np_, work,
                                                    a.quick))
                     except (CaseFailed, subprocess.TimeoutExpired) as e:
@@ -286,6 +309,12 @@ def main():
                     if "sctp_dpdk_comm_s" in row and row["tcp_comm_s"] > 0:
                         row["ratio_comm"] = (row["sctp_dpdk_comm_s"] /
                                              row["tcp_comm_s"])
+                    if "before" in res:
+                        row["ratio_before"] = (row["before_time_s"] /
+                                               row["tcp_time_s"])
+                        if "before_comm_s" in row and row["tcp_comm_s"] > 0:
+                            row["ratio_comm_before"] = (row["before_comm_s"] /
+                                                        row["tcp_comm_s"])
                     if case == "hpcc":
                         row["ratio_hpl_speed"] = (row["sctp_dpdk_HPL_Tflops"]
                                                   / row["tcp_HPL_Tflops"])
@@ -310,6 +339,12 @@ def main():
         print(f"{r['case']:<18}{r['mpi']:<8}{r['layout']:<8}"
               f"{r['sctp_dpdk_time_s']:>9.3f}{r['tcp_time_s']:>9.3f}"
               f"{r['ratio_time']:>7.2f}{comm}")
+        if "ratio_before" in r:
+            print(f"{'':<26}before: {r['before_time_s']:>9.3f}"
+                  f"{'':>9}{r['ratio_before']:>7.2f}" +
+                  (f"{r['before_comm_s'] * 1e3:>10.3f}{'':>10}"
+                   f"{r['ratio_comm_before']:>7.2f}"
+                   if "ratio_comm_before" in r else ""))
         if r["case"] == "hpcc":
             print(f"{'':<34}HPL speed x{r['ratio_hpl_speed']:.2f}, "
                   f"FFT speed x{r['ratio_fft_speed']:.2f} (of tcp's)")
