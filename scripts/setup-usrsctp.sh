@@ -43,7 +43,12 @@
 # only external mbufs) instead of copying them into clusters, and calls
 # its free function once nothing references them (sg_send_zc, UCT
 # put_zcopy above TX_ZCOPY_MIN).
-# 0007: getsockopt SCTP_SDP_UNSENT, an association's queued bytes not yet
+# 0007: a bound-all association finds a local AF_CONN address in the
+# VRF's address hash (16384 buckets instead of 16) instead of walking every
+# address on every received packet: sg registers one address per peer, so
+# the walk was O(peers) per packet (docs/BENCHMARKS.md, "Thousands of peers
+# on one endpoint").
+# 0008: getsockopt SCTP_SDP_UNSENT, an association's queued bytes not yet
 # transmitted (sg_assoc_unsent: the transport keeps polling while a send
 # it completed still has bytes there; docs/APPLICATIONS.md).
 #

@@ -276,7 +276,7 @@ int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p);
  * Bytes of @assoc's queued messages that usrsctp has not transmitted yet:
  * held back by the congestion window or the peer's receive window, they
  * leave only as SACKs arrive, which this process handles only inside
- * sg_poll.  (usrsctp-patches/0007, SCTP_SDP_UNSENT.)
+ * sg_poll.  (usrsctp-patches/0008, SCTP_SDP_UNSENT.)
  * @return 0 and the count in @bytes_p; -ENOTCONN the association is unknown.
  */
 int sg_assoc_unsent(struct sg_ep *ep, sg_assoc_t assoc, uint32_t *bytes_p);
@@ -288,6 +288,9 @@ int sg_assoc_unsent(struct sg_ep *ep, sg_assoc_t assoc, uint32_t *bytes_p);
  * its computation) polls on while this is non-zero and the peer answers.
  */
 unsigned int sg_ep_unsent(const struct sg_ep *ep);
+
+/** Untransmitted bytes of the associations sg_ep_unsent counts. */
+uint64_t sg_ep_unsent_bytes(struct sg_ep *ep);
 
 /**
  * Whether the peer of @assoc has closed its side and this side answered:

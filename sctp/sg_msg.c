@@ -551,7 +551,7 @@ int sg_assoc_unacked(struct sg_ep *ep, sg_assoc_t assoc, uint64_t *bytes_p)
 }
 
 #ifndef SCTP_SDP_UNSENT
-#define SCTP_SDP_UNSENT 0x0000f101 /* usrsctp-patches/0007 */
+#define SCTP_SDP_UNSENT 0x0000f101 /* usrsctp-patches/0008 */
 #endif
 
 int sg_assoc_unsent(struct sg_ep *ep, sg_assoc_t assoc, uint32_t *bytes_p)
@@ -571,6 +571,18 @@ int sg_assoc_unsent(struct sg_ep *ep, sg_assoc_t assoc, uint32_t *bytes_p)
 unsigned int sg_ep_unsent(const struct sg_ep *ep)
 {
 	return ep->nb_unsent;
+}
+
+uint64_t sg_ep_unsent_bytes(struct sg_ep *ep)
+{
+	uint64_t total = 0;
+	uint32_t bytes;
+	unsigned int i;
+
+	for (i = 0; i < ep->nb_unsent; i++)
+		if (sg_assoc_unsent(ep, ep->unsent[i], &bytes) == 0)
+			total += bytes;
+	return total;
 }
 
 void sg_unsent_note(struct sg_ep *ep, sg_assoc_t assoc)

@@ -334,6 +334,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t linger_tsc;	      /* LINGER_US in TSC cycles; 0: off */
 	uint64_t unsent_left_tsc;     /* progress returned with bytes
 				       * untransmitted at this time; 0: none */
+	uint64_t linger_quiet_tsc;    /* no linger before this time */
 	uint64_t linger_calls;	      /* progress calls that lingered */
 	uint64_t linger_cycles;	      /* TSC cycles spent lingering */
 	uint64_t unsent_left;	      /* progress calls that returned with
@@ -475,9 +476,13 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_IDLE_BLOCK_MAX_US 100000
 /* SACK_HOLD_US=auto (sctp_dpdk_config.c) */
 #define UCT_SCTP_DPDK_SACK_HOLD_AUTO_US 20
-/* A linger ends when no packet arrived for this long (the peer is not
- * polling: computing, or descheduled), microseconds. */
+/* A linger ends when no untransmitted byte left for this long (the peer
+ * is not answering: computing, descheduled, or its window is shut),
+ * microseconds. */
 #define UCT_SCTP_DPDK_LINGER_IDLE_US 50
+/* After a linger that moved nothing, none for this many idle periods
+ * (the peer's receive window holds the bytes: only its reader opens it) */
+#define UCT_SCTP_DPDK_LINGER_BACKOFF 20
 /* LINGER_US=auto, and its largest value, microseconds */
 #define UCT_SCTP_DPDK_LINGER_AUTO_US 500
 #define UCT_SCTP_DPDK_LINGER_MAX_US 100000

@@ -121,6 +121,24 @@ static int uct_sctp_dpdk_devs_unsent(void)
 	return 0;
 }
 
+/* Untransmitted bytes of every device's tracked associations. */
+static uint64_t uct_sctp_dpdk_devs_unsent_bytes(void)
+{
+	uct_sctp_dpdk_ctx_t *c;
+	uint64_t total = 0;
+	unsigned k, l;
+
+	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
+		c = uct_sctp_dpdk_devs[k];
+		if (c->sg != NULL)
+			total += sg_ep_unsent_bytes(c->sg);
+		for (l = 1; l < c->nb_lanes; l++)
+			if (c->lane_sg[l] != NULL)
+				total += sg_ep_unsent_bytes(c->lane_sg[l]);
+	}
+	return total;
+}
+
 void uct_sctp_dpdk_ctx_linger_enter(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uint64_t gap = dp_tsc() - ctx->unsent_left_tsc;
@@ -135,34 +153,43 @@ void uct_sctp_dpdk_ctx_linger_enter(uct_sctp_dpdk_ctx_t *ctx)
 
 void uct_sctp_dpdk_ctx_linger(uct_sctp_dpdk_ctx_t *ctx)
 {
-	uint64_t start, now, last_work, idle_tsc;
+	uint64_t start, now, last_moved, idle_tsc, left, prev;
 
 	if (!uct_sctp_dpdk_devs_unsent())
 		return;
-	if (ctx->linger_tsc == 0 ||
+	now = dp_tsc();
+	/* Off, busy elsewhere, or the last linger moved nothing (the peer
+	 * is not reading: its receive window, not ours, holds the bytes):
+	 * leave them for the next progress call. */
+	if (ctx->linger_tsc == 0 || now < ctx->linger_quiet_tsc ||
 	    !ucs_recursive_spin_trylock(ctx->lock)) {
 		ctx->unsent_left++;
-		ctx->unsent_left_tsc = dp_tsc();
+		ctx->unsent_left_tsc = now;
 		return;
 	}
 	idle_tsc = (uint64_t)(dp_tsc_hz() / 1e6 * UCT_SCTP_DPDK_LINGER_IDLE_US);
-	start = last_work = now = dp_tsc();
+	start = last_moved = now;
+	prev = left = uct_sctp_dpdk_devs_unsent_bytes();
 	ctx->linger_calls++;
-	while (uct_sctp_dpdk_devs_unsent()) {
-		unsigned work = uct_sctp_dpdk_ctx_poll_all();
-
+	while (left != 0) {
+		uct_sctp_dpdk_ctx_poll_all();
 		now = dp_tsc();
-		if (work != 0)
-			last_work = now;
-		else if (now - last_work > idle_tsc)
-			break;
-		if (now - start > ctx->linger_tsc)
+		left = uct_sctp_dpdk_devs_unsent() ?
+			       uct_sctp_dpdk_devs_unsent_bytes() : 0;
+		if (left < prev)
+			last_moved = now;
+		prev = left;
+		if (now - last_moved > idle_tsc ||
+		    now - start > ctx->linger_tsc)
 			break;
 	}
 	ctx->linger_cycles += now - start;
-	if (uct_sctp_dpdk_devs_unsent()) {
+	if (left != 0) {
 		ctx->unsent_left++;
 		ctx->unsent_left_tsc = now;
+		if (last_moved == start) /* futile: back off */
+			ctx->linger_quiet_tsc = now + idle_tsc *
+				UCT_SCTP_DPDK_LINGER_BACKOFF;
 	}
 	ucs_recursive_spin_unlock(ctx->lock);
 }
