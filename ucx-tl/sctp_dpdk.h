@@ -336,6 +336,7 @@ typedef struct uct_sctp_dpdk_ctx {
 				       * untransmitted at this time; 0: none */
 	uint64_t linger_quiet_tsc;    /* no linger before this time */
 	uint64_t linger_calls;	      /* progress calls that lingered */
+	uint64_t linger_done;	      /* ... until every byte had left */
 	uint64_t linger_cycles;	      /* TSC cycles spent lingering */
 	uint64_t unsent_left;	      /* progress calls that returned with
 				       * bytes untransmitted */

@@ -184,6 +184,8 @@ void uct_sctp_dpdk_ctx_linger(uct_sctp_dpdk_ctx_t *ctx)
 			break;
 	}
 	ctx->linger_cycles += now - start;
+	if (left == 0)
+		ctx->linger_done++;
 	if (left != 0) {
 		ctx->unsent_left++;
 		ctx->unsent_left_tsc = now;
@@ -262,7 +264,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 PRIu64 "}, \"tx_chain\": {\"pkts\": %" PRIu64 ", \"segs\": %" PRIu64
 		 ", \"cluster_bytes\": %" PRIu64 "}, \"exit\": {\"acked_unfinished\": %"
 		 PRIu64 ", \"timed_out\": %" PRIu64 "}, \"linger\": {\"calls\": %"
-		 PRIu64 ", \"us\": %" PRIu64 ", \"unsent_left\": %" PRIu64
+		 PRIu64 ", \"done\": %" PRIu64 ", \"us\": %" PRIu64
+		 ", \"unsent_left\": %" PRIu64
 		 ", \"unsent_stalls\": %" PRIu64 ", \"unsent_stall_us\": %"
 		 PRIu64 "}, \"idle\": {\"sleeps\": %" PRIu64 ", \"blocks\": %"
 		 PRIu64 ", \"block_wakes\": %" PRIu64 "}, %s%s%s}\n",
@@ -283,6 +286,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 sgs.tx_chain_pkts, sgs.tx_chain_segs, sgs.tx_cluster_bytes,
 		 uct_sctp_dpdk_exit_stats.acked_unfinished,
 		 uct_sctp_dpdk_exit_stats.timed_out, ctx->linger_calls,
+		 ctx->linger_done,
 		 (uint64_t)(ctx->linger_cycles * 1e6 / dp_tsc_hz()),
 		 ctx->unsent_left, ctx->unsent_stalls, ctx->unsent_stall_us,
 		 ctx->idle_sleeps, ctx->idle_blocks, ctx->idle_block_wakes,

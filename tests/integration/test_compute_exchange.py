@@ -15,9 +15,11 @@ by the next one more than 1 ms later (the rank computed meanwhile).
    every output, so every exchange after a computation is window-limited)
    and LINGER_US=0: the stall is there, in most steps (the counter works).
 2. The same with the default LINGER_US: a progress call polls on while
-   its bytes are untransmitted and leave, so few steps leave bytes behind
-   (some may, where the peer was descheduled on a loaded machine: at most
-   a fifth of the steps, or a third of the stalls without lingering).
+   its bytes are untransmitted and leave ("linger".done counts those that
+   saw every byte leave: at least one), so few steps leave bytes behind
+   (0-4 of 100 on a quiet machine; where the peer is descheduled, as on a
+   loaded machine, lingering cannot help: at most a fifth of the steps, or
+   no more than without lingering).
 3. Defaults (max_burst=0): the window is not cut after a computation, so
    nothing is left in usrsctp at all in steady state.
 Each run also checks the exit drain ended without a timeout
@@ -83,10 +85,11 @@ def test_window_limited_without_linger():
 
 def test_window_limited_with_linger():
     lg = halo("mpich", "UCX_SCTP_DPDK_SG=max_burst=4")
-    check(sum(x["calls"] for x in lg) > 0, f"never lingered: {lg}")
+    check(sum(x["done"] for x in lg) > 0,
+          f"no linger ever saw its bytes leave: {lg}")
     # A linger cannot help while the peer is descheduled (a loaded
     # machine), so the bound is relative to the run without it as well.
-    bound = max(STEPS // 5, (WITHOUT[0] if WITHOUT else STEPS) // 3)
+    bound = max(STEPS // 5, WITHOUT[0] if WITHOUT else STEPS)
     check(stalls(lg) <= bound,
           f"{stalls(lg)} steps in {STEPS} left bytes in usrsctp while the "
           f"rank computed, despite lingering (bound {bound}; {lg})")
