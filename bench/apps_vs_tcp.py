@@ -197,7 +197,11 @@ def median(xs):
 
 
 def plot(rows, path):
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        sys.exit(f"apps_vs_tcp: --plot needs matplotlib (apt-get install "
+                 f"python3-matplotlib; run with /usr/bin/python3)")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     labels = [f"{r['case']}\n{r['mpi']} {r['layout']}" for r in rows]
