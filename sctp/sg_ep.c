@@ -496,10 +496,15 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	int rc = 0;
 
 	peer = sg_link_peer(ep->lk, peer_ip_be);
-	if (peer == NULL) {
+	if (peer == NULL && ep->lk->nb_peers == ep->lk->max_peers) {
 		SDP_LOG(ERR, SCTP, "connect: %u peers already known: raise "
 			"max_peers", ep->lk->max_peers);
 		return -ENOSPC;
+	}
+	if (peer == NULL) {
+		SDP_LOG(ERR, SCTP, "connect: out of memory for peer %u",
+			ep->lk->nb_peers + 1);
+		return -ENOMEM;
 	}
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;
