@@ -378,6 +378,8 @@ struct sg_ep {
 	uint64_t gone_check_tsc; /* next link check */
 	uint64_t gone_down_tsc;	 /* every port first seen down; 0: up */
 	bool gone_done;		 /* aborted for this time down */
+	uint64_t gone_aborts_before; /* st.peer_gone_aborts when it went
+				      * down (the first pass logs) */
 	/* Zero-copy send (sg_zc.c) */
 	struct sg_zc *zc_released;	/* LIFO of released, not delivered */
 	struct sg_zc *zc_live;		/* every undelivered one */

@@ -16,9 +16,10 @@
  * contents a function of the address index and the message number), and
  * checks each echo: length, every byte, and that it came back on the same
  * association.  The hub checks that it learnt N peers and N associations
- * and reports its heap growth per association (glibc mallinfo2: sg's peer
- * tables and usrsctp's association state, which it allocates with malloc;
- * DPDK memory is not on the heap).
+ * and reports its heap growth per association (sg's peer tables and
+ * usrsctp's association state; DPDK memory is not on the heap).  When the
+ * many side closes its port, the hub aborts all N associations after
+ * peer_gone_ms.
  *
  * Needs root (memif vdevs under /run/sdp).  Every wait has a deadline; the
  * parent kills both children at its deadline and removes the socket
@@ -161,11 +162,18 @@ void hub_main(int done_fd)
 	CHECK(sg_ep_open(port, &scfg, &ep) == 0);
 	heap0 = heap_bytes();
 
-	while (echoed < want || !backlog.empty()) {
+	for (uint64_t it = 0; echoed < want || !backlog.empty(); it++) {
 		sg_msg_desc *msgs[32];
 		unsigned int n, i;
 
 		CHECK(now_s() < end);
+		if (it % 1024 == 0) {
+			pollfd pfd = { done_fd, POLLIN, 0 };
+
+			/* the many side gave up: fail now, not at the
+			 * deadline */
+			CHECK(poll(&pfd, 1, 0) == 0);
+		}
 		if (sg_poll(ep, dp_tsc()) == 0)
 			usleep(20); /* two cores shared with the many side */
 		while (sg_next_event(ep, &ev) == 0)
@@ -229,6 +237,23 @@ void hub_main(int done_fd)
 		while (sg_next_event(ep, &ev) == 0)
 			;
 	}
+	/* the many side closed its port: every association ends after
+	 * peer_gone_ms (sg_gone.c), not only the first batch of them */
+	double gone_end = now_s() + 10;
+	uint64_t lost = 0;
+
+	while (lost < g_n && now_s() < gone_end) {
+		if (sg_poll(ep, dp_tsc()) == 0)
+			usleep(100);
+		while (sg_next_event(ep, &ev) == 0)
+			if (ev.type == SG_EV_LOST)
+				lost++;
+	}
+	fprintf(stderr, "hub: the many side left: %" PRIu64 " associations "
+		"aborted, %" PRIu64 " lost events, %u left\n",
+		ep->st.peer_gone_aborts, lost, ep->assocs.count);
+	CHECK(ep->st.peer_gone_aborts == g_n);
+	CHECK(lost == g_n);
 	sg_ep_close(ep);
 	dp_port_close(port);
 	dp_eal_fini();
