@@ -217,8 +217,15 @@ struct dp_port {
 	struct rte_ring *rx_ring;	/* SPSC: poll -> dp_port_recv */
 	struct rte_mempool *pool;
 	/* mbufs without data room, for external buffers
-	 * (dp_pkt_ext_alloc); NULL when it could not be created */
+	 * (dp_pkt_ext_alloc); NULL when the port may not send them
+	 * (tx_ext) or the pool could not be created */
 	struct rte_mempool *ext_pool;
+	/* Chained TX of buffers outside DPDK's memory (usrsctp's heap, a
+	 * zero-copy sender's memory: no valid IOVA) is allowed: the driver
+	 * reads transmitted bytes with the CPU (dp_port.c
+	 * tx_copies_with_cpu) and takes multi-segment packets
+	 * (RTE_ETH_TX_OFFLOAD_MULTI_SEGS, enabled then) */
+	bool tx_ext;
 	struct dp_frame_ctx fctx;
 	uint32_t net_mask_be;
 

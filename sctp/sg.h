@@ -98,8 +98,11 @@ struct sg_config {
 	uint32_t tx_chain_min_bytes; /* tx_chain_min: packets of at least
 				    * this many bytes with DATA leave as
 				    * usrsctp's mbuf chain, the payload by
-				    * reference (no copy); 0 = off, every
-				    * packet is written into one mbuf */
+				    * reference (no copy), on ports whose
+				    * driver copies with the CPU
+				    * (dp_port_tx_ext; elsewhere the buffers,
+				    * without an IOVA, are copied); 0 = off,
+				    * every packet is written into one mbuf */
 	bool rx_ext;		   /* usrsctp keeps each received packet in
 				    * its DPDK mbuf instead of copying it
 				    * (usrsctp-patches/0003; sg_stats

@@ -337,7 +337,10 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	/* at least one tick: 0 means off */
 	ep->lk->hold_tsc = cfg->sack_hold_us == 0 ? 0 :
 			   dp_tsc_hz() * cfg->sack_hold_us / 1000000 + 1;
-	ep->lk->chain_min_bytes = cfg->tx_chain_min_bytes;
+	/* a port whose device reads by IOVA gets every packet in one mbuf
+	 * of its pool: usrsctp's buffers have no IOVA */
+	ep->lk->chain_min_bytes = dp_port_tx_ext(port) ?
+					  cfg->tx_chain_min_bytes : 0;
 	ep->lk->rx_ext = cfg->rx_ext;
 	sg_stack_get();
 	sg_ep_set_tx_cluster(cfg);
