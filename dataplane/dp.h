@@ -130,6 +130,8 @@ struct dp_config {
 	uint32_t arp_retries;	/* requests before giving up; default 5 */
 	uint32_t arp_retry_ms;	/* between requests; default 200 */
 	uint32_t arp_ttl_ms;	/* neighbour cache lifetime; default 60000 */
+	uint32_t arp_max;	/* neighbours cached before LRU eviction; the
+				 * cache grows up to it; default 1048576 */
 	uint32_t nb_static_arp;
 	struct dp_arp_static static_arp[DP_MAX_STATIC_ARP];
 	/* Polling */

@@ -24,11 +24,13 @@ extern "C" {
 #ifndef DP_ARP_SIZE_LOG2 /* the fuzz build shrinks it to reach eviction */
 #define DP_ARP_SIZE_LOG2 13
 #endif
-#define DP_ARP_SIZE (1u << DP_ARP_SIZE_LOG2) /* neighbour cache slots */
-/* Entries the cache holds before it evicts the least recently used one
- * (3/4 of the slots keeps linear probing short).  Above DP_MAX_STATIC_ARP
- * and above the ranks of any job on one subnet we expect. */
+#define DP_ARP_SIZE (1u << DP_ARP_SIZE_LOG2) /* initial cache slots */
+/* Entries a cache holds by default before it evicts the least recently
+ * used one: 3/4 of the initial slots (3/4 keeps linear probing short).
+ * Above DP_MAX_STATIC_ARP.  dp_arp_table_set_max raises it (the table
+ * grows) up to DP_ARP_MAX_LIMIT. */
 #define DP_ARP_MAX_ENTRIES (DP_ARP_SIZE / 4 * 3)
+#define DP_ARP_MAX_LIMIT (1u << 24)
 #define DP_ARP_HOLD 64	     /* packets held while resolving */
 /* Room in front of an L4 payload for Ethernet + IPv4 + UDP headers. */
 #define DP_HDR_ROOM (RTE_ETHER_HDR_LEN + 20 + 8)
@@ -99,7 +101,11 @@ struct dp_arp_entry {
 };
 
 struct dp_arp_table {
-	struct dp_arp_entry e[DP_ARP_SIZE];
+	struct dp_arp_entry *e;	 /* mask + 1 slots */
+	uint32_t mask;		 /* slots - 1 (power of 2) */
+	uint32_t size_log2;	 /* log2(slots), for the hash */
+	uint32_t max_entries;	 /* evict the LRU entry at this many */
+	uint64_t grows;		 /* doublings */
 	uint64_t ttl_tsc;	 /* REACHABLE lifetime */
 	uint64_t retry_tsc;	 /* between requests */
 	uint32_t max_tries;	 /* requests before giving up */
@@ -111,10 +117,17 @@ struct dp_arp_table {
 				  * scan */
 };
 
-void dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
-		       uint64_t retry_tsc, uint32_t max_tries);
+/* DP_ARP_SIZE slots, at most DP_ARP_MAX_ENTRIES entries.  @return 0 or
+ * -ENOMEM. */
+int dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
+		      uint64_t retry_tsc, uint32_t max_tries);
+void dp_arp_table_fini(struct dp_arp_table *t);
+/* Hold up to @max_entries neighbours (the table doubles as they come)
+ * before evicting.  @return 0; -EINVAL below the entries held or above
+ * DP_ARP_MAX_LIMIT. */
+int dp_arp_table_set_max(struct dp_arp_table *t, uint32_t max_entries);
 /*
- * A full table (DP_ARP_MAX_ENTRIES) makes room by evicting the least
+ * A full table (max_entries) makes room by evicting the least
  * recently used REACHABLE entry (a failed resolution counts as one);
  * STATIC and INCOMPLETE entries (packets may be held) are never evicted.
  */

@@ -725,8 +725,13 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	/* af_packet's tx_burst is a sendto(): one per poll, not per send */
 	port->tx_batch = strcmp(info.driver_name, "net_af_packet") == 0;
 
-	dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
-			  dp_ms_to_tsc(cfg->arp_retry_ms), cfg->arp_retries);
+	rc = dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
+			       dp_ms_to_tsc(cfg->arp_retry_ms),
+			       cfg->arp_retries);
+	if (rc == 0)
+		rc = dp_arp_table_set_max(&port->arp, cfg->arp_max);
+	if (rc != 0)
+		goto err_stop;
 	for (i = 0; i < cfg->nb_static_arp; i++) {
 		struct rte_ether_addr mac;
 
@@ -736,8 +741,8 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		if (rc != 0) {
 			SDP_LOG(ERR, DP, "port %u: static arp= entry %u does "
 				"not fit the neighbour cache (%u entries): "
-				"give fewer arp= entries", pid, i,
-				(unsigned int)DP_ARP_MAX_ENTRIES);
+				"give fewer arp= entries or raise arp_max=",
+				pid, i, port->arp.max_entries);
 			goto err_stop;
 		}
 	}
@@ -782,6 +787,7 @@ err_free_all:
 	rte_mempool_free(port->ext_pool);
 	if (port->memif_zc)
 		dp_memif_zc_release();
+	dp_arp_table_fini(&port->arp);
 	port_unplug(port);
 	rte_free(port);
 	return rc;
@@ -792,6 +798,7 @@ err_free_queues:
 err_free_port:
 	if (port->memif_zc)
 		dp_memif_zc_release();
+	dp_arp_table_fini(&port->arp);
 	port_unplug(port);
 	rte_free(port);
 	return rc;
@@ -850,6 +857,7 @@ static void port_close(struct dp_port *port)
 		rte_mempool_free(port->pool);
 	if (ext_held == 0)
 		rte_mempool_free(port->ext_pool);
+	dp_arp_table_fini(&port->arp);
 	port_unplug(port);
 	rte_free(port);
 }
