@@ -455,6 +455,22 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);
  * (no dp_pace_enqueue/dp_pace_drain) until it turns true. */
 bool dp_pace_active(const struct dp_port *port);
 void dp_pace_release(struct dp_port *port);
+/* Link rate assumed when neither link= nor the driver gives one (deadline
+ * mode only: its rate matters for per-destination shares, not spacing). */
+#define DP_PACE_LINK_UNKNOWN_BPS UINT64_C(10000000000)
+/* The pacer's mode and link rate for @cfg on a link of @speed_mbps (0:
+ * the driver does not know).  Gap mode needs a known speed: pace=gap
+ * without one is refused; pace=auto on a PCI port without one falls back
+ * to deadline mode (*why_p says why, for the log).
+ * @return 0; -EINVAL pace=gap with no link= and an unknown speed. */
+int dp_pace_choose(const struct dp_config *cfg, uint32_t speed_mbps,
+		   bool *gap_p, uint64_t *link_bps_p, const char **why_p);
+/* Why gap frames cannot pace @driver's port, or NULL: a driver known to
+ * drop transmitted MAC Control frames, no TX counters (@counters false),
+ * or a probe of @probe_sent gap frames of which the counters saw only
+ * @probe_left leave. */
+const char *dp_pace_gap_blocked(const char *driver, uint32_t probe_sent,
+				uint64_t probe_left, bool counters);
 void dp_pace_stats(const struct dp_port *port, struct dp_stats *st);
 void dp_tx_burst_now(struct dp_port *port);
 bool dp_tx_room(struct dp_port *port, uint16_t n);
