@@ -46,6 +46,11 @@
 # only external mbufs) instead of copying them into clusters, and calls
 # its free function once nothing references them (sg_send_zc, UCT
 # put_zcopy above TX_ZCOPY_MIN; docs/BENCHMARKS.md, "Zero-copy send").
+# 0007: a bound-all association finds a local AF_CONN address in the
+# VRF's address hash (16384 buckets instead of 16) instead of walking every
+# address on every received packet: sg registers one address per peer, so
+# the walk was O(peers) per packet (docs/BENCHMARKS.md, "Thousands of peers
+# on one endpoint").
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if
