@@ -130,6 +130,8 @@ struct dp_config {
 	uint32_t arp_retries;	/* requests before giving up; default 5 */
 	uint32_t arp_retry_ms;	/* between requests; default 200 */
 	uint32_t arp_ttl_ms;	/* neighbour cache lifetime; default 60000 */
+	uint32_t arp_max;	/* neighbours cached before LRU eviction; the
+				 * cache grows up to it; default 1048576 */
 	uint32_t nb_static_arp;
 	struct dp_arp_static static_arp[DP_MAX_STATIC_ARP];
 	/* Polling */
@@ -304,6 +306,14 @@ void dp_pkt_free(struct rte_mbuf *m);
  */
 struct rte_mbuf *dp_pkt_ext_alloc(struct dp_port *port);
 
+/**
+ * Whether packets on @port may carry external buffers (memory outside
+ * DPDK's, without an IOVA): only when its driver copies transmitted bytes
+ * with the CPU and takes multi-segment packets.  False: dp_pkt_ext_alloc
+ * always returns NULL, and a layer above writes each packet into one mbuf.
+ */
+bool dp_port_tx_ext(const struct dp_port *port);
+
 /** mbufs of the port's two pools (dp_pkt_alloc, dp_pkt_ext_alloc) in use:
  * in the rings, queues, the NIC and the layers above. */
 unsigned int dp_port_mbufs_in_use(const struct dp_port *port);
@@ -467,7 +477,8 @@ void dp_stats_print(const struct dp_stats *stats, FILE *f);
  */
 int dp_stats_json(const struct dp_stats *stats, char *buf, size_t len);
 
-/** Link state: true when up; @speed_mbps_p may be NULL. */
+/** Link state: true when up; @speed_mbps_p (may be NULL) gets the speed
+ * in Mbit/s, 0 when the driver does not know it. */
 bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p);
 
 /** A memif port in the server role: at exit it waits for its client to

@@ -4,12 +4,14 @@
  * retries and a timeout, replies to requests for our address, and the hold
  * queue for packets waiting on a resolution.
  *
- * Cache: open addressing on the IPv4 address, linear probing, DP_ARP_SIZE
- * slots of which at most DP_ARP_MAX_ENTRIES are used.  A full table evicts
- * its least recently used REACHABLE entry (a linear scan: only when a new
- * neighbour arrives at a full table); deletion shifts the following
- * entries of the probe run back, so probing needs no tombstones.  State
- * machine per entry:
+ * Cache: open addressing on the IPv4 address, linear probing, at most 3/4
+ * of the slots used.  It starts at DP_ARP_SIZE slots and doubles (rehash)
+ * when a new neighbour would fill more than that, up to max_entries
+ * (DP_ARP_MAX_ENTRIES unless dp_arp_table_set_max raised it: a port takes
+ * arp_max=); a table at max_entries evicts its least recently used
+ * REACHABLE entry (a linear scan: only when a new neighbour arrives at a
+ * full table); deletion shifts the following entries of the probe run
+ * back, so probing needs no tombstones.  State machine per entry:
  *
  *   FREE --lookup--> INCOMPLETE --reply--> REACHABLE --ttl--> (re-armed)
  *                        |  retry_tsc: request again, tries++
@@ -21,6 +23,7 @@
  * All time is TSC passed by the caller; the table itself is pure logic.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_arp.h>
@@ -29,29 +32,51 @@
 
 #include "dp_internal.h"
 
-void dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
-		       uint64_t retry_tsc, uint32_t max_tries)
+int dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
+		      uint64_t retry_tsc, uint32_t max_tries)
 {
 	memset(t, 0, sizeof(*t));
+	t->e = calloc(DP_ARP_SIZE, sizeof(*t->e));
+	if (t->e == NULL)
+		return -ENOMEM;
+	t->size_log2 = DP_ARP_SIZE_LOG2;
+	t->mask = DP_ARP_SIZE - 1;
+	t->max_entries = DP_ARP_MAX_ENTRIES;
 	t->ttl_tsc = ttl_tsc;
 	t->retry_tsc = retry_tsc;
 	t->max_tries = max_tries;
+	return 0;
 }
 
-static inline uint32_t slot_of(uint32_t ip_be)
+void dp_arp_table_fini(struct dp_arp_table *t)
+{
+	free(t->e);
+	t->e = NULL;
+	t->nb_used = 0;
+}
+
+int dp_arp_table_set_max(struct dp_arp_table *t, uint32_t max_entries)
+{
+	if (max_entries < t->nb_used || max_entries > DP_ARP_MAX_LIMIT)
+		return -EINVAL;
+	t->max_entries = max_entries;
+	return 0;
+}
+
+static inline uint32_t slot_of(const struct dp_arp_table *t, uint32_t ip_be)
 {
 	uint32_t h = ip_be * 0x9E3779B1u; /* Fibonacci hashing */
 
-	return h >> (32 - DP_ARP_SIZE_LOG2);
+	return h >> (32 - t->size_log2);
 }
 
 /* Slot holding @ip_be, or the free slot where it would go, or NULL. */
 static struct dp_arp_entry *probe(struct dp_arp_table *t, uint32_t ip_be)
 {
-	uint32_t i, s = slot_of(ip_be);
+	uint32_t i, s = slot_of(t, ip_be);
 
-	for (i = 0; i < DP_ARP_SIZE; i++) {
-		struct dp_arp_entry *e = &t->e[(s + i) & (DP_ARP_SIZE - 1)];
+	for (i = 0; i <= t->mask; i++) {
+		struct dp_arp_entry *e = &t->e[(s + i) & t->mask];
 
 		if (e->state == DP_ARP_FREE || e->ip_be == ip_be)
 			return e;
@@ -59,11 +84,35 @@ static struct dp_arp_entry *probe(struct dp_arp_table *t, uint32_t ip_be)
 	return NULL;
 }
 
+/* Double the slots and reinsert every entry.  @return 0 or -ENOMEM (the
+ * table is unchanged then). */
+static int grow(struct dp_arp_table *t)
+{
+	struct dp_arp_entry *old = t->e;
+	uint32_t old_slots = t->mask + 1, i;
+
+	if (t->size_log2 >= 31)
+		return -ENOMEM;
+	t->e = calloc(2 * (size_t)old_slots, sizeof(*t->e));
+	if (t->e == NULL) {
+		t->e = old;
+		return -ENOMEM;
+	}
+	t->size_log2++;
+	t->mask = 2 * old_slots - 1;
+	for (i = 0; i < old_slots; i++)
+		if (old[i].state != DP_ARP_FREE)
+			*probe(t, old[i].ip_be) = old[i];
+	free(old);
+	t->grows++;
+	return 0;
+}
+
 /* Free slot @i and shift later entries of its probe run back into the
  * hole, so that every entry stays reachable from its home slot. */
 static void delete_slot(struct dp_arp_table *t, uint32_t i)
 {
-	const uint32_t mask = DP_ARP_SIZE - 1;
+	const uint32_t mask = t->mask;
 	uint32_t j = i;
 
 	for (;;) {
@@ -72,7 +121,7 @@ static void delete_slot(struct dp_arp_table *t, uint32_t i)
 		j = (j + 1) & mask;
 		if (t->e[j].state == DP_ARP_FREE)
 			break;
-		home = slot_of(t->e[j].ip_be);
+		home = slot_of(t, t->e[j].ip_be);
 		/* entry j may move to i if its home is not in (i, j] */
 		if (((j - home) & mask) >= ((j - i) & mask)) {
 			t->e[i] = t->e[j];
@@ -87,10 +136,10 @@ static void delete_slot(struct dp_arp_table *t, uint32_t i)
  * every entry is STATIC or INCOMPLETE. */
 static bool evict_lru(struct dp_arp_table *t)
 {
-	uint32_t i, victim = DP_ARP_SIZE;
+	uint32_t i, victim = t->mask + 1;
 	uint64_t oldest = UINT64_MAX;
 
-	for (i = 0; i < DP_ARP_SIZE; i++) {
+	for (i = 0; i <= t->mask; i++) {
 		const struct dp_arp_entry *e = &t->e[i];
 
 		if (e->state == DP_ARP_REACHABLE && e->used_tsc <= oldest) {
@@ -98,27 +147,28 @@ static bool evict_lru(struct dp_arp_table *t)
 			victim = i;
 		}
 	}
-	if (victim == DP_ARP_SIZE)
+	if (victim == t->mask + 1)
 		return false;
 	delete_slot(t, victim);
 	t->evictions++;
 	return true;
 }
 
-/* The slot for @ip_be: its entry, or a free slot (evicting when the
- * table is full).  NULL when nothing can be evicted. */
+/* The slot for @ip_be: its entry, or a free slot (growing the table when
+ * it is 3/4 full, evicting at max_entries or when it cannot grow).  NULL
+ * when nothing can be evicted. */
 static struct dp_arp_entry *slot_for(struct dp_arp_table *t, uint32_t ip_be)
 {
 	struct dp_arp_entry *e = probe(t, ip_be);
 
 	if (e != NULL && e->state != DP_ARP_FREE)
 		return e;
-	if (t->nb_used >= DP_ARP_MAX_ENTRIES) {
+	if (t->nb_used >= t->max_entries ||
+	    (t->nb_used >= (t->mask + 1) / 4 * 3 && grow(t) != 0)) {
 		if (!evict_lru(t))
 			return NULL;
-		e = probe(t, ip_be); /* the shift may have moved the hole */
 	}
-	return e;
+	return probe(t, ip_be); /* a shift or a rehash moved the hole */
 }
 
 struct dp_arp_entry *dp_arp_find(struct dp_arp_table *t, uint32_t ip_be)
@@ -202,12 +252,12 @@ unsigned int dp_arp_tick(struct dp_arp_table *t, uint64_t now_tsc,
 	unsigned int i, n = 0, waiting = 0;
 
 	/* Nothing asked since a scan found no request waiting: no scan of
-	 * the DP_ARP_SIZE slots (every retry/4 of every port's poll) */
+	 * the slots (every retry/4 of every port's poll) */
 	if (!t->incomplete_maybe)
 		return 0;
 	/* cleared first: a callback's lookup below sets it again */
 	t->incomplete_maybe = false;
-	for (i = 0; i < DP_ARP_SIZE; i++) {
+	for (i = 0; i <= t->mask; i++) {
 		struct dp_arp_entry *e = &t->e[i];
 
 		if (e->state != DP_ARP_INCOMPLETE)

@@ -55,6 +55,10 @@ static const char help_text[] =
 	"  arp_retry_ms=N     between ARP requests, 1..60000 (default 200)\n"
 	"  arp_ttl_ms=N       neighbour lifetime, 100..86400000 "
 	"(default 60000)\n"
+	"  arp_max=N          neighbours cached before the least recently "
+	"used is evicted,\n"
+	"                     16..16777216; the cache grows as they come "
+	"(default 1048576)\n"
 	"  idle_polls=N       empty polls before sleeping (default 256)\n"
 	"  idle_sleep_us=N    sleep per idle poll, 0..100000; 0 = busy poll "
 	"(default 20)\n"
@@ -112,6 +116,7 @@ void dp_config_defaults(struct dp_config *cfg)
 	cfg->arp_retries = 5;
 	cfg->arp_retry_ms = 200;
 	cfg->arp_ttl_ms = 60000;
+	cfg->arp_max = 1048576;
 	cfg->idle_polls = 256;
 	cfg->idle_sleep_us = 20;
 	cfg->link_wait_ms = 5000;
@@ -333,6 +338,7 @@ static int apply(void *arg, const char *key, const char *val)
 	RANGE("arp_retries", 1, 100, arp_retries)
 	RANGE("arp_retry_ms", 1, 60000, arp_retry_ms)
 	RANGE("arp_ttl_ms", 100, 86400000, arp_ttl_ms)
+	RANGE("arp_max", 16, 16777216, arp_max)
 	RANGE("idle_polls", 1, 100000000, idle_polls)
 	RANGE("idle_sleep_us", 0, 100000, idle_sleep_us)
 	RANGE("link_wait_ms", 0, 600000, link_wait_ms)

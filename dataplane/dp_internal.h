@@ -24,11 +24,13 @@ extern "C" {
 #ifndef DP_ARP_SIZE_LOG2 /* the fuzz build shrinks it to reach eviction */
 #define DP_ARP_SIZE_LOG2 13
 #endif
-#define DP_ARP_SIZE (1u << DP_ARP_SIZE_LOG2) /* neighbour cache slots */
-/* Entries the cache holds before it evicts the least recently used one
- * (3/4 of the slots keeps linear probing short).  Above DP_MAX_STATIC_ARP
- * and above the ranks of any job on one subnet we expect. */
+#define DP_ARP_SIZE (1u << DP_ARP_SIZE_LOG2) /* initial cache slots */
+/* Entries a cache holds by default before it evicts the least recently
+ * used one: 3/4 of the initial slots (3/4 keeps linear probing short).
+ * Above DP_MAX_STATIC_ARP.  dp_arp_table_set_max raises it (the table
+ * grows) up to DP_ARP_MAX_LIMIT. */
 #define DP_ARP_MAX_ENTRIES (DP_ARP_SIZE / 4 * 3)
+#define DP_ARP_MAX_LIMIT (1u << 24)
 #define DP_ARP_HOLD 64	     /* packets held while resolving */
 /* Room in front of an L4 payload for Ethernet + IPv4 + UDP headers. */
 #define DP_HDR_ROOM (RTE_ETHER_HDR_LEN + 20 + 8)
@@ -99,7 +101,11 @@ struct dp_arp_entry {
 };
 
 struct dp_arp_table {
-	struct dp_arp_entry e[DP_ARP_SIZE];
+	struct dp_arp_entry *e;	 /* mask + 1 slots */
+	uint32_t mask;		 /* slots - 1 (power of 2) */
+	uint32_t size_log2;	 /* log2(slots), for the hash */
+	uint32_t max_entries;	 /* evict the LRU entry at this many */
+	uint64_t grows;		 /* doublings */
 	uint64_t ttl_tsc;	 /* REACHABLE lifetime */
 	uint64_t retry_tsc;	 /* between requests */
 	uint32_t max_tries;	 /* requests before giving up */
@@ -111,10 +117,17 @@ struct dp_arp_table {
 				  * scan */
 };
 
-void dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
-		       uint64_t retry_tsc, uint32_t max_tries);
+/* DP_ARP_SIZE slots, at most DP_ARP_MAX_ENTRIES entries.  @return 0 or
+ * -ENOMEM. */
+int dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
+		      uint64_t retry_tsc, uint32_t max_tries);
+void dp_arp_table_fini(struct dp_arp_table *t);
+/* Hold up to @max_entries neighbours (the table doubles as they come)
+ * before evicting.  @return 0; -EINVAL below the entries held or above
+ * DP_ARP_MAX_LIMIT. */
+int dp_arp_table_set_max(struct dp_arp_table *t, uint32_t max_entries);
 /*
- * A full table (DP_ARP_MAX_ENTRIES) makes room by evicting the least
+ * A full table (max_entries) makes room by evicting the least
  * recently used REACHABLE entry (a failed resolution counts as one);
  * STATIC and INCOMPLETE entries (packets may be held) are never evicted.
  */
@@ -217,8 +230,15 @@ struct dp_port {
 	struct rte_ring *rx_ring;	/* SPSC: poll -> dp_port_recv */
 	struct rte_mempool *pool;
 	/* mbufs without data room, for external buffers
-	 * (dp_pkt_ext_alloc); NULL when it could not be created */
+	 * (dp_pkt_ext_alloc); NULL when the port may not send them
+	 * (tx_ext) or the pool could not be created */
 	struct rte_mempool *ext_pool;
+	/* Chained TX of buffers outside DPDK's memory (usrsctp's heap, a
+	 * zero-copy sender's memory: no valid IOVA) is allowed: the driver
+	 * reads transmitted bytes with the CPU (dp_port.c
+	 * tx_copies_with_cpu) and takes multi-segment packets
+	 * (RTE_ETH_TX_OFFLOAD_MULTI_SEGS, enabled then) */
+	bool tx_ext;
 	struct dp_frame_ctx fctx;
 	uint32_t net_mask_be;
 
@@ -435,6 +455,22 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);
  * (no dp_pace_enqueue/dp_pace_drain) until it turns true. */
 bool dp_pace_active(const struct dp_port *port);
 void dp_pace_release(struct dp_port *port);
+/* Link rate assumed when neither link= nor the driver gives one (deadline
+ * mode only: its rate matters for per-destination shares, not spacing). */
+#define DP_PACE_LINK_UNKNOWN_BPS UINT64_C(10000000000)
+/* The pacer's mode and link rate for @cfg on a link of @speed_mbps (0:
+ * the driver does not know).  Gap mode needs a known speed: pace=gap
+ * without one is refused; pace=auto on a PCI port without one falls back
+ * to deadline mode (*why_p says why, for the log).
+ * @return 0; -EINVAL pace=gap with no link= and an unknown speed. */
+int dp_pace_choose(const struct dp_config *cfg, uint32_t speed_mbps,
+		   bool *gap_p, uint64_t *link_bps_p, const char **why_p);
+/* Why gap frames cannot pace @driver's port, or NULL: a driver known to
+ * drop transmitted MAC Control frames, no TX counters (@counters false),
+ * or a probe of @probe_sent gap frames of which the counters saw only
+ * @probe_left leave. */
+const char *dp_pace_gap_blocked(const char *driver, uint32_t probe_sent,
+				uint64_t probe_left, bool counters);
 void dp_pace_stats(const struct dp_port *port, struct dp_stats *st);
 void dp_tx_burst_now(struct dp_port *port);
 bool dp_tx_room(struct dp_port *port, uint16_t n);

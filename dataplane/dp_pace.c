@@ -20,11 +20,19 @@
  *   pushes them to the NIC at once: the l2fwd-style drain deadline would
  *   otherwise bunch paced frames together.
  *
- *   GAP mode (real line rate): each real frame is followed by the PAUSE
- *   frames pace_gap_plan() asks for.  They are indirect mbufs pointing into
- *   one pre-built maximum-size PAUSE frame (a prefix of a PAUSE frame padded
- *   with zeros is itself a valid PAUSE frame), so no gap frame is written
- *   per packet.  Frames leave back to back; the gap frames set the spacing.
+ *   GAP mode (real line rate): each real frame is followed by the gap
+ *   frames pace_gap_plan() asks for (MAC Control frames the next switch
+ *   discards, never PAUSE: pacing/pace_gap.c).  They are indirect mbufs
+ *   pointing into one pre-built maximum-size gap frame (a prefix of one
+ *   padded with zeros is itself one), so no gap frame is written per
+ *   packet.  Frames leave back to back; the gap frames set the spacing.
+ *
+ *   Gap mode needs the link speed (the gap is computed from it) and gap
+ *   frames that actually leave: an unknown speed refuses pace=gap unless
+ *   link= gives it; a driver known to drop transmitted MAC Control frames
+ *   (i40e installs such a filter), or a probe burst the port's counters do
+ *   not show leaving, moves the pacer to deadline mode with a log line
+ *   naming why (dp_pace_choose, dp_pace_gap_blocked).
  *
  * Rate changes are published by dp_port_set_rate() from any thread and
  * applied by pace_queue_sync() at the next poll of the owning thread;
@@ -34,6 +42,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <time.h>
 
 #include <rte_ethdev.h>
 #include <rte_ip.h>
@@ -57,7 +66,7 @@ struct dp_pacer {
 	struct pace_profile prof;	/* validated, precomputed */
 	struct pace_fq *fq;		/* per-destination flows of mbufs */
 	struct rte_ring *dest_reqs;	/* struct dest_req, MP/SC */
-	struct rte_mbuf *gap_frame;	/* max-size PAUSE frame, direct */
+	struct rte_mbuf *gap_frame;	/* max-size gap frame, direct */
 	bool backlogged;		/* a frame waited when the last left */
 	uint32_t limit_frames;		/* total depth for pace_queue_us */
 	struct rte_mempool *gap_pool;	/* indirect mbufs for gap frames */
@@ -112,6 +121,117 @@ static int gap_frame_setup(struct dp_port *port, struct dp_pacer *p)
 				    len, len, port->fctx.mac.addr_bytes);
 }
 
+int dp_pace_choose(const struct dp_config *cfg, uint32_t speed_mbps,
+		   bool *gap_p, uint64_t *link_bps_p, const char **why_p)
+{
+	bool known = cfg->link_bps != 0 || speed_mbps != 0;
+
+	*why_p = NULL;
+	*link_bps_p = cfg->link_bps != 0 ? cfg->link_bps
+		      : speed_mbps != 0	 ? (uint64_t)speed_mbps * 1000000
+					 : DP_PACE_LINK_UNKNOWN_BPS;
+	switch (cfg->pace_mode) {
+	case DP_PACE_GAP:
+		if (!known)
+			return -EINVAL;
+		*gap_p = true;
+		return 0;
+	case DP_PACE_DEADLINE:
+		*gap_p = false;
+		return 0;
+	default:
+		*gap_p = cfg->is_pci && known;
+		if (cfg->is_pci && !known)
+			*why_p = "the driver reports no link speed (give "
+				 "link= for gap mode)";
+		return 0;
+	}
+}
+
+/* MAC Control frames some drivers' transmit path drops (a filter the PMD
+ * installs): gap frames would vanish and frames go back to back. */
+static const char *const gap_dropping_drivers[] = {
+	"net_i40e", /* i40e_add_tx_flow_control_drop_filter */
+};
+
+const char *dp_pace_gap_blocked(const char *driver, uint32_t probe_sent,
+				uint64_t probe_left, bool counters)
+{
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(gap_dropping_drivers); i++)
+		if (strcmp(driver, gap_dropping_drivers[i]) == 0)
+			return "its driver drops transmitted MAC Control "
+			       "frames (ether type 0x8808)";
+	if (!counters)
+		return "the port has no TX counters to show that gap frames "
+		       "leave";
+	if (probe_sent == 0)
+		return "the port took none of the probe's gap frames";
+	if (probe_left < probe_sent)
+		return "the port's TX counters did not count the probe's gap "
+		       "frames: they do not leave";
+	return NULL;
+}
+
+/*
+ * Send GAP_PROBE_FRAMES minimum-size gap frames and wait (up to
+ * GAP_PROBE_WAIT_MS) for the port's opackets counter to count them.
+ * Before the port carries traffic.  @return why gap mode cannot work,
+ * or NULL.
+ */
+#define GAP_PROBE_FRAMES 32
+#define GAP_PROBE_WAIT_MS 100
+
+static const char *gap_probe(struct dp_port *port, const char *driver,
+			     uint32_t *sent_p, uint64_t *left_p)
+{
+	struct rte_mbuf *m[GAP_PROBE_FRAMES];
+	struct rte_eth_stats before, after;
+	struct timespec ts = { 0, 1000 * 1000 };
+	const char *why;
+	unsigned int n = 0, i, waited;
+
+	*sent_p = 0;
+	*left_p = 0;
+	why = dp_pace_gap_blocked(driver, 1, 1, true);
+	if (why != NULL)
+		return why;
+	if (rte_eth_stats_get(port->port_id, &before) != 0)
+		return dp_pace_gap_blocked(driver, 0, 0, false);
+	for (i = 0; i < GAP_PROBE_FRAMES; i++) {
+		m[n] = rte_pktmbuf_alloc(port->pool);
+		if (m[n] == NULL)
+			break;
+		if (rte_pktmbuf_append(m[n], PACE_FRAME_MIN_BYTES) == NULL ||
+		    pace_gap_frame_build(rte_pktmbuf_mtod(m[n], void *),
+					 PACE_FRAME_MIN_BYTES,
+					 PACE_FRAME_MIN_BYTES,
+					 port->fctx.mac.addr_bytes) != 0) {
+			rte_pktmbuf_free(m[n]);
+			break;
+		}
+		n++;
+	}
+	for (i = 0; i < n && *sent_p < n; i++)
+		*sent_p += rte_eth_tx_burst(port->port_id, 0, m + *sent_p,
+					    (uint16_t)(n - *sent_p));
+	if (*sent_p < n)
+		rte_pktmbuf_free_bulk(m + *sent_p, n - *sent_p);
+	/* gap frames the NIC took, as the pacer's are (the peer drops and
+	 * counts them) */
+	port->st.gap_frames += *sent_p;
+	for (waited = 0; waited <= GAP_PROBE_WAIT_MS; waited++) {
+		if (rte_eth_stats_get(port->port_id, &after) != 0)
+			return dp_pace_gap_blocked(driver, 0, 0, false);
+		*left_p = after.opackets - before.opackets;
+		if (*left_p >= *sent_p && *sent_p != 0)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return dp_pace_gap_blocked(driver, *sent_p, *left_p, true);
+}
+
 int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 {
 	const struct dp_config *cfg = &port->cfg;
@@ -119,29 +239,51 @@ int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps)
 	struct pace_fq_config fc;
 	struct dp_pacer *p;
 	char name[RTE_RING_NAMESIZE];
+	struct rte_eth_dev_info info;
+	const char *driver = "?", *why;
+	bool gap;
 	int rc;
 
+	if (rte_eth_dev_info_get(port->port_id, &info) == 0)
+		driver = info.driver_name;
 	p = rte_zmalloc("dp_pacer", sizeof(*p), RTE_CACHE_LINE_SIZE);
 	if (p == NULL)
 		return -ENOMEM;
 	pace_config_default(&pc);
 	pc.tsc_hz = dp_tsc_hz();
-	pc.link_rate_bps = cfg->link_bps != 0 ? cfg->link_bps
-			 : speed_mbps != 0 ? (uint64_t)speed_mbps * 1000000
-					   : UINT64_C(10000000000);
 	pc.target_rate_bps = cfg->pace_rate_bps;
-	switch (cfg->pace_mode) {
-	case DP_PACE_GAP:
-		pc.mode = PACE_MODE_GAP;
-		break;
-	case DP_PACE_DEADLINE:
-		pc.mode = PACE_MODE_DEADLINE;
-		break;
-	default:
-		pc.mode = cfg->is_pci ? PACE_MODE_GAP : PACE_MODE_DEADLINE;
-		break;
+	if (dp_pace_choose(cfg, speed_mbps, &gap, &pc.link_rate_bps,
+			   &why) != 0) {
+		SDP_LOG(ERR, DP, "port %u (%s): pace=gap needs the link "
+			"speed, which the driver does not report: give it "
+			"with link= (e.g. link=25G), or use pace=deadline",
+			port->port_id, driver);
+		rc = -EINVAL;
+		goto err_free;
 	}
-	/* gap frames are PAUSE frames of at most a 9000-MTU jumbo frame, also
+	if (gap) {
+		uint32_t sent;
+		uint64_t left;
+
+		why = gap_probe(port, driver, &sent, &left);
+		if (why != NULL) {
+			gap = false;
+			SDP_LOG(WARN, DP, "port %u (%s): gap frames do not "
+				"leave this port: %s (probe: %u sent, %" PRIu64
+				" counted); the pacer uses deadline mode (TSC "
+				"deadlines, less exact at line rate)",
+				port->port_id, driver, why, sent, left);
+		} else {
+			SDP_LOG(INFO, DP, "port %u: gap frames leave the port "
+				"(probe: %u sent, %" PRIu64 " counted)",
+				port->port_id, sent, left);
+		}
+	} else if (why != NULL) {
+		SDP_LOG(INFO, DP, "port %u (%s): pacer in deadline mode: %s",
+			port->port_id, driver, why);
+	}
+	pc.mode = gap ? PACE_MODE_GAP : PACE_MODE_DEADLINE;
+	/* gap frames are MAC Control frames of at most a 9000-MTU jumbo frame, also
 	 * when the port's MTU is larger */
 	if (pc.mode == PACE_MODE_GAP)
 		pc.gap_frame_max_bytes = RTE_MIN((uint32_t)port->mtu +

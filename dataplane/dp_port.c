@@ -170,6 +170,33 @@ static void memif_zc_descs(const struct dp_config *cfg, uint32_t *rxd,
 	*rxd += ring;
 }
 
+/*
+ * Drivers whose transmit reads the packet's bytes with the CPU through the
+ * mbuf's virtual address (memcpy into shared memory, a socket, a UMEM, or
+ * a pointer hand-over within the process) and never gives its IOVA to a
+ * device.  Only for them may a packet carry a segment outside DPDK's
+ * memory, which has no IOVA: a PCI NIC would DMA from RTE_BAD_IOVA, and a
+ * virtio-user port hands the address to its vhost backend, which can read
+ * only the memory this process shared with it.  A memif zero-copy client
+ * hands the peer offsets into its own pool, so it is no such driver.
+ */
+static bool tx_copies_with_cpu(const struct dp_port *port,
+			       const char *driver)
+{
+	static const char *const drivers[] = {
+		"net_memif", "net_af_packet", "net_af_xdp", "net_tap",
+		"net_ring",
+	};
+	unsigned int i;
+
+	if (port->memif_zc)
+		return false;
+	for (i = 0; i < RTE_DIM(drivers); i++)
+		if (strcmp(driver, drivers[i]) == 0)
+			return true;
+	return false;
+}
+
 static void detect_offloads(struct dp_port *port,
 			    const struct rte_eth_dev_info *info,
 			    struct rte_eth_conf *conf)
@@ -189,13 +216,25 @@ static void detect_offloads(struct dp_port *port,
 	if (sctp_rx)
 		conf->rxmode.offloads |= RTE_ETH_RX_OFFLOAD_SCTP_CKSUM;
 	port->crc_rx_offload = sctp_rx;
+	/* chained TX needs both: multi-segment packets, and a driver that
+	 * copies them with the CPU (buffers without an IOVA) */
+	port->tx_ext = (tx & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) &&
+		       tx_copies_with_cpu(port, info->driver_name);
+	if (port->tx_ext)
+		conf->txmode.offloads |= RTE_ETH_TX_OFFLOAD_MULTI_SEGS;
 	SDP_LOG(INFO, DP, "port %u (%s): ipv4 cksum tx %s rx %s; sctp crc32c "
-		"tx %s rx %s; multi-seg tx %s", port->port_id,
-		info->driver_name, port->ip_cksum_tx_offload ? "hw" : "sw",
+		"tx %s rx %s; multi-seg tx %s; chained tx of external buffers "
+		"%s", port->port_id, info->driver_name,
+		port->ip_cksum_tx_offload ? "hw" : "sw",
 		port->ip_cksum_rx_offload ? "hw" : "sw",
 		sctp_tx ? "offload available" : "not offered",
 		sctp_rx ? "offload available" : "not offered",
-		(tx & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? "yes" : "no");
+		(tx & RTE_ETH_TX_OFFLOAD_MULTI_SEGS) ? "yes" : "no",
+		port->tx_ext ? "on (the driver copies with the cpu)"
+		: !(tx & RTE_ETH_TX_OFFLOAD_MULTI_SEGS)
+			? "off (no multi-seg tx): packets are copied"
+			: "off (the device reads by iova; external buffers "
+			  "have none): packets are copied");
 }
 
 static int choose_crc(struct dp_port *port, const struct dp_config *cfg,
@@ -413,6 +452,14 @@ static int port_intr_op(uint16_t port_id, bool memif, enum intr_op_kind kind)
 	return op.rc;
 }
 
+/* The link's speed in Mbit/s; 0 when the driver does not know it
+ * (RTE_ETH_SPEED_NUM_UNKNOWN, e.g. virtio-user and vhost). */
+static uint32_t link_mbps(const struct rte_eth_link *link)
+{
+	return link->link_speed == RTE_ETH_SPEED_NUM_UNKNOWN ?
+		       0 : link->link_speed;
+}
+
 static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 		     uint32_t wait_ms)
 {
@@ -424,11 +471,19 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 		memset(&link, 0, sizeof(link));
 		rte_eth_link_get_nowait(port->port_id, &link);
 		if (link.link_status == RTE_ETH_LINK_UP) {
-			SDP_LOG(INFO, DP, "port %u: link up, %u Mbit/s after "
-				"%u ms%s", port->port_id, link.link_speed,
-				waited, restarts != 0 ? " (memif reconnected)"
-						      : "");
-			return (int)link.link_speed;
+			uint32_t mbps = link_mbps(&link);
+
+			if (mbps != 0)
+				SDP_LOG(INFO, DP, "port %u: link up, %u Mbit/s "
+					"after %u ms%s", port->port_id, mbps,
+					waited, restarts != 0 ?
+						" (memif reconnected)" : "");
+			else
+				SDP_LOG(INFO, DP, "port %u: link up, speed "
+					"unknown to the driver, after %u ms%s",
+					port->port_id, waited, restarts != 0 ?
+						" (memif reconnected)" : "");
+			return (int)mbps;
 		}
 		if (waited >= wait_ms)
 			break;
@@ -607,14 +662,7 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	/* Chained TX (the sg layer's usrsctp chains): headers without data
 	 * room for external buffers, as many as the pool has mbufs (a
 	 * chained packet holds one of each per segment).  Optional. */
-	if (port->memif_zc) {
-		/* a zero-copy memif client hands the server offsets into its
-		 * own pool's memory: an external buffer (usrsctp's) is not
-		 * there, so its packets are copied into pool mbufs */
-		SDP_LOG(INFO, DP, "port %u: memif zero-copy client: chained "
-			"TX off (external buffers lie outside the shared "
-			"memory)", pid);
-	} else {
+	if (port->tx_ext) {
 		pool_name(name, sizeof(name), "dp_ext", pid);
 		port->ext_pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256,
 							 0, 0, socket);
@@ -677,8 +725,13 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	/* af_packet's tx_burst is a sendto(): one per poll, not per send */
 	port->tx_batch = strcmp(info.driver_name, "net_af_packet") == 0;
 
-	dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
-			  dp_ms_to_tsc(cfg->arp_retry_ms), cfg->arp_retries);
+	rc = dp_arp_table_init(&port->arp, dp_ms_to_tsc(cfg->arp_ttl_ms),
+			       dp_ms_to_tsc(cfg->arp_retry_ms),
+			       cfg->arp_retries);
+	if (rc == 0)
+		rc = dp_arp_table_set_max(&port->arp, cfg->arp_max);
+	if (rc != 0)
+		goto err_stop;
 	for (i = 0; i < cfg->nb_static_arp; i++) {
 		struct rte_ether_addr mac;
 
@@ -688,8 +741,8 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		if (rc != 0) {
 			SDP_LOG(ERR, DP, "port %u: static arp= entry %u does "
 				"not fit the neighbour cache (%u entries): "
-				"give fewer arp= entries", pid, i,
-				(unsigned int)DP_ARP_MAX_ENTRIES);
+				"give fewer arp= entries or raise arp_max=",
+				pid, i, port->arp.max_entries);
 			goto err_stop;
 		}
 	}
@@ -734,6 +787,7 @@ err_free_all:
 	rte_mempool_free(port->ext_pool);
 	if (port->memif_zc)
 		dp_memif_zc_release();
+	dp_arp_table_fini(&port->arp);
 	port_unplug(port);
 	rte_free(port);
 	return rc;
@@ -744,6 +798,7 @@ err_free_queues:
 err_free_port:
 	if (port->memif_zc)
 		dp_memif_zc_release();
+	dp_arp_table_fini(&port->arp);
 	port_unplug(port);
 	rte_free(port);
 	return rc;
@@ -802,6 +857,7 @@ static void port_close(struct dp_port *port)
 		rte_mempool_free(port->pool);
 	if (ext_held == 0)
 		rte_mempool_free(port->ext_pool);
+	dp_arp_table_fini(&port->arp);
 	port_unplug(port);
 	rte_free(port);
 }
@@ -896,7 +952,7 @@ bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p)
 	rte_eth_link_get_nowait(port->port_id, &link);
 	dp_netns_leave(ns_fd);
 	if (speed_mbps_p != NULL)
-		*speed_mbps_p = link.link_speed;
+		*speed_mbps_p = link_mbps(&link);
 	return link.link_status == RTE_ETH_LINK_UP;
 }
 

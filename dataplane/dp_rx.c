@@ -238,6 +238,11 @@ void dp_pkt_free(struct rte_mbuf *m)
 }
 
 /* Not counted when empty: the caller sends a copy instead. */
+bool dp_port_tx_ext(const struct dp_port *port)
+{
+	return port->ext_pool != NULL;
+}
+
 struct rte_mbuf *dp_pkt_ext_alloc(struct dp_port *port)
 {
 	return port->ext_pool != NULL ? rte_pktmbuf_alloc(port->ext_pool)

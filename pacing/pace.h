@@ -8,8 +8,9 @@
  * frame + FCS 4 + inter-frame gap 12, short frames padded to the minimum).
  * Two ways to realise the gap, chosen per port by the caller:
  *
- *   GAP mode (physical NICs, after PSPacer): the gap is filled with 802.3x
- *   PAUSE frames with pause time 0, which the next switch discards.  The
+ *   GAP mode (physical NICs, after PSPacer): the gap is filled with 802.3
+ *   MAC Control frames of an opcode no MAC implements (PSPacer used PAUSE
+ *   with pause time 0, which is an XON), which the next switch discards.  The
  *   NIC sends back to back at link rate, so the gap frames set the spacing
  *   and no clock is needed:
  *     gap_bytes = wire_bytes(frame) * (link_rate / target_rate - 1)
@@ -75,7 +76,13 @@ extern "C" {
 
 /* PAUSE frame (IEEE 802.3x MAC control) used as a gap frame. */
 #define PACE_PAUSE_ETHER_TYPE 0x8808u
-#define PACE_PAUSE_OPCODE 0x0001u
+#define PACE_PAUSE_OPCODE 0x0001u /* never sent: see PACE_GAP_OPCODE */
+/* Opcode of a gap frame: a MAC Control opcode no MAC implements (IEEE
+ * 802.3 Annex 31A reserves 0x0000), so the receiving port discards the
+ * frame without acting on it.  Never PAUSE: a PAUSE with pause time 0 is
+ * an XON, which would end a pause this port's own flow control asked of
+ * its link partner (its RX ring full), and overrun it. */
+#define PACE_GAP_OPCODE 0x0000u
 #define PACE_PAUSE_HDR_BYTES 18u /* dst, src, ether type, opcode, quanta */
 
 /*
@@ -327,9 +334,9 @@ uint16_t pace_gap_plan(struct pace_queue *q, uint16_t *frame_bytes,
 		       uint16_t max_frames);
 
 /**
- * Write a gap frame: a PAUSE frame to 01:80:C2:00:00:01, ether type 0x8808,
- * opcode 0x0001, pause time 0, zero-padded to frame_bytes.  Not logged
- * (called per frame).
+ * Write a gap frame: a MAC Control frame to 01:80:C2:00:00:01, ether type
+ * 0x8808, opcode PACE_GAP_OPCODE (not PAUSE), zero-padded to frame_bytes.
+ * Not logged (called per frame).
  *
  * @param buf          Caller-owned, at least frame_bytes long.
  * @param frame_bytes  60 .. PACE_GAP_FRAME_MAX_BYTES - 4 (no FCS).
@@ -341,8 +348,9 @@ int pace_gap_frame_build(void *buf, uint32_t buf_bytes, uint32_t frame_bytes,
 			 const uint8_t src_mac[6]);
 
 /**
- * Is this received frame a gap frame (PAUSE to 01:80:C2:00:00:01 with
- * opcode 1 and pause time 0)?  Receivers drop and count those.
+ * Is this received frame a gap frame (MAC Control to 01:80:C2:00:00:01
+ * with opcode PACE_GAP_OPCODE and zero parameters)?  Receivers drop and
+ * count those.
  * @return 1 if so, 0 otherwise (also for NULL or len < 18).
  */
 int pace_is_gap_frame(const void *buf, uint32_t len);

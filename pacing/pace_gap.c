@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * pace_gap.c - GAP mode's gap frames (after PSPacer): splitting the owed gap
- * into 802.3x PAUSE frames of legal size, writing them, and recognising them
- * on receive.
+ * into 802.3 MAC Control frames of legal size, writing them, and
+ * recognising them on receive.
  *
- * A PAUSE frame with pause time 0 asks the peer not to pause at all, and the
- * switch port that receives it consumes it; it only occupies wire time.  A
+ * A MAC Control frame with an opcode no MAC implements (PACE_GAP_OPCODE) is
+ * discarded by the switch port that receives it; it only occupies wire
+ * time.  (A PAUSE with pause time 0 would do the same but is an XON: it
+ * ends any pause the port's own flow control asked for.)  A
  * gap frame of frame_bytes occupies frame_bytes + FCS + preamble + IFG =
  * frame_bytes + 24 wire bytes, from 84 (a 64-byte frame with FCS) up to the
  * profile's gap_wire_max_bytes.
@@ -72,8 +74,8 @@ int pace_gap_frame_build(void *buf, uint32_t buf_bytes, uint32_t frame_bytes,
 	/* Byte-wise big endian: no byte-order helpers in pure logic. */
 	((uint8_t *)&hdr->ether_type_be)[0] = PACE_PAUSE_ETHER_TYPE >> 8;
 	((uint8_t *)&hdr->ether_type_be)[1] = PACE_PAUSE_ETHER_TYPE & 0xff;
-	((uint8_t *)&hdr->opcode_be)[0] = PACE_PAUSE_OPCODE >> 8;
-	((uint8_t *)&hdr->opcode_be)[1] = PACE_PAUSE_OPCODE & 0xff;
+	((uint8_t *)&hdr->opcode_be)[0] = PACE_GAP_OPCODE >> 8;
+	((uint8_t *)&hdr->opcode_be)[1] = PACE_GAP_OPCODE & 0xff;
 	hdr->quanta_be = 0;
 	return 0;
 }
@@ -91,6 +93,6 @@ int pace_is_gap_frame(const void *buf, uint32_t len)
 		       0 &&
 	       type[0] == (PACE_PAUSE_ETHER_TYPE >> 8) &&
 	       type[1] == (PACE_PAUSE_ETHER_TYPE & 0xff) &&
-	       opcode[0] == (PACE_PAUSE_OPCODE >> 8) &&
-	       opcode[1] == (PACE_PAUSE_OPCODE & 0xff) && hdr->quanta_be == 0;
+	       opcode[0] == (PACE_GAP_OPCODE >> 8) &&
+	       opcode[1] == (PACE_GAP_OPCODE & 0xff) && hdr->quanta_be == 0;
 }

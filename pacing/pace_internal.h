@@ -29,8 +29,8 @@ struct pace_pause_hdr {
 	uint8_t dst_addr[6];	/* 01:80:C2:00:00:01 */
 	uint8_t src_addr[6];	/* sending port's MAC */
 	uint16_t ether_type_be; /* 0x8808, MAC control */
-	uint16_t opcode_be;	/* 0x0001, PAUSE */
-	uint16_t quanta_be;	/* pause time, 512-bit times; 0 = no pause */
+	uint16_t opcode_be;	/* PACE_GAP_OPCODE (never PAUSE) */
+	uint16_t quanta_be;	/* PAUSE's pause time field; 0 */
 } __attribute__((packed));
 
 /*

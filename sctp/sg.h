@@ -68,7 +68,10 @@ struct sg_config {
 	uint32_t rx_buf_bytes;	   /* data bytes per descriptor; 64 KiB */
 	uint32_t rx_headroom_bytes; /* free bytes in front of the data */
 	uint32_t max_msg_bytes;	   /* largest message; default 16 MiB */
-	uint32_t max_peers;	   /* peer IPv4 addresses; default 256 */
+	uint32_t max_peers;	   /* peer IPv4 addresses at most; the
+				    * tables grow as peers arrive, nothing
+				    * is allocated for this bound; default
+				    * 1048576 */
 	uint32_t event_queue;	   /* event queue entries; default 1024 */
 	uint32_t max_burst;	   /* SCTP_MAX_BURST: packets one output may
 				    * send beyond those in flight (usrsctp
@@ -95,8 +98,11 @@ struct sg_config {
 	uint32_t tx_chain_min_bytes; /* tx_chain_min: packets of at least
 				    * this many bytes with DATA leave as
 				    * usrsctp's mbuf chain, the payload by
-				    * reference (no copy); 0 = off, every
-				    * packet is written into one mbuf */
+				    * reference (no copy), on ports whose
+				    * driver copies with the CPU
+				    * (dp_port_tx_ext; elsewhere the buffers,
+				    * without an IOVA, are copied); 0 = off,
+				    * every packet is written into one mbuf */
 	bool rx_ext;		   /* usrsctp keeps each received packet in
 				    * its DPDK mbuf instead of copying it
 				    * (usrsctp-patches/0003; sg_stats
@@ -205,7 +211,8 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc);
  * (counted in tx_drops) and ends in SG_EV_CANT_START.
  * @return 0 and the handle in @assoc_p; -EALREADY an association to that
  *         peer exists or is starting (its handle is still stored);
- *         -ENOSPC max_peers reached; -EIO usrsctp refused (logged).
+ *         -ENOSPC max_peers reached; -ENOMEM the peer tables could
+ *         not grow; -EIO usrsctp refused (logged).
  */
 int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	       sg_assoc_t *assoc_p);
@@ -414,7 +421,8 @@ struct sg_stats {
 					   * too; usrsctp keeps their chunks
 					   * unsent and sends them later */
 	uint64_t rx_not_sctp;		  /* non-SCTP packets discarded */
-	uint64_t rx_no_peer;		  /* packets dropped: max_peers */
+	uint64_t rx_no_peer;		  /* packets dropped: max_peers
+					   * reached or out of memory */
 	uint64_t events_dropped;	  /* event queue overflow */
 	uint64_t timer_runs;		  /* usrsctp_handle_timers calls */
 	uint64_t crc_drops;		  /* dataplane CRC32c drops */

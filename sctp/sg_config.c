@@ -36,7 +36,8 @@ static const char help_text[] =
 	"(default 128)\n"
 	"  max_msg=B          largest message, 1..1G and at most "
 	"rx_descs*rx_buf (default 16M)\n"
-	"  max_peers=N        peer addresses, 1..65536 (default 256)\n"
+	"  max_peers=N        peer addresses at most, 1..16777216; tables grow "
+	"as peers arrive (default 1048576)\n"
 	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n"
 	"  max_burst=N        packets one output may send beyond those in "
 	"flight, 0 = no limit, 0..1024 (default 0)\n"
@@ -100,7 +101,7 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->rx_buf_bytes = 64u << 10;
 	cfg->rx_headroom_bytes = 128;
 	cfg->max_msg_bytes = 16u << 20;
-	cfg->max_peers = 256;
+	cfg->max_peers = 1048576;
 	cfg->event_queue = 1024;
 	/* No burst limit.  usrsctp's default (4) cuts the congestion window
 	 * to flight + 4 MTUs at every output, so after any pause (a rank
@@ -151,7 +152,7 @@ static const struct field fields[] = {
 	F("rx_buf", 1u << 10, 16u << 20, rx_buf_bytes, true),
 	F("rx_headroom", 0, 4096, rx_headroom_bytes, false),
 	F("max_msg", 1, 1u << 30, max_msg_bytes, true),
-	F("max_peers", 1, 65536, max_peers, false),
+	F("max_peers", 1, 16777216, max_peers, false),
 	F("event_queue", 16, 65536, event_queue, false),
 	F("max_burst", 0, 1024, max_burst, false),
 	F("sack_hold_us", 0, 100000, sack_hold_us, false),

@@ -83,15 +83,13 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 	link->pst.nb_paths = 1;
 	link->pst.last_switch_to_tx_ms = -1;
 	link->pst.last_switch_to_rx_ms = -1;
-	link->peers = calloc(max_peers, sizeof(*link->peers));
-	if (link->peers == NULL)
-		return -ENOMEM;
-	rc = sg_map_init(&link->peer_map, max_peers);
-	if (rc != 0) {
-		free(link->peers);
-		link->peers = NULL;
+	/* a peer's path addresses are keys too (SG_PATHS_MAX - 1 more) */
+	rc = sg_map_init(&link->peer_map,
+			 max_peers <= SG_MAP_LIMIT_MAX / SG_PATHS_MAX ?
+				 max_peers * SG_PATHS_MAX :
+				 SG_MAP_LIMIT_MAX);
+	if (rc != 0)
 		return rc;
-	}
 	/* usrsctp may keep its mbufs until sg_link_fini */
 	dp_port_hold(port);
 	return 0;
@@ -102,10 +100,12 @@ void sg_link_release(struct sg_link *link)
 	uint32_t i;
 
 	for (i = 0; i < link->nb_peers; i++) {
-		if (link->peers[i].magic != SG_PEER_MAGIC)
+		struct sg_peer *p = sg_link_peer_at(link, i);
+
+		if (p->magic != SG_PEER_MAGIC)
 			continue;
-		usrsctp_deregister_address(&link->peers[i]);
-		link->peers[i].magic = 0;
+		usrsctp_deregister_address(p);
+		p->magic = 0;
 	}
 }
 
@@ -120,32 +120,64 @@ void sg_link_fini(struct sg_link *link)
 		free(link->replay);
 		link->replay = NULL;
 	}
-	if (link->peers == NULL)
+	if (link->peer_map.keys == NULL)
 		return;
 	sg_map_free(&link->peer_map);
-	free(link->peers);
-	link->peers = NULL;
+	for (i = 0; i < link->nb_blocks; i++)
+		free(link->blocks[i]);
+	free(link->blocks);
+	link->blocks = NULL;
+	link->nb_blocks = 0;
+	link->cap_blocks = 0;
 	link->nb_peers = 0;
 	/* last: a port closed before its endpoint closes now */
 	for (i = 0; i < link->nb_ports; i++)
 		dp_port_unhold(link->ports[i]);
 }
 
+/* Room for peer nb_peers: a new block (and a larger block table) when
+ * the last block is full.  @return 0 or -ENOMEM. */
+static int sg_link_peer_room(struct sg_link *link)
+{
+	uint32_t b = link->nb_peers / SG_PEER_BLOCK;
+
+	if (b < link->nb_blocks)
+		return 0;
+	if (b == link->cap_blocks) {
+		uint32_t cap = link->cap_blocks != 0 ? 2 * link->cap_blocks
+						     : 4;
+		struct sg_peer **nb = realloc(link->blocks,
+					      cap * sizeof(*nb));
+
+		if (nb == NULL)
+			return -ENOMEM;
+		link->blocks = nb;
+		link->cap_blocks = cap;
+	}
+	link->blocks[b] = calloc(SG_PEER_BLOCK, sizeof(struct sg_peer));
+	if (link->blocks[b] == NULL)
+		return -ENOMEM;
+	link->nb_blocks++;
+	return 0;
+}
+
 struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
 {
 	struct sg_peer *p;
-	uint64_t idx;
 
 	if (link->last != NULL && link->last->ip_be == ip_be)
 		return link->last;
-	if (sg_map_get(&link->peer_map, ip_be, &idx)) {
-		link->last = &link->peers[idx];
-		return link->last;
+	p = sg_link_peer_find(link, ip_be);
+	if (p != NULL) {
+		link->last = p;
+		return p;
 	}
 	if (link->nb_peers == link->max_peers)
 		return NULL;
-	p = &link->peers[link->nb_peers];
-	if (sg_map_put(&link->peer_map, ip_be, link->nb_peers) != 0)
+	if (sg_link_peer_room(link) != 0)
+		return NULL;
+	p = sg_link_peer_at(link, link->nb_peers);
+	if (sg_map_put(&link->peer_map, ip_be, (uintptr_t)p) != 0)
 		return NULL;
 	link->nb_peers++;
 	p->magic = SG_PEER_MAGIC;
@@ -261,8 +293,7 @@ int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
 		if (ips[k] == 0 || peer->path_ip_be[k + 1] == ips[k])
 			continue;
 		/* Packets from that address belong to this peer. */
-		if (sg_map_put(&link->peer_map, ips[k],
-			       (uint64_t)(peer - link->peers)) != 0)
+		if (sg_map_put(&link->peer_map, ips[k], (uintptr_t)peer) != 0)
 			return -ENOSPC;
 		peer->path_ip_be[k + 1] = ips[k];
 		if (k + 2 > nb)
@@ -443,7 +474,6 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 {
 	struct dp_pkt_info info;
 	struct sg_peer *peer;
-	uint64_t idx;
 	uint16_t len;
 
 	/* Length and CRC32c were checked by dp_port_poll. */
@@ -463,8 +493,7 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 	} else {
 		/* A backup path carries only peers whose path addresses
 		 * are known. */
-		peer = sg_map_get(&link->peer_map, info.src_ip_be, &idx) ?
-			       &link->peers[idx] : NULL;
+		peer = sg_link_peer_find(link, info.src_ip_be);
 	}
 	if (unlikely(peer == NULL)) {
 		link->st->rx_no_peer++;
@@ -625,7 +654,7 @@ unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc)
 	for (k = 0; k < link->nb_ports; k++)
 		up[k] = dp_port_link_up(link->ports[k], NULL);
 	for (i = 0; i < link->nb_peers; i++) {
-		struct sg_peer *peer = &link->peers[i];
+		struct sg_peer *peer = sg_link_peer_at(link, i);
 		struct sg_paths *ps = &peer->paths;
 		uint8_t from = ps->active;
 		uint64_t fb = ps->failbacks;

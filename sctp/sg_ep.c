@@ -337,7 +337,10 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	/* at least one tick: 0 means off */
 	ep->lk->hold_tsc = cfg->sack_hold_us == 0 ? 0 :
 			   dp_tsc_hz() * cfg->sack_hold_us / 1000000 + 1;
-	ep->lk->chain_min_bytes = cfg->tx_chain_min_bytes;
+	/* a port whose device reads by IOVA gets every packet in one mbuf
+	 * of its pool: usrsctp's buffers have no IOVA */
+	ep->lk->chain_min_bytes = dp_port_tx_ext(port) ?
+					  cfg->tx_chain_min_bytes : 0;
 	ep->lk->rx_ext = cfg->rx_ext;
 	sg_stack_get();
 	sg_ep_set_tx_cluster(cfg);
@@ -496,10 +499,15 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	int rc = 0;
 
 	peer = sg_link_peer(ep->lk, peer_ip_be);
-	if (peer == NULL) {
+	if (peer == NULL && ep->lk->nb_peers == ep->lk->max_peers) {
 		SDP_LOG(ERR, SCTP, "connect: %u peers already known: raise "
 			"max_peers", ep->lk->max_peers);
 		return -ENOSPC;
+	}
+	if (peer == NULL) {
+		SDP_LOG(ERR, SCTP, "connect: out of memory for peer %u",
+			ep->lk->nb_peers + 1);
+		return -ENOMEM;
 	}
 	memset(&sc, 0, sizeof(sc));
 	sc.sconn_family = AF_CONN;

@@ -15,7 +15,8 @@
  * been down for peer_gone_ms, each association of the endpoint is aborted
  * (SCTP_ABORT: usrsctp reports COMM_LOST, SG_EV_LOST, as for a peer's
  * ABORT; UCT reports UCS_ERR_ENDPOINT_TIMEOUT on its eps) with one log line
- * naming the cause and the setting.  A peer back within peer_gone_ms keeps
+ * naming the cause and the setting, GONE_BATCH associations per pass (one
+ * pass per ms) until none is left.  A peer back within peer_gone_ms keeps
  * its associations (SCTP restarts them if it is a new process).  Links of
  * other drivers (af_packet, af_xdp: a cable or a veth) are left to SCTP and
  * failover; a link with a memif port still up is failover's too.
@@ -56,7 +57,11 @@ static int abort_assoc(struct sg_ep *ep, sg_assoc_t assoc)
 	return 0;
 }
 
-static unsigned int abort_all(struct sg_ep *ep, uint64_t down_ms)
+/* One pass: abort up to GONE_BATCH associations.  *@more_p: a full batch
+ * was aborted, others may be left for the next pass (an aborted one leaves
+ * the map when its COMM_LOST is read). */
+static unsigned int abort_all(struct sg_ep *ep, uint64_t down_ms,
+			      bool *more_p)
 {
 	uint32_t ids[GONE_BATCH];
 	unsigned int n = 0, i, done = 0;
@@ -67,6 +72,13 @@ static unsigned int abort_all(struct sg_ep *ep, uint64_t down_ms)
 	for (slot = 0; slot <= ep->assocs.mask && n < GONE_BATCH; slot++)
 		if (ep->assocs.keys[slot] != 0)
 			ids[n++] = ep->assocs.keys[slot];
+	if (n != 0 && ep->st.peer_gone_aborts == ep->gone_aborts_before)
+		SDP_LOG(WARN, SCTP, "port %u (memif): link down for %" PRIu64
+			" ms, the peer process left: aborting the endpoint's "
+			"%u associations (sg peer_gone_ms=%u; 0 waits for "
+			"SCTP's heartbeats instead)",
+			dp_port_id(ep->lk->port), down_ms, ep->assocs.count,
+			ep->cfg.peer_gone_ms);
 	ep->lk->now_tsc = dp_tsc();
 	for (i = 0; i < n; i++) {
 		struct sg_assoc_info ai = { 0 };
@@ -76,14 +88,10 @@ static unsigned int abort_all(struct sg_ep *ep, uint64_t down_ms)
 		if (sg_map_get(&ep->assocs, ids[i], &v))
 			sg_assoc_unpack(v, &ai);
 		rc = abort_assoc(ep, ids[i]);
-		SDP_LOG(WARN, SCTP, "port %u (memif): link down for %" PRIu64
-			" ms, the peer process left: association %u to %s "
-			"aborted%s%s (sg peer_gone_ms=%u; 0 waits for SCTP's "
-			"heartbeats instead)", dp_port_id(ep->lk->port),
-			down_ms, ids[i], dp_ip_str(ai.peer_ip_be, ip,
-						   sizeof(ip)),
-			rc != 0 ? ": " : "", rc != 0 ? strerror(-rc) : "",
-			ep->cfg.peer_gone_ms);
+		SDP_LOG(DEBUG, SCTP, "association %u to %s aborted%s%s: the "
+			"memif peer left", ids[i],
+			dp_ip_str(ai.peer_ip_be, ip, sizeof(ip)),
+			rc != 0 ? ": " : "", rc != 0 ? strerror(-rc) : "");
 		if (rc == 0) {
 			ep->st.peer_gone_aborts++;
 			done++;
@@ -92,6 +100,7 @@ static unsigned int abort_all(struct sg_ep *ep, uint64_t down_ms)
 	/* COMM_LOST waits in the socket: read it in this poll */
 	if (n != 0)
 		ep->readable = true;
+	*more_p = n == GONE_BATCH && done != 0;
 	return done;
 }
 
@@ -107,6 +116,8 @@ int sg_assoc_abort(struct sg_ep *ep, sg_assoc_t assoc)
 unsigned int sg_gone_tick(struct sg_ep *ep, uint64_t now_tsc)
 {
 	uint64_t hz = dp_tsc_hz();
+	unsigned int n;
+	bool more;
 
 	if (ep->cfg.peer_gone_ms == 0 || now_tsc < ep->gone_check_tsc)
 		return 0;
@@ -116,11 +127,15 @@ unsigned int sg_gone_tick(struct sg_ep *ep, uint64_t now_tsc)
 		ep->gone_done = false;
 		return 0;
 	}
-	if (ep->gone_down_tsc == 0)
+	if (ep->gone_down_tsc == 0) {
 		ep->gone_down_tsc = now_tsc;
+		ep->gone_aborts_before = ep->st.peer_gone_aborts;
+	}
 	if (ep->gone_done || now_tsc - ep->gone_down_tsc <
 				     hz / 1000 * ep->cfg.peer_gone_ms)
 		return 0;
-	ep->gone_done = true;
-	return abort_all(ep, (now_tsc - ep->gone_down_tsc) / (hz / 1000));
+	/* a batch per pass (each ms) until every association is aborted */
+	n = abort_all(ep, (now_tsc - ep->gone_down_tsc) / (hz / 1000), &more);
+	ep->gone_done = !more;
+	return n;
 }

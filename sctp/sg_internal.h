@@ -29,19 +29,27 @@ extern "C" {
 
 /* ---- sg_map.c: open-addressing u32 -> u64 map, key 0 = empty ---- */
 
+#define SG_MAP_SLOTS_MIN 16	    /* slots of a new map */
+#define SG_MAP_LIMIT_MAX (1u << 30) /* entries; slots stay a u32 */
+#define SG_MAP_SLOT_BYTES (sizeof(uint32_t) + sizeof(uint64_t))
+
 struct sg_map {
 	uint32_t *keys;
 	uint64_t *vals;
-	uint32_t mask;	 /* slots - 1 (power of 2) */
-	uint32_t count;
-	uint32_t limit;	 /* max entries (<= half the slots) */
+	uint32_t mask;	 /* slots - 1 (power of 2); grows with count */
+	uint32_t count;	 /* entries (<= half the slots) */
+	uint32_t limit;	 /* max entries */
 };
 
+/* An empty map of SG_MAP_SLOTS_MIN slots that grows up to @limit
+ * entries (1..SG_MAP_LIMIT_MAX). @return 0, -EINVAL, -ENOMEM. */
 int sg_map_init(struct sg_map *map, uint32_t limit);
 void sg_map_free(struct sg_map *map);
 /* @return true and the value, or false. */
 bool sg_map_get(const struct sg_map *map, uint32_t key, uint64_t *val_p);
-/* @return 0; -ENOSPC at limit.  Replaces an existing key's value. */
+/* Insert, doubling the table first if it would be more than half full.
+ * @return 0; -ENOSPC at limit; -ENOMEM the table could not grow (the
+ * map is unchanged).  Replaces an existing key's value. */
 int sg_map_put(struct sg_map *map, uint32_t key, uint64_t val);
 /* @return true when the key was there. */
 bool sg_map_del(struct sg_map *map, uint32_t key);
@@ -141,12 +149,18 @@ struct sg_peer {
 	bool cum_ack_valid;
 };
 
+#define SG_PEER_BLOCK 64 /* peers per allocation */
+
 struct sg_link {
 	struct dp_port *port;
 	uint64_t now_tsc;	/* clock of the current poll / send */
-	struct sg_peer *peers;	/* max_peers objects, stable addresses */
+	/* Peers in blocks of SG_PEER_BLOCK, allocated as peers arrive: a
+	 * peer's address is stable (usrsctp holds it) and index i lives at
+	 * blocks[i / SG_PEER_BLOCK][i % SG_PEER_BLOCK]. */
+	struct sg_peer **blocks;
+	uint32_t nb_blocks, cap_blocks; /* allocated / slots in blocks[] */
 	uint32_t nb_peers, max_peers;
-	struct sg_map peer_map; /* ip_be -> index in peers */
+	struct sg_map peer_map; /* ip_be (primary or path) -> sg_peer * */
 	struct sg_peer *last;	/* last RX lookup */
 	struct sg_stats *st;
 	uint64_t seq;		/* +1 per DATA packet in and packet out: orders
@@ -179,6 +193,25 @@ struct sg_link {
 	struct sg_chain_ref *chain_spare; /* records to reuse (sg_conn.c) */
 };
 
+static inline struct sg_peer *sg_link_peer_at(const struct sg_link *link,
+					      uint32_t i)
+{
+	return &link->blocks[i / SG_PEER_BLOCK][i % SG_PEER_BLOCK];
+}
+
+/* The peer known under @ip_be (primary or path address), or NULL.  O(1):
+ * one hash probe run. */
+static inline struct sg_peer *sg_link_peer_find(const struct sg_link *link,
+						uint32_t ip_be)
+{
+	uint64_t v;
+
+	return sg_map_get(&link->peer_map, ip_be, &v) ?
+		       (struct sg_peer *)(uintptr_t)v : NULL;
+}
+
+/* A link for at most @max_peers peers; the tables start small and grow
+ * as peers arrive.  @return 0, -EINVAL, -ENOMEM. */
 int sg_link_init(struct sg_link *link, struct dp_port *port,
 		 uint32_t max_peers, struct sg_stats *st);
 /* Deregister every peer address from usrsctp (while usrsctp is up);
@@ -186,7 +219,8 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 void sg_link_release(struct sg_link *link);
 /* Free the peer objects (after usrsctp is down or no longer uses them). */
 void sg_link_fini(struct sg_link *link);
-/* Find or create the peer for @ip_be. @return NULL when full. */
+/* Find or create the peer for @ip_be. @return NULL at max_peers or when
+ * memory runs out. */
 struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be);
 /* Poll the port and feed received SCTP packets to usrsctp.
  * @return packets fed. */
@@ -348,6 +382,8 @@ struct sg_ep {
 	uint64_t gone_check_tsc; /* next link check */
 	uint64_t gone_down_tsc;	 /* every port first seen down; 0: up */
 	bool gone_done;		 /* aborted for this time down */
+	uint64_t gone_aborts_before; /* st.peer_gone_aborts when it went
+				      * down (the first pass logs) */
 	/* Zero-copy send (sg_zc.c) */
 	struct sg_zc *zc_released;	/* LIFO of released, not delivered */
 	struct sg_zc *zc_live;		/* every undelivered one */

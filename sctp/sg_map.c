@@ -6,7 +6,13 @@
  * Linear probing in a power-of-2 table kept at most half full, so a lookup
  * touches few slots; deletion shifts later entries of the probe run back
  * (no tombstones), so the table never degrades with association churn.
- * All memory is allocated at init: no allocation on the hot path.
+ *
+ * The table starts small and doubles when an insertion would fill more
+ * than half of it, up to @limit entries: a process that talks to a few
+ * peers keeps a few hundred bytes, one that talks to thousands pays
+ * SG_MAP_SLOT_BYTES * 2..4 per entry.  A doubling allocates and rehashes
+ * (O(count), amortised O(1) per insertion); it happens only when a new
+ * key arrives (a new peer or association), never on a lookup.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -18,21 +24,59 @@ static inline uint32_t slot_of(const struct sg_map *map, uint32_t key)
 	return (key * 0x9e3779b1u) & map->mask;
 }
 
-int sg_map_init(struct sg_map *map, uint32_t limit)
+static int sg_map_alloc(struct sg_map *map, uint32_t slots)
 {
-	uint32_t slots = 16;
-
-	while (slots < 2 * limit)
-		slots <<= 1;
 	map->keys = calloc(slots, sizeof(*map->keys));
 	map->vals = calloc(slots, sizeof(*map->vals));
 	if (map->keys == NULL || map->vals == NULL) {
-		sg_map_free(map);
+		free(map->keys);
+		free(map->vals);
+		map->keys = NULL;
+		map->vals = NULL;
 		return -ENOMEM;
 	}
 	map->mask = slots - 1;
+	return 0;
+}
+
+int sg_map_init(struct sg_map *map, uint32_t limit)
+{
+	int rc;
+
+	if (limit == 0 || limit > SG_MAP_LIMIT_MAX)
+		return -EINVAL;
+	rc = sg_map_alloc(map, SG_MAP_SLOTS_MIN);
+	if (rc != 0)
+		return rc;
 	map->count = 0;
 	map->limit = limit;
+	return 0;
+}
+
+/* Double the table and reinsert every entry. @return 0 or -ENOMEM (the
+ * map is unchanged then). */
+static int sg_map_grow(struct sg_map *map)
+{
+	struct sg_map old = *map;
+	uint32_t i;
+
+	if (sg_map_alloc(map, 2 * (old.mask + 1)) != 0) {
+		*map = old;
+		return -ENOMEM;
+	}
+	for (i = 0; i <= old.mask; i++) {
+		uint32_t j;
+
+		if (old.keys[i] == 0)
+			continue;
+		j = slot_of(map, old.keys[i]);
+		while (map->keys[j] != 0)
+			j = (j + 1) & map->mask;
+		map->keys[j] = old.keys[i];
+		map->vals[j] = old.vals[i];
+	}
+	free(old.keys);
+	free(old.vals);
 	return 0;
 }
 
@@ -73,6 +117,13 @@ int sg_map_put(struct sg_map *map, uint32_t key, uint64_t val)
 	}
 	if (map->count >= map->limit)
 		return -ENOSPC;
+	if (2 * (map->count + 1) > map->mask + 1) {
+		if (sg_map_grow(map) != 0)
+			return -ENOMEM;
+		i = slot_of(map, key);
+		while (map->keys[i] != 0)
+			i = (i + 1) & map->mask;
+	}
 	map->keys[i] = key;
 	map->vals[i] = val;
 	map->count++;

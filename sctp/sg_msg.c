@@ -698,7 +698,7 @@ int sg_assoc_frag_bytes(struct sg_ep *ep, sg_assoc_t assoc)
 bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 {
 	struct sg_assoc_info ai;
-	uint64_t v, idx, quiet_tsc, unacked;
+	uint64_t v, quiet_tsc, unacked;
 	const struct sg_peer *p;
 
 	if (!sg_map_get(&ep->assocs, assoc, &v))
@@ -719,9 +719,9 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 		return false;
 	}
 	sg_assoc_unpack(v, &ai);
-	if (!sg_map_get(&ep->lk->peer_map, ai.peer_ip_be, &idx))
+	p = sg_link_peer_find(ep->lk, ai.peer_ip_be);
+	if (p == NULL)
 		return true;
-	p = &ep->lk->peers[idx];
 	/* A packet of ours left after the peer's last DATA: usrsctp bundles
 	 * a pending delayed SACK into every packet it sends, so none is owed
 	 * (this keeps flushes, e.g. every MPI_Win_fence, from waiting out

@@ -381,5 +381,40 @@ TEST_F(DpPortTest, ArpLearnsOnlyFromTrustedFrames)
 	drain_nic(port);
 }
 
+/* Raised above its initial size, the cache grows instead of evicting:
+ * 20000 neighbours (more than DP_ARP_SIZE slots) all stay, each with its
+ * MAC, and eviction starts only at the new maximum. */
+TEST(DpArp, RaisedMaximumGrowsTheTableInsteadOfEvicting)
+{
+	static dp_arp_table t;
+	rte_ether_addr mac;
+	const uint32_t n = 20000;
+	uint64_t now = 10;
+
+	ASSERT_EQ(0, dp_arp_table_init(&t, 1000000000, 10, 3));
+	EXPECT_EQ(-EINVAL, dp_arp_table_set_max(&t, DP_ARP_MAX_LIMIT + 1));
+	ASSERT_EQ(0, dp_arp_table_set_max(&t, n));
+	for (uint32_t i = 0; i < n; i++)
+		ASSERT_TRUE(dp_arp_learn(&t, htonl(0x0a100000 + i),
+					 &(mac = mac_of(i)), now++)) << i;
+	EXPECT_EQ(0u, t.evictions);
+	EXPECT_EQ(n, t.nb_used);
+	EXPECT_GE(t.mask + 1, n * 4 / 3);
+	EXPECT_LE(t.nb_used, (t.mask + 1) / 4 * 3);
+	EXPECT_GE(t.grows, 2u);
+	for (uint32_t i = 0; i < n; i++) {
+		ASSERT_EQ(0, dp_arp_lookup(&t, htonl(0x0a100000 + i), now++,
+					   &mac)) << i;
+		rte_ether_addr want = mac_of(i);
+		ASSERT_TRUE(rte_is_same_ether_addr(&want, &mac)) << i;
+	}
+	/* at the maximum: the least recently used goes */
+	EXPECT_EQ(-ENOENT, dp_arp_lookup(&t, htonl(0x0a200000), now++, &mac));
+	EXPECT_EQ(1u, t.evictions);
+	EXPECT_EQ(nullptr, dp_arp_find(&t, htonl(0x0a100000)));
+	dp_arp_table_fini(&t);
+}
+
+
 } /* namespace */
 } /* namespace dptest */

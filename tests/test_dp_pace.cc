@@ -474,5 +474,58 @@ TEST_F(DpPortTest, SctpControlNotHeldBehindPacedData)
 	repace(port, DP_PACE_DEADLINE, 0);
 }
 
+/* Gap mode computes gaps from the link speed: with neither link= nor a
+ * speed from the driver, pace=gap is refused (not taken as 10G), and
+ * pace=auto on a PCI port falls back to deadline mode and says why. */
+TEST(DpPace, GapModeNeedsAKnownLinkSpeed)
+{
+	auto cfg_p = std::make_unique<dp_config>();
+	dp_config &c = *cfg_p;
+	const char *why;
+	uint64_t link;
+	bool gap;
+
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring0 ip=10.0.0.1 pace=gap",
+				     &c));
+	EXPECT_EQ(-EINVAL, dp_pace_choose(&c, 0, &gap, &link, &why));
+	ASSERT_EQ(0, dp_pace_choose(&c, 25000, &gap, &link, &why));
+	EXPECT_TRUE(gap);
+	EXPECT_EQ(25000000000ull, link);
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring0 ip=10.0.0.1 pace=gap "
+				     "link=40G", &c));
+	ASSERT_EQ(0, dp_pace_choose(&c, 0, &gap, &link, &why));
+	EXPECT_TRUE(gap);
+	EXPECT_EQ(40000000000ull, link);
+	/* auto: gap on PCI with a known speed, deadline without */
+	ASSERT_EQ(0, dp_config_parse("dev=net_ring0 ip=10.0.0.1", &c));
+	c.is_pci = true;
+	ASSERT_EQ(0, dp_pace_choose(&c, 10000, &gap, &link, &why));
+	EXPECT_TRUE(gap);
+	EXPECT_EQ(nullptr, why);
+	ASSERT_EQ(0, dp_pace_choose(&c, 0, &gap, &link, &why));
+	EXPECT_FALSE(gap);
+	ASSERT_NE(nullptr, why);
+	EXPECT_NE(nullptr, strstr(why, "link="));
+	c.is_pci = false;
+	ASSERT_EQ(0, dp_pace_choose(&c, 0, &gap, &link, &why));
+	EXPECT_FALSE(gap);
+	EXPECT_EQ(nullptr, why);
+}
+
+/* Gap frames that do not leave the port mean no pacing at all: a driver
+ * known to filter them, no TX counters, or a probe the counters do not
+ * see leaving each block gap mode; a probe counted in full does not. */
+TEST(DpPace, GapFramesMustBeSeenLeaving)
+{
+	EXPECT_NE(nullptr, dp_pace_gap_blocked("net_i40e", 32, 32, true));
+	EXPECT_NE(nullptr, dp_pace_gap_blocked("net_ice", 32, 0, true));
+	EXPECT_NE(nullptr, dp_pace_gap_blocked("net_ice", 32, 31, true));
+	EXPECT_NE(nullptr, dp_pace_gap_blocked("net_ice", 0, 0, true));
+	EXPECT_NE(nullptr, dp_pace_gap_blocked("net_ice", 32, 32, false));
+	EXPECT_EQ(nullptr, dp_pace_gap_blocked("net_ice", 32, 32, true));
+	EXPECT_EQ(nullptr, dp_pace_gap_blocked("net_mlx5", 32, 40, true));
+}
+
+
 } /* namespace */
 } /* namespace dptest */

@@ -246,8 +246,8 @@ TEST(PaceGap, PauseFrameBytesExact)
 	uint8_t expect[60] = {0x01, 0x80, 0xc2, 0x00, 0x00, 0x01, /* dst */
 			      0x02, 0x11, 0x22, 0x33, 0x44, 0x55, /* src */
 			      0x88, 0x08,			  /* type */
-			      0x00, 0x01,			  /* PAUSE */
-			      0x00, 0x00};			  /* time 0 */
+			      0x00, 0x00,  /* reserved opcode, not PAUSE */
+			      0x00, 0x00};
 	uint8_t buf[1600];
 
 	memset(buf, 0xaa, sizeof(buf));
@@ -270,7 +270,25 @@ TEST(PaceGap, PauseFrameBytesExact)
 	EXPECT_EQ(-EINVAL, pace_gap_frame_build(buf, 100, 60, nullptr));
 }
 
-TEST(PaceGap, RecogniserAcceptsOnlyZeroTimePause)
+/* A gap frame is never a PAUSE frame: PAUSE with pause time 0 is an XON,
+ * which would cancel the pause the port's own flow control asked for. */
+TEST(PaceGap, GapFrameIsNeverAnXon)
+{
+	const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 1};
+	uint8_t f[1514];
+
+	for (uint32_t len : {60u, 64u, 1000u, 1514u}) {
+		ASSERT_EQ(0, pace_gap_frame_build(f, sizeof(f), len, mac));
+		ASSERT_EQ(0x88, f[12]);
+		ASSERT_EQ(0x08, f[13]);
+		uint16_t opcode = (uint16_t)(f[14] << 8 | f[15]);
+		EXPECT_NE(PACE_PAUSE_OPCODE, opcode) << len;
+		EXPECT_NE(0x0101, opcode) << len; /* PFC, also a pause */
+		EXPECT_EQ(PACE_GAP_OPCODE, opcode) << len;
+	}
+}
+
+TEST(PaceGap, RecogniserAcceptsOnlyGapFrames)
 {
 	const uint8_t mac[6] = {0x02, 0, 0, 0, 0, 1};
 	uint8_t good[60], bad[60];
@@ -290,6 +308,7 @@ TEST(PaceGap, RecogniserAcceptsOnlyZeroTimePause)
 		{12, 0x08}, /* ether type 0x0808 */
 		{13, 0x00}, /* ether type 0x8800 */
 		{14, 0x01}, /* opcode 0x0101 (PFC) */
+		{15, 0x01}, /* opcode 0x0001 (PAUSE) */
 		{15, 0x02}, /* opcode 0x0002 */
 		{16, 0xff}, /* real pause time */
 		{17, 0x01},

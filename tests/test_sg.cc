@@ -158,6 +158,79 @@ TEST(SgMap, PutGetDelWithCollisions)
 	sg_map_free(&m);
 }
 
+/* The table starts at SG_MAP_SLOTS_MIN slots and doubles as keys arrive:
+ * 100000 keys (spread like IPv4 addresses of one /16 and beyond) all stay
+ * reachable across every doubling and deletion, the table stays at most
+ * half full, and the limit still holds. */
+TEST(SgMap, GrowsFromSmallToManyKeys)
+{
+	const uint32_t n = 100000;
+	sg_map m;
+	uint64_t v;
+
+	ASSERT_EQ(0, sg_map_init(&m, n));
+	EXPECT_EQ(SG_MAP_SLOTS_MIN, m.mask + 1);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t k = 0x0a000001u + i * 257u;
+
+		ASSERT_EQ(0, sg_map_put(&m, k, i)) << i;
+		ASSERT_LE(2 * m.count, m.mask + 1);
+	}
+	EXPECT_EQ(n, m.count);
+	EXPECT_EQ(-ENOSPC, sg_map_put(&m, 7, 1));
+	for (uint32_t i = 0; i < n; i++) {
+		ASSERT_TRUE(sg_map_get(&m, 0x0a000001u + i * 257u, &v)) << i;
+		ASSERT_EQ(i, v);
+	}
+	for (uint32_t i = 0; i < n; i += 2)
+		ASSERT_TRUE(sg_map_del(&m, 0x0a000001u + i * 257u));
+	for (uint32_t i = 0; i < n; i++)
+		ASSERT_EQ(i % 2 == 1,
+			  sg_map_get(&m, 0x0a000001u + i * 257u, &v)) << i;
+	ASSERT_EQ(0, sg_map_put(&m, 7, 1));
+	EXPECT_EQ(-EINVAL, sg_map_init(&m, 0));
+	sg_map_free(&m);
+}
+
+/* The peer table has no fixed size: 5000 peers (the old default was 256)
+ * are created one by one, each at a stable address that usrsctp keeps,
+ * each found again by its address, and max_peers still bounds them. */
+TEST(SgLink, PeersGrowBeyondAnyInitialSizeAtStableAddresses)
+{
+	const uint32_t n = 5000;
+	std::vector<sg_peer *> seen;
+	sg_stats st{};
+	sg_link lk;
+
+	/* no port: sg_link_init only takes a hold on it; usrsctp is up
+	 * (peers register their address with it) */
+	ASSERT_EQ(0, sg_stack_get());
+	memset(&lk, 0, sizeof(lk));
+	lk.max_peers = n;
+	lk.ms_div = 1;
+	ASSERT_EQ(0, sg_map_init(&lk.peer_map, n * SG_PATHS_MAX));
+	lk.st = &st;
+	for (uint32_t i = 0; i < n; i++) {
+		sg_peer *p = sg_link_peer(&lk, htonl(0x0a010000u + i + 1));
+
+		ASSERT_NE(nullptr, p) << i;
+		seen.push_back(p);
+	}
+	EXPECT_EQ(nullptr, sg_link_peer(&lk, htonl(0x0a020001u)));
+	for (uint32_t i = 0; i < n; i++) {
+		ASSERT_EQ(seen[i], sg_link_peer_find(&lk,
+						     htonl(0x0a010000u + i + 1)));
+		ASSERT_EQ(seen[i], sg_link_peer_at(&lk, i));
+		ASSERT_EQ(htonl(0x0a010000u + i + 1), seen[i]->ip_be);
+	}
+	sg_link_release(&lk);
+	sg_map_free(&lk.peer_map);
+	for (uint32_t b = 0; b < lk.nb_blocks; b++)
+		free(lk.blocks[b]);
+	free(lk.blocks);
+	sg_stack_put();
+}
+
 /* ---------------------------------------------------------------------- */
 /* two endpoints in two processes over memif                              */
 

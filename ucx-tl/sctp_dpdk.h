@@ -316,7 +316,9 @@ typedef struct uct_sctp_dpdk_ctx {
 	volatile uint32_t ev_gen;     /* +1 per peer state change */
 	uint16_t next_iface_id;
 	struct uct_sctp_dpdk_iface *ifaces[UCT_SCTP_DPDK_MAX_IFACES];
-	ucs_list_link_t peers;
+	ucs_list_link_t peers;	      /* every peer, for walks */
+	struct uct_sctp_dpdk_peer_index *peer_index; /* lookups (peer.c) */
+	unsigned nb_peers;
 	/* Dedicated-core mode (PROGRESS=thread): a thread polls the port and
 	 * the SCTP endpoint and fills the ifaces' RX queues; the UCX threads
 	 * only drain their queue, send and dispatch pending. */
@@ -684,6 +686,13 @@ ucs_status_t uct_sctp_dpdk_ctx_peer_get(uct_sctp_dpdk_ctx_t *ctx,
  * @return 1 compatible. */
 int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 				  const uct_sctp_dpdk_iface_addr_t *addr);
+/* The peer whose association on @lane is @assoc (not IDLE), or NULL.
+ * O(1).  Caller holds ctx->lock. */
+uct_sctp_dpdk_peer_t *uct_sctp_dpdk_peer_by_assoc(uct_sctp_dpdk_ctx_t *ctx,
+						  unsigned lane,
+						  sg_assoc_t assoc);
+/* Free the lookup tables (the peers are freed by the caller). */
+void uct_sctp_dpdk_peer_index_free(uct_sctp_dpdk_ctx_t *ctx);
 /* Restart the association of an IDLE peer (lock held by caller). */
 void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 				    uct_sctp_dpdk_peer_t *peer);

@@ -1030,6 +1030,7 @@ free_ctx:
 			ucs_list_del(&peer->list);
 			ucs_free(peer);
 		}
+		uct_sctp_dpdk_peer_index_free(ctx);
 		uct_sctp_dpdk_stream_map_cleanup(&ctx->smap);
 		ucs_free(ctx->config_text);
 		ucs_free(ctx);

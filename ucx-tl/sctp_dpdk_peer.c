@@ -21,38 +21,124 @@
 
 #include "sctp_dpdk.h"
 
+#include <ucs/datastruct/khash.h>
 #include <ucs/debug/log.h>
 
 #include <errno.h>
 #include <sched.h>
 
+/*
+ * Peer lookups are O(1): one hash table by remote address (IPv4 + SCTP
+ * port), one by association (lane + id: association ids are per SCTP
+ * socket, so a lane's ids may equal another lane's).  The association
+ * table may hold a stale entry for an ended association: a lookup checks
+ * the peer it finds still has that association.
+ */
+KHASH_MAP_INIT_INT64(uct_sctp_dpdk_peer_idx, uct_sctp_dpdk_peer_t *)
+
+struct uct_sctp_dpdk_peer_index {
+	khash_t(uct_sctp_dpdk_peer_idx) by_addr;
+	khash_t(uct_sctp_dpdk_peer_idx) by_assoc;
+};
+
+static inline uint64_t uct_sctp_dpdk_peer_addr_key(uint32_t ip_be,
+						   uint16_t sctp_port)
+{
+	return ((uint64_t)ip_be << 16) | sctp_port;
+}
+
+static inline uint64_t uct_sctp_dpdk_peer_assoc_key(unsigned lane,
+						    sg_assoc_t assoc)
+{
+	return ((uint64_t)lane << 32) | (uint32_t)assoc;
+}
+
+void uct_sctp_dpdk_peer_index_free(uct_sctp_dpdk_ctx_t *ctx)
+{
+	if (ctx->peer_index == NULL)
+		return;
+	kh_destroy_inplace(uct_sctp_dpdk_peer_idx, &ctx->peer_index->by_addr);
+	kh_destroy_inplace(uct_sctp_dpdk_peer_idx, &ctx->peer_index->by_assoc);
+	ucs_free(ctx->peer_index);
+	ctx->peer_index = NULL;
+}
+
+static uct_sctp_dpdk_peer_t *
+uct_sctp_dpdk_peer_lookup(khash_t(uct_sctp_dpdk_peer_idx) *h, uint64_t key)
+{
+	khiter_t it = kh_get(uct_sctp_dpdk_peer_idx, h, key);
+
+	return it == kh_end(h) ? NULL : kh_val(h, it);
+}
+
+/* @return 0 or -ENOMEM. */
+static int uct_sctp_dpdk_peer_index_put(khash_t(uct_sctp_dpdk_peer_idx) *h,
+					uint64_t key,
+					uct_sctp_dpdk_peer_t *peer)
+{
+	int ret;
+	khiter_t it = kh_put(uct_sctp_dpdk_peer_idx, h, key, &ret);
+
+	if (ret == UCS_KH_PUT_FAILED)
+		return -ENOMEM;
+	kh_val(h, it) = peer;
+	return 0;
+}
+
 static uct_sctp_dpdk_peer_t *
 uct_sctp_dpdk_peer_by_addr(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 			   uint16_t sctp_port)
 {
-	uct_sctp_dpdk_peer_t *peer;
-
-	ucs_list_for_each(peer, &ctx->peers, list) {
-		if (peer->ip_be == ip_be && peer->sctp_port == sctp_port)
-			return peer;
-	}
-	return NULL;
+	if (ctx->peer_index == NULL)
+		return NULL;
+	return uct_sctp_dpdk_peer_lookup(
+		&ctx->peer_index->by_addr,
+		uct_sctp_dpdk_peer_addr_key(ip_be, sctp_port));
 }
 
-/* Association ids are per SCTP socket: a lane's ids may equal another
- * lane's. */
-static uct_sctp_dpdk_peer_t *
-uct_sctp_dpdk_peer_by_assoc(uct_sctp_dpdk_ctx_t *ctx, unsigned lane,
-			    sg_assoc_t assoc)
+uct_sctp_dpdk_peer_t *uct_sctp_dpdk_peer_by_assoc(uct_sctp_dpdk_ctx_t *ctx,
+						  unsigned lane,
+						  sg_assoc_t assoc)
 {
 	uct_sctp_dpdk_peer_t *peer;
 
-	ucs_list_for_each(peer, &ctx->peers, list) {
-		if (peer->state != UCT_SCTP_DPDK_PEER_IDLE &&
-		    peer->lane == lane && peer->assoc == assoc)
-			return peer;
+	if (ctx->peer_index == NULL)
+		return NULL;
+	peer = uct_sctp_dpdk_peer_lookup(
+		&ctx->peer_index->by_assoc,
+		uct_sctp_dpdk_peer_assoc_key(lane, assoc));
+	if (peer == NULL || peer->state == UCT_SCTP_DPDK_PEER_IDLE ||
+	    peer->lane != lane || peer->assoc != assoc)
+		return NULL;
+	return peer;
+}
+
+/* @peer's association is now @assoc: index it, and forget the one it
+ * replaces. */
+static void uct_sctp_dpdk_peer_set_assoc(uct_sctp_dpdk_ctx_t *ctx,
+					 uct_sctp_dpdk_peer_t *peer,
+					 sg_assoc_t assoc)
+{
+	khash_t(uct_sctp_dpdk_peer_idx) *h = &ctx->peer_index->by_assoc;
+	khiter_t it;
+
+	if (peer->assoc != 0 && peer->assoc != assoc) {
+		it = kh_get(uct_sctp_dpdk_peer_idx, h,
+			    uct_sctp_dpdk_peer_assoc_key(peer->lane,
+							 peer->assoc));
+		if (it != kh_end(h) && kh_val(h, it) == peer)
+			kh_del(uct_sctp_dpdk_peer_idx, h, it);
 	}
-	return NULL;
+	peer->assoc = assoc;
+	if (uct_sctp_dpdk_peer_index_put(
+		    h, uct_sctp_dpdk_peer_assoc_key(peer->lane, assoc),
+		    peer) != 0) {
+		/* events of this association then find the peer by its
+		 * address (SG_EV_UP) or not at all (it is reported lost
+		 * through fail_gen by the next failing send) */
+		ucs_warn("sctp_dpdk: out of memory indexing association %u",
+			 assoc);
+	}
 }
 
 static uct_sctp_dpdk_peer_t *
@@ -61,11 +147,24 @@ uct_sctp_dpdk_peer_new(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 {
 	uct_sctp_dpdk_peer_t *peer;
 
+	if (ctx->peer_index == NULL) {
+		ctx->peer_index = ucs_calloc(1, sizeof(*ctx->peer_index),
+					     "sctp_dpdk peer index");
+		if (ctx->peer_index == NULL)
+			goto err_nomem;
+		kh_init_inplace(uct_sctp_dpdk_peer_idx,
+				&ctx->peer_index->by_addr);
+		kh_init_inplace(uct_sctp_dpdk_peer_idx,
+				&ctx->peer_index->by_assoc);
+	}
 	peer = ucs_calloc(1, sizeof(*peer), "sctp_dpdk peer");
-	if (peer == NULL) {
-		ucs_error("sctp_dpdk: failed to allocate a peer (%zu bytes)",
-			  sizeof(*peer));
-		return NULL;
+	if (peer == NULL)
+		goto err_nomem;
+	if (uct_sctp_dpdk_peer_index_put(
+		    &ctx->peer_index->by_addr,
+		    uct_sctp_dpdk_peer_addr_key(ip_be, sctp_port), peer) != 0) {
+		ucs_free(peer);
+		goto err_nomem;
 	}
 	peer->ip_be = ip_be;
 	peer->sctp_port = sctp_port;
@@ -74,7 +173,13 @@ uct_sctp_dpdk_peer_new(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 	peer->state = UCT_SCTP_DPDK_PEER_IDLE;
 	peer->blocked_poll = UINT64_MAX;
 	ucs_list_add_tail(&ctx->peers, &peer->list);
+	ctx->nb_peers++;
 	return peer;
+
+err_nomem:
+	ucs_error("sctp_dpdk: failed to allocate peer %u (%zu bytes and its "
+		  "index entries)", ctx->nb_peers + 1, sizeof(*peer));
+	return NULL;
 }
 
 void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
@@ -90,7 +195,7 @@ void uct_sctp_dpdk_ctx_peer_connect(uct_sctp_dpdk_ctx_t *ctx,
 	peer->drained_msgs = peer->tx_msgs;
 	rc = sg_connect(peer->sg, peer->ip_be, peer->sctp_port, &assoc);
 	if (rc == 0 || rc == -EALREADY) {
-		peer->assoc = assoc;
+		uct_sctp_dpdk_peer_set_assoc(ctx, peer, assoc);
 		peer->state = sg_assoc_up(peer->sg, assoc) ?
 				      UCT_SCTP_DPDK_PEER_UP :
 				      UCT_SCTP_DPDK_PEER_CONNECTING;
@@ -245,7 +350,7 @@ void uct_sctp_dpdk_peer_event(uct_sctp_dpdk_ctx_t *ctx, unsigned lane,
 						      ev->peer_port, lane);
 		if (peer == NULL)
 			return;
-		peer->assoc = ev->assoc;
+		uct_sctp_dpdk_peer_set_assoc(ctx, peer, ev->assoc);
 		peer->state = UCT_SCTP_DPDK_PEER_UP;
 		if (ev->type == SG_EV_RESTART) {
 			/* Messages of the old incarnation may be lost. */

@@ -73,7 +73,7 @@ def test_token_bucket_bursts():
           f"1 kHz token bucket burst only {r['max_burst']} frames")
 
 
-def test_gap_mode_sends_pause_frames_receiver_drops_them():
+def test_gap_mode_sends_gap_frames_receiver_drops_them():
     r = tool("sdp-pace", "--fabric", "memif", "--rate", "500M", "--link",
              "1G", "--mode", "gap", "--count", "3000")
     check(r["tx"]["gap_frames"] > 0, "no gap frames sent in gap mode")
@@ -124,8 +124,8 @@ if __name__ == "__main__":
         test_paced_never_faster_and_evenly_spaced)
     run("unpaced control run bursts", test_unpaced_control_fails_the_same_checks)
     run("token bucket on a 1 kHz tick bursts", test_token_bucket_bursts)
-    run("gap mode: PAUSE frames sent and dropped at the receiver",
-        test_gap_mode_sends_pause_frames_receiver_drops_them)
+    run("gap mode: gap frames sent and dropped at the receiver",
+        test_gap_mode_sends_gap_frames_receiver_drops_them)
     run("paced SCTP over memif never stalls, goodput below the rate",
         test_paced_sctp_never_stalls)
     harness.done()
