@@ -618,19 +618,27 @@ void sg_unsent_update(struct sg_ep *ep)
 	}
 }
 
-const char *sg_assoc_state_name(struct sg_ep *ep, sg_assoc_t assoc)
+/* usrsctp's state of @assoc (SCTP_ESTABLISHED, ...); -ENOTCONN when sg
+ * or usrsctp no longer knows it. */
+static int assoc_state(struct sg_ep *ep, sg_assoc_t assoc)
 {
 	struct sctp_status st;
 	socklen_t len = sizeof(st);
 
 	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
-		return "unknown";
+		return -ENOTCONN;
 	memset(&st, 0, sizeof(st));
 	st.sstat_assoc_id = (sctp_assoc_t)assoc;
 	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_STATUS, &st,
 			       &len) != 0)
-		return "gone";
-	switch (st.sstat_state) {
+		return -ENOTCONN;
+	return st.sstat_state;
+}
+
+const char *sg_assoc_state_name(struct sg_ep *ep, sg_assoc_t assoc)
+{
+	switch (assoc_state(ep, assoc)) {
+	case -ENOTCONN: return "unknown";
 	case SCTP_CLOSED: return "closed";
 	case SCTP_BOUND: return "bound";
 	case SCTP_LISTEN: return "listen";
@@ -647,36 +655,19 @@ const char *sg_assoc_state_name(struct sg_ep *ep, sg_assoc_t assoc)
 
 bool sg_assoc_peer_closed(struct sg_ep *ep, sg_assoc_t assoc)
 {
-	struct sctp_status st;
-	socklen_t len = sizeof(st);
+	int st = assoc_state(ep, assoc);
 
-	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
-		return true;
-	memset(&st, 0, sizeof(st));
-	st.sstat_assoc_id = (sctp_assoc_t)assoc;
-	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_STATUS, &st,
-			       &len) != 0)
-		return true;
 	/* SHUTDOWN_RECEIVED: ours still being acknowledged; ACK_SENT: done */
-	return st.sstat_state == SCTP_SHUTDOWN_ACK_SENT ||
-	       st.sstat_state == SCTP_CLOSED;
+	return st == -ENOTCONN || st == SCTP_SHUTDOWN_ACK_SENT ||
+	       st == SCTP_CLOSED;
 }
 
 bool sg_assoc_closing(struct sg_ep *ep, sg_assoc_t assoc)
 {
-	struct sctp_status st;
-	socklen_t len = sizeof(st);
+	int st = assoc_state(ep, assoc);
 
-	if (!sg_map_get(&ep->assocs, assoc, &(uint64_t){ 0 }))
-		return true;
-	memset(&st, 0, sizeof(st));
-	st.sstat_assoc_id = (sctp_assoc_t)assoc;
-	if (usrsctp_getsockopt(ep->so, IPPROTO_SCTP, SCTP_STATUS, &st,
-			       &len) != 0)
-		return true;
-	return st.sstat_state == SCTP_SHUTDOWN_SENT ||
-	       st.sstat_state == SCTP_SHUTDOWN_ACK_SENT ||
-	       st.sstat_state == SCTP_CLOSED;
+	return st == -ENOTCONN || st == SCTP_SHUTDOWN_SENT ||
+	       st == SCTP_SHUTDOWN_ACK_SENT || st == SCTP_CLOSED;
 }
 
 int sg_assoc_frag_bytes(struct sg_ep *ep, sg_assoc_t assoc)
