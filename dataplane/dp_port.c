@@ -422,7 +422,8 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 
 	for (;;) {
 		memset(&link, 0, sizeof(link));
-		rte_eth_link_get_nowait(port->port_id, &link);
+		if (rte_eth_link_get_nowait(port->port_id, &link) != 0)
+			link.link_status = RTE_ETH_LINK_DOWN; /* keep waiting */
 		if (link.link_status == RTE_ETH_LINK_UP) {
 			SDP_LOG(INFO, DP, "port %u: link up, %u Mbit/s after "
 				"%u ms%s", port->port_id, link.link_speed,
@@ -893,7 +894,8 @@ bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p)
 	memset(&link, 0, sizeof(link));
 	if (dp_netns_enter(port->cfg.netns, &ns_fd) != 0)
 		return false;
-	rte_eth_link_get_nowait(port->port_id, &link);
+	if (rte_eth_link_get_nowait(port->port_id, &link) != 0)
+		memset(&link, 0, sizeof(link)); /* unknown: reported down */
 	dp_netns_leave(ns_fd);
 	if (speed_mbps_p != NULL)
 		*speed_mbps_p = link.link_speed;
