@@ -14,8 +14,11 @@
  * What changed, from the sources of each release (src/uct/base/uct_md.h,
  * uct_iface.h, uct_component.h, api/v2/uct_v2.h):
  *
- *   1.14  ucs_mpool_init takes a ucs_mpool_params_t; md query fills uct_md_attr_v2_t (flat, no .cap) instead of
- *         uct_md_attr_t; mem_reg takes uct_md_mem_reg_params_t instead of
+ *   1.14  ucs_mpool_init takes a ucs_mpool_params_t; md query fills
+ *         uct_md_attr_v2_t (flat, no .cap) instead of uct_md_attr_t,
+ *         with cache_mem_types (UCP caches our registrations, as 1.13's
+ *         UCP did; left 0, UCP 1.18's rendezvous aborts on its
+ *         cache_md_map assertion); mem_reg takes uct_md_mem_reg_params_t instead of
  *         flags; uct_md_ops_t gains mem_attach; internal ops gain
  *         ep_connect_to_ep_v2.
  *   1.15  internal ops gain iface_is_reachable_v2, which the public
@@ -118,6 +121,12 @@ uct_sctp_dpdk_compat_md_query(uct_md_h md, uct_sctp_dpdk_md_attr_t *attr)
 	attr->rkey_packed_size = caps.rkey_packed_size;
 	attr->reg_cost = caps.reg_cost;
 	memset(&attr->local_cpus, 0xff, sizeof(attr->local_cpus));
+#if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 14)
+	/* UCP caches our registrations (its rcache, as 1.13's UCP always
+	 * did); 1.18's datatype iterator asserts that every md it registers
+	 * with says so (cache_md_map, datatype_iter.inl). */
+	attr->cache_mem_types = caps.mem_types;
+#endif
 #if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
 	attr->reg_alignment = 1;
 #endif
