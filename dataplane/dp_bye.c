@@ -55,7 +55,8 @@ static bool link_up(const struct dp_port *port)
 	struct rte_eth_link link;
 
 	memset(&link, 0, sizeof(link));
-	rte_eth_link_get_nowait(port->port_id, &link);
+	if (rte_eth_link_get_nowait(port->port_id, &link) != 0)
+		return false; /* port gone or no link state: not up */
 	return link.link_status == RTE_ETH_LINK_UP;
 }
 

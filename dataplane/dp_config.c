@@ -13,6 +13,8 @@
 #include <sched.h>
 #include <arpa/inet.h>
 
+#include <rte_version.h>
+
 #include "dp_internal.h"
 
 #define CFG_ERR(...) SDP_LOG(ERR, DP, "config: " __VA_ARGS__)
@@ -475,10 +477,33 @@ static bool devargs_value(const char *devargs, const char *key, char *val,
  *     slots and the ring's head runs more than a ring ahead: the receiver
  *     reads old buffers again (duplicates) and chain pieces as frames.
  * So a bsize= below a frame is refused.
+ *
+ * DPDK 24.11's eth_memif_tx has a second copy path, taken when every mbuf
+ * of a burst comes from one pool whose data room (less headroom) is not
+ * larger than bsize=: each mbuf segment goes into a slot of its own,
+ * non-final ones marked "next", and no slot's flags are ever cleared
+ * there.  A chained packet (the sg layer's chained TX: headers + payload
+ * by reference) leaves "next" on its slots; when the ring comes round, a
+ * one-segment frame on such a slot is merged with the frame after it, so
+ * both are lost (meson test sg on Debian 13: chained-TX associations die,
+ * ENOTCONN).  22.11 has no such path.  From DPDK 23.11 (24.11 read; 23.11
+ * treated alike) the bsize= chosen here is below the pools' mbuf data
+ * room (dp_mbuf_data_room, always above a frame), so the first path, which
+ * copies a chain into one buffer, is the one taken; a bsize= given in the
+ * devargs at or above it turns chained TX off on the port instead
+ * (dp_memif_chained_tx_ok): one-segment packets never set "next".
  */
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+#define DP_MEMIF_SEG_PER_SLOT_TX 1
+#else
+#define DP_MEMIF_SEG_PER_SLOT_TX 0
+#endif
+
 static int memif_bsize_fill(struct dp_config *cfg)
 {
 	uint32_t frame = (uint32_t)cfg->mtu + RTE_ETHER_HDR_LEN + 4, b;
+	uint32_t mbuf_bytes =
+		dp_mbuf_data_room(cfg->mtu) - RTE_PKTMBUF_HEADROOM;
 	size_t len = strlen(cfg->devargs);
 	char v[16];
 	int n;
@@ -487,21 +512,30 @@ static int memif_bsize_fill(struct dp_config *cfg)
 		return 0;
 	if (devargs_value(cfg->devargs, "bsize", v, sizeof(v))) {
 		b = (uint32_t)strtoul(v, NULL, 0);
-		if (b >= frame)
-			return 0;
-		CFG_ERR("dev=%s: memif bsize=%u is below a frame of mtu=%u "
-			"(%u bytes): DPDK 22.11's memif corrupts frames chained "
-			"over several buffers (lost, merged and replayed frames): "
-			"give bsize=%u or more, or drop "
-			"bsize= (one is chosen)", cfg->devargs, b, cfg->mtu,
-			frame, (frame + 2047) / 2048 * 2048);
-		return -EINVAL;
-	}
-	if (frame <= 2048)
+		if (b < frame) {
+			CFG_ERR("dev=%s: memif bsize=%u is below a frame of "
+				"mtu=%u (%u bytes): DPDK's memif corrupts "
+				"frames chained over several buffers (lost, "
+				"merged and replayed frames): "
+				"give bsize=%u or more, or drop bsize= (one "
+				"is chosen)", cfg->devargs, b, cfg->mtu, frame,
+				(frame + 2047) / 2048 * 2048);
+			return -EINVAL;
+		}
 		return 0;
-	b = (frame + 2047) / 2048 * 2048;
-	if (b > 65535)
-		b = 65535;
+	}
+	if (DP_MEMIF_SEG_PER_SLOT_TX) {
+		/* a frame, in whole cache lines if that stays below */
+		b = (frame + 63) & ~63u;
+		if (b >= mbuf_bytes)
+			b = frame;
+	} else {
+		if (frame <= 2048)
+			return 0;
+		b = (frame + 2047) / 2048 * 2048;
+		if (b > 65535)
+			b = 65535;
+	}
 	n = snprintf(cfg->devargs + len, sizeof(cfg->devargs) - len,
 		     ",bsize=%u", b);
 	if (n < 0 || (size_t)n >= sizeof(cfg->devargs) - len) {
@@ -514,6 +548,18 @@ static int memif_bsize_fill(struct dp_config *cfg)
 	SDP_LOG(INFO, DP, "config: memif bsize=%u added to dev= (a frame of "
 		"mtu=%u in one buffer; give bsize= to choose)", b, cfg->mtu);
 	return 0;
+}
+
+bool dp_memif_chained_tx_ok(const struct dp_config *cfg)
+{
+	char v[16];
+
+	if (!DP_MEMIF_SEG_PER_SLOT_TX || !dp_devargs_is_memif(cfg->devargs) ||
+	    !devargs_value(cfg->devargs, "bsize", v, sizeof(v)))
+		return true;
+	return strtoul(v, NULL, 0) <
+	       (unsigned long)(dp_mbuf_data_room(cfg->mtu) -
+			       RTE_PKTMBUF_HEADROOM);
 }
 
 bool dp_devargs_memif_zc(const char *devargs)

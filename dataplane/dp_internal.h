@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include <rte_ether.h>
+#include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_spinlock.h>
 
@@ -513,8 +514,40 @@ void dp_netns_leave(int saved_fd);
 /* dp_eal.c */
 uint64_t dp_ms_to_tsc(uint64_t ms);
 
+/* Chained (multi-segment) TX is safe on the port: false for a memif whose
+ * bsize= DPDK's one-segment-per-slot copy path would take (dp_config.c). */
+bool dp_memif_chained_tx_ok(const struct dp_config *cfg);
+
 #ifdef __cplusplus
 }
 #endif
+
+/*
+ * One frame per mbuf: room for MTU + 84 bytes rounded up to 1 KiB, which is
+ * net_af_packet's TPACKET frame (framesz=, 66 bytes of header before the
+ * Ethernet frame; the PMD wants data room >= framesz - 32) as sdp-testbed
+ * sizes it; MTU + 18 alone fell short of it for MTUs such as 8150.
+ * The pools' data room, headroom included (rte_pktmbuf_pool_create).
+ */
+#define DP_AFP_FRAME_OVERHEAD 84u
+
+#ifdef __cplusplus
+static_assert
+#else
+_Static_assert
+#endif
+	(((DP_MTU_MAX + DP_AFP_FRAME_OVERHEAD + 1023) & ~1023u) +
+			 RTE_PKTMBUF_HEADROOM <= UINT16_MAX,
+	 "DP_MTU_MAX: its frame must fit one mbuf (16-bit buf_len)");
+
+static inline uint16_t dp_mbuf_data_room(uint16_t mtu)
+{
+	uint32_t need = (uint32_t)mtu + DP_AFP_FRAME_OVERHEAD;
+
+	if (need < RTE_MBUF_DEFAULT_DATAROOM)
+		need = RTE_MBUF_DEFAULT_DATAROOM;
+	need = (need + 1023) & ~1023u;
+	return (uint16_t)(need + RTE_PKTMBUF_HEADROOM);
+}
 
 #endif /* DP_INTERNAL_H */

@@ -20,6 +20,8 @@
 #include <rte_malloc.h>
 #include <rte_pci.h>
 
+#include <rte_version.h>
+
 #include "dp_internal.h"
 
 /* The device name of @devargs: everything before the first comma. */
@@ -107,28 +109,6 @@ static uint32_t pow2_ge(uint32_t v)
 	while (p < v)
 		p <<= 1;
 	return p;
-}
-
-/*
- * One frame per mbuf: room for MTU + 84 bytes rounded up to 1 KiB, which is
- * net_af_packet's TPACKET frame (framesz=, 66 bytes of header before the
- * Ethernet frame; the PMD wants data room >= framesz - 32) as sdp-testbed
- * sizes it; MTU + 18 alone fell short of it for MTUs such as 8150.
- */
-#define DP_AFP_FRAME_OVERHEAD 84u
-
-_Static_assert(((DP_MTU_MAX + DP_AFP_FRAME_OVERHEAD + 1023) & ~1023u) +
-			       RTE_PKTMBUF_HEADROOM <= UINT16_MAX,
-	       "DP_MTU_MAX: its frame must fit one mbuf (16-bit buf_len)");
-
-static uint16_t mbuf_data_room(uint16_t mtu)
-{
-	uint32_t need = (uint32_t)mtu + DP_AFP_FRAME_OVERHEAD;
-
-	if (need < RTE_MBUF_DEFAULT_DATAROOM)
-		need = RTE_MBUF_DEFAULT_DATAROOM;
-	need = (need + 1023) & ~1023u;
-	return (uint16_t)(need + RTE_PKTMBUF_HEADROOM);
 }
 
 /*
@@ -469,7 +449,8 @@ static int wait_link(struct dp_port *port, const struct rte_eth_dev_info *info,
 
 	for (;;) {
 		memset(&link, 0, sizeof(link));
-		rte_eth_link_get_nowait(port->port_id, &link);
+		if (rte_eth_link_get_nowait(port->port_id, &link) != 0)
+			link.link_status = RTE_ETH_LINK_DOWN; /* keep waiting */
 		if (link.link_status == RTE_ETH_LINK_UP) {
 			uint32_t mbps = link_mbps(&link);
 
@@ -646,15 +627,15 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 				   cfg->tx_hold + DP_ARP_HOLD +
 				   6 * DP_BURST) - 1;
 		nb_mbufs = pool_cap_by_bytes(nb_mbufs,
-					     mbuf_data_room(cfg->mtu));
+					     dp_mbuf_data_room(cfg->mtu));
 	}
 	pool_name(name, sizeof(name), "dp_pool", pid);
 	port->pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256, 0,
-					     mbuf_data_room(cfg->mtu), socket);
+					     dp_mbuf_data_room(cfg->mtu), socket);
 	if (port->pool == NULL) {
 		SDP_LOG(ERR, DP, "port %u: cannot create %u mbufs of %u bytes"
 			": %s: raise mem= or lower mbufs=/rx_ring=/tx_hold=",
-			pid, nb_mbufs, mbuf_data_room(cfg->mtu),
+			pid, nb_mbufs, dp_mbuf_data_room(cfg->mtu),
 			rte_strerror(rte_errno));
 		rc = -ENOMEM;
 		goto err_close;
@@ -662,6 +643,15 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	/* Chained TX (the sg layer's usrsctp chains): headers without data
 	 * room for external buffers, as many as the pool has mbufs (a
 	 * chained packet holds one of each per segment).  Optional. */
+	if (port->tx_ext && !dp_memif_chained_tx_ok(cfg)) {
+		SDP_LOG(INFO, DP, "port %u: memif bsize= at or above the mbuf "
+			"data room (%u bytes): chained TX off (DPDK %d.%d's "
+			"memif would merge frames after a chained one; drop "
+			"bsize= to have one chosen)", pid,
+			dp_mbuf_data_room(cfg->mtu) - RTE_PKTMBUF_HEADROOM,
+			RTE_VER_YEAR, RTE_VER_MONTH);
+		port->tx_ext = false;
+	}
 	if (port->tx_ext) {
 		pool_name(name, sizeof(name), "dp_ext", pid);
 		port->ext_pool = rte_pktmbuf_pool_create(name, nb_mbufs, 256,
@@ -949,7 +939,8 @@ bool dp_port_link_up(struct dp_port *port, uint32_t *speed_mbps_p)
 	memset(&link, 0, sizeof(link));
 	if (dp_netns_enter(port->cfg.netns, &ns_fd) != 0)
 		return false;
-	rte_eth_link_get_nowait(port->port_id, &link);
+	if (rte_eth_link_get_nowait(port->port_id, &link) != 0)
+		memset(&link, 0, sizeof(link)); /* unknown: reported down */
 	dp_netns_leave(ns_fd);
 	if (speed_mbps_p != NULL)
 		*speed_mbps_p = link_mbps(&link);

@@ -1,12 +1,19 @@
 #!/bin/bash
-# ci-fresh-rootfs.sh - prove the README's commands on a fresh Debian 12: a
-# minimal bookworm root filesystem made by debootstrap from this machine's
+# ci-fresh-rootfs.sh [bookworm|trixie] - prove the README's commands on a
+# fresh Debian 12 (bookworm, the default) or Debian 13 (trixie): a minimal
+# root filesystem of that release made by debootstrap from this machine's
 # own apt mirror, the checkout and the machine's package-registry settings
 # copied in and nothing else, then, inside it (chroot, as root):
 #     ./scripts/setup.sh               install + fetch + build
 #     ./scripts/test.sh --suite unit   the unit suite
 # Everything mounted or made here is removed on exit, failure or Ctrl-C.
 # Needs root.  Phase times are printed at the end.
+#
+# The mirror is the one whose `deb` entry names the release; when none
+# does (the machine runs the other release), the mirror of the entries for
+# the machine's own release, and the copied apt sources name the release
+# tested instead of the machine's (bookworm -> trixie, bookworm-updates ->
+# trixie-updates, bookworm-security -> trixie-security).
 #
 #   SDP_CI_CACHE_DIR=dir    cached base tarball (default /var/cache/sctp-dpdk-ci;
 #                           outside the checkout); SDP_CI_CACHE=0 ignores it
@@ -21,12 +28,16 @@
 #   SDP_CI_SETUP_TIMEOUT=S  deadline of setup.sh inside (default 1800 s)
 #   SDP_CI_TEST_TIMEOUT=S   deadline of the unit suite inside (default 900 s)
 #   SDP_WERROR=1            passed on to setup.sh inside
+#   SDP_SRC_ARCHIVE_DIR=dir upstream source archives for the set-up scripts,
+#                           when the mirror serves no source package of the
+#                           release (default /var/cache/sctp-dpdk-ci/src when
+#                           it exists); copied in (scripts/lib/debsrc.sh)
 set -eEuo pipefail
 
 # The whole script is one { } block: bash reads it all before running any of
 # it, so editing the file during a (long) run cannot change what runs.
 {
-PROG=ci-fresh-rootfs
+PROG=ci-fresh-rootfs${1:+-$1}
 # Safety net: set -e stops at the first failing command; never without a word.
 on_err() { # status line command
   [[ $- == *e* ]] && ((BASH_SUBSHELL == 0)) || return 0
@@ -37,7 +48,14 @@ on_err() { # status line command
 trap 'on_err $? $LINENO "$BASH_COMMAND"' ERR
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SUITE=bookworm
+SUITE=${1:-bookworm}
+case $SUITE in
+bookworm | trixie) ;;
+*) echo "$PROG: error: release '$SUITE' is not supported: use bookworm or trixie" >&2; exit 2 ;;
+esac
+HOST_SUITE=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}") || HOST_SUITE=
+SRC_ARCHIVES=${SDP_SRC_ARCHIVE_DIR:-}
+if [[ -z $SRC_ARCHIVES && -d /var/cache/sctp-dpdk-ci/src ]]; then SRC_ARCHIVES=/var/cache/sctp-dpdk-ci/src; fi
 VARIANT=minbase
 CACHE_DIR=${SDP_CI_CACHE_DIR:-/var/cache/sctp-dpdk-ci}
 CACHE_DAYS=${SDP_CI_CACHE_DAYS:-7}
@@ -175,15 +193,23 @@ deb_entries() {
 # The mirror (and its keyring, if the entry names one) that serves $SUITE.
 MIRROR=${SDP_CI_MIRROR:-}
 MIRROR_KEYRING=
+RENAME_SUITES=   # the machine's release, renamed to $SUITE in the copied sources
 if [[ -z $MIRROR ]]; then
-  while IFS=$'\t' read -r uri suites signed; do
-    [[ " $suites " == *" $SUITE "* ]] || continue
-    MIRROR=$uri
-    if [[ $signed == /* && -f $signed ]]; then MIRROR_KEYRING=$signed; fi
-    break
-  done < <(deb_entries)
+  for want in "$SUITE" "$HOST_SUITE"; do
+    [[ -n $want ]] || continue
+    while IFS=$'\t' read -r uri suites signed; do
+      [[ " $suites " == *" $want "* ]] || continue
+      MIRROR=$uri
+      if [[ $signed == /* && -f $signed ]]; then MIRROR_KEYRING=$signed; fi
+      break
+    done < <(deb_entries)
+    if [[ -n $MIRROR ]]; then
+      if [[ $want != "$SUITE" ]]; then RENAME_SUITES=$want; fi
+      break
+    fi
+  done
   [[ -n $MIRROR ]] ||
-    die "no 'deb' entry for suite $SUITE in /etc/apt/sources.list or /etc/apt/sources.list.d/: cannot tell which Debian mirror this machine uses; set SDP_CI_MIRROR=URI"
+    die "no 'deb' entry for suite $SUITE (nor $HOST_SUITE) in /etc/apt/sources.list or /etc/apt/sources.list.d/: cannot tell which Debian mirror this machine uses; set SDP_CI_MIRROR=URI"
 fi
 ARCH=$(dpkg --print-architecture) || die "dpkg --print-architecture failed: is this Debian?"
 
@@ -275,6 +301,26 @@ if [[ $APT_SOURCES == machine ]]; then
   # keyrings the entries name (Signed-By paths), and apt's trusted keyrings
   mapfile -t keys < <(deb_entries | cut -f3 | tr ', ' '\n\n' | grep '^/' | sort -u || true)
   copy_in "${keys[@]}"
+  if [[ -n $RENAME_SUITES ]]; then
+    # The machine's release's suites, as whole words of the suite field
+    # only (deb822 Suites: lines, the third word of one-line entries).
+    for f in "${srcs[@]}"; do
+      awk -v from="$RENAME_SUITES" -v to="$SUITE" '
+        function ren(w) { return (w == from || index(w, from "-") == 1) ? to substr(w, length(from) + 1) : w }
+        tolower($1) == "suites:" { out = $1; for (i = 2; i <= NF; i++) out = out " " ren($i); print out; next }
+        /^[ \t]*deb(-src)?[ \t]/ {
+          n = split($0, w, /[ \t]+/); out = ""; k = 0; inopt = 0
+          for (i = 1; i <= n; i++) { if (w[i] == "") continue; k++
+            if (w[i] ~ /^\[/) inopt = 1
+            if (!inopt) { pos++ }
+            if (!inopt && pos == 3) w[i] = ren(w[i])
+            if (w[i] ~ /\]$/) inopt = 0
+            out = out (out == "" ? "" : " ") w[i] }
+          pos = 0; print out; next }
+        { print }' "$f" >"$R$f.tmp" && mv "$R$f.tmp" "$R$f" || die "cannot rewrite the suites of $R$f"
+      echo "  (suites $RENAME_SUITES* -> $SUITE* in $f)" >&2
+    done
+  fi
 else
   echo "  (apt sources: debootstrap's one-line $R/etc/apt/sources.list: $(cat "$R/etc/apt/sources.list"))" >&2
 fi
@@ -303,6 +349,13 @@ copy_in /etc/resolv.conf /etc/hosts
 # registry-related environment variables
 CHROOT_ENV=(PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root
   LANG=C.UTF-8 TERM=dumb "CI=${CI:-}" "SDP_WERROR=${SDP_WERROR:-0}")
+if [[ -n $SRC_ARCHIVES ]]; then
+  [[ -d $SRC_ARCHIVES ]] || die "SDP_SRC_ARCHIVE_DIR=$SRC_ARCHIVES is not a directory"
+  mkdir -p "$R/var/cache/sdp-src"
+  cp -a "$SRC_ARCHIVES"/. "$R/var/cache/sdp-src/" || die "cannot copy $SRC_ARCHIVES into $R"
+  CHROOT_ENV+=(SDP_SRC_ARCHIVE_DIR=/var/cache/sdp-src)
+  echo "  $SRC_ARCHIVES/ -> /var/cache/sdp-src (SDP_SRC_ARCHIVE_DIR: $(ls "$SRC_ARCHIVES" | tr '\n' ' '))" >&2
+fi
 while IFS='=' read -r name _; do
   if [[ $name =~ ^(PIP_[A-Z_]+|SSL_CERT_(FILE|DIR)|REQUESTS_CA_BUNDLE|CURL_CA_BUNDLE|[Hh][Tt][Tt][Pp][Ss]?_[Pp][Rr][Oo][Xx][Yy]|[Nn][Oo]_[Pp][Rr][Oo][Xx][Yy]|[Aa][Ll][Ll]_[Pp][Rr][Oo][Xx][Yy])$ ]]; then
     CHROOT_ENV+=("$name=${!name}")

@@ -1,13 +1,14 @@
 #!/bin/bash
 # setup-mimalloc.sh DEST - build mimalloc as a private allocator for
-# usrsctp, from the pinned Debian source package.
+# usrsctp, from the Debian source package of the installed mimalloc runtime
+# (mimalloc 2.0 on Debian 12, 3.0 on Debian 13; scripts/lib/release.sh).
 #
 # Why: usrsctp's zones are plain malloc (its SCTP_SIMPLE_ALLOCATOR is
 # hard-wired): every 2 KiB cluster costs three allocations and every
 # output packet a malloc + copy + free.  Only usrsctp's own calls are sent
 # to mimalloc (meson renames malloc/calloc/free in usrsctp's objects to
 # mi_malloc/mi_calloc/mi_free); the MPI application keeps its malloc.
-# Debian's libmimalloc2.0 cannot serve that: it is only a shared library
+# Debian's libmimalloc2.0/libmimalloc3 cannot serve that: a shared library
 # built to override malloc for the whole process when loaded.  So this
 # builds the same Debian source as a static, position-independent archive
 # with MI_OVERRIDE=OFF: it defines only mi_* symbols, and the link hides
@@ -19,12 +20,15 @@
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib/debsrc.sh"
 debsrc_init setup-mimalloc
 
-MIMALLOC_VERSION=2.0.9+ds-2
-UPSTREAM=${MIMALLOC_VERSION%-*}
-UPSTREAM=${UPSTREAM%+ds}
+# shellcheck source=lib/release.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib/release.sh"
+release_init
+MIMALLOC_VERSION=$(release_source_version "$REL_MIMALLOC_PKG")
+[[ -n $MIMALLOC_VERSION ]] ||
+  die "$REL_MIMALLOC_PKG is not installed: its source package is what is built here (scripts/setup.sh installs it)"
 
 debsrc_dest .deps/mimalloc "$@"
-TREE=$DEST/mimalloc-$UPSTREAM+ds
+TREE=$DEST/$(release_source_dir mimalloc "$MIMALLOC_VERSION")
 PREFIX=$DEST/prefix
 STAMP=$DEST/.sdp-mimalloc.stamp
 CMAKE_FLAGS=(-DCMAKE_BUILD_TYPE=Release -DMI_OVERRIDE=OFF -DMI_BUILD_SHARED=OFF
@@ -37,9 +41,8 @@ if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$PREFIX/lib/libmimalloc.a" "$PREFIX/i
   exit 0
 fi
 
-debsrc_require mimalloc "$MIMALLOC_VERSION"
 command -v cmake >/dev/null || die "cmake not found: install cmake (scripts/setup.sh does)"
-debsrc_fetch mimalloc "$MIMALLOC_VERSION" "$TREE"
+debsrc_fetch_or_archive mimalloc "$MIMALLOC_VERSION" "$TREE"
 
 rm -f "$STAMP"
 rm -rf "$TREE/sdp-build"

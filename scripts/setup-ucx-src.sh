@@ -1,21 +1,22 @@
 #!/bin/bash
 # setup-ucx-src.sh DEST - fetch and configure the UCX source tree that matches
-# the installed Debian UCX, so ucx-tl/ can be built against UCX's internal
+# the installed Debian UCX (whatever version the release ships: libucx0's
+# source package version), so ucx-tl/ can be built against UCX's internal
 # headers with a config.h whose layout-relevant macros match libucx0.
 #
 #   1. dpkg-dev present (apt-get source needs dpkg-source);
-#   2. a deb-src entry for the repository that serves libucx-dev $UCX_VERSION;
+#   2. a deb-src entry for the repository that serves the installed libucx-dev;
 #      when none exists, one is DERIVED from the configured `deb` entry for
 #      that repository (URIs/Suites/Components/Signed-By) and written to
 #      $SRC_LIST, then only that list is updated;
-#   3. `apt-get source ucx=$UCX_VERSION` into DEST (patches applied);
+#   3. `apt-get source ucx=$UCX_SRC_VERSION` into DEST (patches applied);
 #   4. autotools + the -dev packages configure needs for the same module set;
 #   5. autogen.sh + ./configure with the flags Debian used: debhelper's
 #      standard arguments plus the override_dh_auto_configure arguments read
 #      from debian/rules itself;
-#   6. config.h must have uct_MODULES == $EXPECT_UCT_MODULES, and the macros
-#      that change structure layout must match `ucx_info -b` (the config.h of
-#      the installed library).
+#   6. config.h must have the installed library's uct_MODULES, and the
+#      macros that change structure layout must match `ucx_info -b` (the
+#      config.h of the installed library).
 #
 # A stamp file makes a second run a no-op.  The last line printed is the path
 # of the configured source tree (pass it to meson as -Ducx_src=...).
@@ -23,23 +24,47 @@
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib/debsrc.sh"
 debsrc_init setup-ucx-src
 
-UCX_VERSION=1.13.1-1
-UCX_UPSTREAM=${UCX_VERSION%-*}
-EXPECT_UCT_MODULES=':ib:rdmacm:cma'
+# shellcheck source=lib/release.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib/release.sh"
+
+# The installed UCX: its binary version (what apt's indexes list) and its
+# source version (what `apt-get source` takes; a binNMU's +bN is not in it).
+UCX_VERSION=$(dpkg-query -W -f='${Version}' libucx-dev 2>/dev/null) || UCX_VERSION=
+UCX_SRC_VERSION=$(release_source_version libucx-dev)
+[[ -n $UCX_SRC_VERSION && -n $UCX_VERSION ]] ||
+  die "libucx-dev is not installed: install libucx-dev, libucx0 and ucx-utils (scripts/setup.sh does)"
+command -v ucx_info >/dev/null ||
+  die "ucx_info not found: install ucx-utils (scripts/setup.sh does); its build configuration (ucx_info -b) is what the tree must match"
+ucx_info_b=$(ucx_info -b) || die "ucx_info -b failed: is ucx-utils $UCX_VERSION installed and working?"
+# Debian's build of this version: the transport modules it detected.
+EXPECT_UCT_MODULES=$(sed -n 's/^#define[ \t]\{1,\}uct_MODULES[ \t]\{1,\}"\(.*\)"[ \t]*$/\1/p' <<<"$ucx_info_b")
+[[ -n $EXPECT_UCT_MODULES ]] || die "ucx_info -b names no uct_MODULES: is ucx-utils $UCX_VERSION installed and working?"
 SRC_LIST=/etc/apt/sources.list.d/sdp-deb-src.sources
 # configure checks for these to build the same module set as Debian:
-# ib (verbs), rdmacm, numa.  libfuse3-dev is deliberately absent: Debian's own
-# build did not detect it either (ucs_MODULES is empty in `ucx_info -b`).
+# ib (verbs), rdmacm, numa.  What else the installed library was built with
+# (its `ucx_info -v` flags and `ucx_info -b` modules) adds the -dev package
+# configure looks for: ROCm's runtime (uct/ucm rocm modules; Debian 13),
+# libibmad (--with-mad, ucx_perftest's mad module), FUSE 3 (ucs's vfs
+# module).  Debian 12's build has none of these (ucs_MODULES is empty there).
 CONFIGURE_DEPS=(libibverbs-dev librdmacm-dev libnuma-dev pkg-config make gcc g++)
+installed_flags_v=$(ucx_info -v | sed -n 's/^# Configured with: //p')
+if [[ " $installed_flags_v " == *" --with-rocm"* ]]; then CONFIGURE_DEPS+=(libhsa-runtime-dev libhsakmt-dev); fi
+if [[ " $installed_flags_v " == *" --with-mad=yes "* ]]; then CONFIGURE_DEPS+=(libibmad-dev libibumad-dev); fi
+if grep -q '^#define[ \t]*ucs_MODULES[ \t].*:fuse' <<<"$ucx_info_b"; then CONFIGURE_DEPS+=(libfuse3-dev); fi
+# Flags of Debian's build that add nothing to the libraries this tree's
+# headers describe and need tools of their own: the Go bindings (a Go
+# toolchain) and the coverage-report make target (lcov; config/m4/lcov.m4
+# sets only an automake conditional).
+DROP_FLAGS='^--(with-go|enable-lcov)(=.*)?$'
 AUTOTOOLS=(autoconf automake libtool)
 # config.h macros whose mismatch changes UCX structure layout or inline
 # behaviour seen by an out-of-tree component.
 LAYOUT_MACROS='^(ENABLE_[A-Z_]+|HAVE_TL_[A-Z]+|HAVE_IB|HAVE_DEVX|HAVE_MLX5_[A-Z_]+|UCS_MAX_LOG_LEVEL|NVALGRIND|uct_MODULES|ucs_MODULES|uct_ib_MODULES)$'
 
 debsrc_dest .deps/ucx "$@"
-TREE=$DEST/ucx-$UCX_UPSTREAM
+TREE=$DEST/$(release_source_dir ucx "$UCX_SRC_VERSION")
 STAMP=$DEST/.sdp-ucx-src.stamp
-STAMP_TEXT="ucx=$UCX_VERSION tree=$TREE uct_MODULES=$EXPECT_UCT_MODULES"
+STAMP_TEXT="ucx=$UCX_SRC_VERSION tree=$TREE uct_MODULES=$EXPECT_UCT_MODULES"
 
 if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$TREE/config.h"; then
   echo "$TREE"
@@ -69,7 +94,7 @@ apt_install() {
 apt_install dpkg-dev
 
 # ---- 2. deb-src entry --------------------------------------------------------
-src_available() { debsrc_available ucx "$UCX_VERSION"; }
+src_available() { debsrc_available ucx "$UCX_SRC_VERSION"; }
 
 # Print "URI SUITE COMPONENT" of the repository that serves the installed
 # binary version, from apt's own view (no host names known to this script).
@@ -153,19 +178,21 @@ add_deb_src() {
     -o APT::Get::List-Cleanup=0 >&2 || die "apt-get update of $SRC_LIST failed"
 }
 
+# Without a usable deb-src entry the upstream archive (SDP_SRC_ARCHIVE_DIR)
+# may still serve: a failure here is reported, not fatal.
 if ! src_available; then
   if [[ -f $SRC_LIST ]]; then
-    log "$SRC_LIST exists but ucx $UCX_VERSION sources are not indexed; updating it"
+    log "$SRC_LIST exists but ucx $UCX_SRC_VERSION sources are not indexed; updating it"
     $SUDO apt-get update -q -o Dir::Etc::sourcelist="$SRC_LIST" -o Dir::Etc::sourceparts=- \
-      -o APT::Get::List-Cleanup=0 >&2 || die "apt-get update of $SRC_LIST failed"
+      -o APT::Get::List-Cleanup=0 >&2 || log "warning: apt-get update of $SRC_LIST failed"
   else
-    add_deb_src
+    (add_deb_src) || log "warning: no deb-src entry could be derived (above)"
   fi
-  src_available || die "ucx $UCX_VERSION is not available as a source package (apt-cache showsrc ucx)"
+  src_available || log "ucx $UCX_SRC_VERSION is not available as a source package (apt-cache showsrc ucx)"
 fi
 
 # ---- 3. apt-get source -------------------------------------------------------
-debsrc_fetch ucx "$UCX_VERSION" "$TREE"
+debsrc_fetch_or_archive ucx "$UCX_SRC_VERSION" "$TREE"
 
 # ---- 4. build tools and configure dependencies -------------------------------
 apt_install "${CONFIGURE_DEPS[@]}"
@@ -183,17 +210,29 @@ DH_FLAGS=(--build="$DEB_BUILD_GNU_TYPE" --prefix=/usr '--includedir=${prefix}/in
   --localstatedir=/var --disable-option-checking --disable-silent-rules
   "--libdir=\${prefix}/lib/$DEB_HOST_MULTIARCH" --runstatedir=/run
   --disable-maintainer-mode --disable-dependency-tracking)
-# The package's own flags: expand the override_dh_auto_configure recipe of
-# debian/rules with make (no commands run) and keep what follows `--`.
-rules_cmd=$(make -s -n -C "$TREE" -f debian/rules override_dh_auto_configure 2>/dev/null | tr '\\\n' '  ') ||
-  die "cannot expand override_dh_auto_configure in $TREE/debian/rules"
-[[ $rules_cmd == *"dh_auto_configure --"* ]] ||
-  die "unexpected override_dh_auto_configure recipe in debian/rules: $rules_cmd"
-read -r -a PKG_FLAGS <<<"${rules_cmd#*dh_auto_configure --}"
-CONF_FLAGS=("${DH_FLAGS[@]}" "${PKG_FLAGS[@]}")
-log "configure flags: ${CONF_FLAGS[*]}"
-
 installed_flags=$(ucx_info -v 2>/dev/null | sed -n 's/^# Configured with: //p' || true)
+if [[ $DEBSRC_FROM_ARCHIVE == 1 ]]; then
+  # No debian/rules in an upstream archive: the flags the installed library
+  # was configured with (ucx_info -v) are Debian's, exactly.
+  [[ -n $installed_flags ]] ||
+    die "ucx_info -v prints no 'Configured with' line: cannot configure the upstream archive like Debian's build"
+  read -r -a CONF_FLAGS <<<"$installed_flags"
+  kept=()
+  for f in "${CONF_FLAGS[@]}"; do
+    if [[ $f =~ $DROP_FLAGS ]]; then log "not passing $f (bindings or report targets only: no effect on the libraries' headers)"; else kept+=("$f"); fi
+  done
+  CONF_FLAGS=("${kept[@]}")
+else
+  # The package's own flags: expand the override_dh_auto_configure recipe of
+  # debian/rules with make (no commands run) and keep what follows `--`.
+  rules_cmd=$(make -s -n -C "$TREE" -f debian/rules override_dh_auto_configure 2>/dev/null | tr '\\\n' '  ') ||
+    die "cannot expand override_dh_auto_configure in $TREE/debian/rules"
+  [[ $rules_cmd == *"dh_auto_configure --"* ]] ||
+    die "unexpected override_dh_auto_configure recipe in debian/rules: $rules_cmd"
+  read -r -a PKG_FLAGS <<<"${rules_cmd#*dh_auto_configure --}"
+  CONF_FLAGS=("${DH_FLAGS[@]}" "${PKG_FLAGS[@]}")
+fi
+log "configure flags: ${CONF_FLAGS[*]}"
 if [[ -n $installed_flags && $installed_flags != "${CONF_FLAGS[*]}" ]]; then
   log "warning: flags differ from the installed UCX's 'Configured with': $installed_flags"
 fi
@@ -213,21 +252,17 @@ defines() { # NAME VALUE pairs from a config.h-like text on stdin
 }
 got_modules=$(defines <"$TREE/config.h" | sed -n 's/^uct_MODULES //p')
 [[ $got_modules == "\"$EXPECT_UCT_MODULES\"" ]] ||
-  die "config.h has uct_MODULES $got_modules, expected \"$EXPECT_UCT_MODULES\" (Debian's libucx0 $UCX_VERSION); a configure dependency is missing: check $TREE/sdp-configure.log"
+  die "config.h has uct_MODULES $got_modules, expected \"$EXPECT_UCT_MODULES\" (Debian's libucx0 $UCX_VERSION, ucx_info -b); a configure dependency is missing: check $TREE/sdp-configure.log"
 
-if command -v ucx_info >/dev/null; then
-  ref=$(ucx_info -b | defines) || die "ucx_info -b failed: is ucx-utils $UCX_VERSION installed and working?"
-  ours=$(defines <"$TREE/config.h")
-  layout_diff=$(diff <(awk -v re="$LAYOUT_MACROS" '$1 ~ re' <<<"$ref") \
-                     <(awk -v re="$LAYOUT_MACROS" '$1 ~ re' <<<"$ours") || true)
-  [[ -z $layout_diff ]] ||
-    die "config.h differs from the installed UCX (ucx_info -b) in layout-relevant macros:"$'\n'"$layout_diff"
-  other=$(diff <(grep -v '^UCX_CONFIGURE_FLAGS ' <<<"$ref") <(grep -v '^UCX_CONFIGURE_FLAGS ' <<<"$ours") | grep -c '^[<>]' || true)
-  [[ $other -eq 0 ]] || log "note: $other other config.h lines differ from ucx_info -b (not layout-relevant)"
-else
-  log "warning: ucx_info not found; only uct_MODULES was checked"
-fi
+ref=$(defines <<<"$ucx_info_b")
+ours=$(defines <"$TREE/config.h")
+layout_diff=$(diff <(awk -v re="$LAYOUT_MACROS" '$1 ~ re' <<<"$ref") \
+                   <(awk -v re="$LAYOUT_MACROS" '$1 ~ re' <<<"$ours") || true)
+[[ -z $layout_diff ]] ||
+  die "config.h differs from the installed UCX (ucx_info -b) in layout-relevant macros:"$'\n'"$layout_diff"
+other=$(diff <(grep -v '^UCX_CONFIGURE_FLAGS ' <<<"$ref") <(grep -v '^UCX_CONFIGURE_FLAGS ' <<<"$ours") | grep -c '^[<>]' || true)
+[[ $other -eq 0 ]] || log "note: $other other config.h lines differ from ucx_info -b (not layout-relevant)"
 
 echo "$STAMP_TEXT" >"$STAMP" || die "cannot write $STAMP"
-log "configured UCX $UCX_VERSION source tree ready"
+log "configured UCX $UCX_SRC_VERSION source tree ready"
 echo "$TREE"

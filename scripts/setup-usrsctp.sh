@@ -1,6 +1,7 @@
 #!/bin/bash
-# setup-usrsctp.sh DEST - build usrsctp optimised, from the pinned Debian
-# source package, for the project to link privately.
+# setup-usrsctp.sh DEST - build usrsctp optimised, from the Debian
+# source package of the installed libusrsctp-dev, for the project to link
+# privately.
 #
 # Why: Debian's libusrsctp2 0.9.5 is compiled at -O0.  Its configure.ac
 # defaults --enable-debug to yes and then appends "-g -O0" after the
@@ -59,8 +60,14 @@
 source "$(dirname -- "${BASH_SOURCE[0]}")/lib/debsrc.sh"
 debsrc_init setup-usrsctp
 
-USRSCTP_VERSION=0.9.5.0-2
-UPSTREAM=${USRSCTP_VERSION%-*}
+# The source of the installed libusrsctp-dev (Debian 12 and 13: 0.9.5.0-2).
+# shellcheck source=lib/release.sh
+source "$(dirname -- "${BASH_SOURCE[0]}")/lib/release.sh"
+USRSCTP_VERSION=$(release_source_version libusrsctp-dev)
+[[ -n $USRSCTP_VERSION ]] ||
+  die "libusrsctp-dev is not installed: its source package is what is built here (scripts/setup.sh installs it)"
+UPSTREAM=${USRSCTP_VERSION#*:}
+UPSTREAM=${UPSTREAM%-*}
 # -O2 as measured; -g keeps symbols for profiles and costs no speed.
 # Debian's own maintainer flag, for the packed-member warnings of its code.
 USRSCTP_CFLAGS="-O2 -g -Wno-address-of-packed-member"
@@ -86,8 +93,7 @@ if debsrc_stamp_ok "$STAMP" "$STAMP_TEXT" "$PREFIX/lib/libusrsctp.a" "$PREFIX/in
   exit 0
 fi
 
-debsrc_require libusrsctp "$USRSCTP_VERSION"
-debsrc_fetch libusrsctp "$USRSCTP_VERSION" "$SRC_TREE"
+debsrc_fetch_or_archive libusrsctp "$USRSCTP_VERSION" "$SRC_TREE"
 
 command -v patch >/dev/null || die "patch not found: apt-get install patch"
 rm -rf "$TREE"

@@ -10,6 +10,24 @@
  */
 #include "dp_fixture.h"
 
+#include <rte_version.h>
+
+/* The bsize= dp_config adds to memif devargs that give none (dp_config.c):
+ * DPDK 22.11, only where a frame does not fit the default 2048 bytes, in
+ * 2 KiB steps; from 23.11, always, a frame in 64-byte steps kept below the
+ * mbufs' data room (else the one-segment-per-slot TX path is taken). */
+#if RTE_VERSION >= RTE_VERSION_NUM(23, 11, 0, 0)
+#define MEMIF_BSIZE_1500 ",bsize=1536"
+#define MEMIF_BSIZE_9000 ",bsize=9024"
+#define MEMIF_BSIZE_64000 ",bsize=64064"
+#define MEMIF_SEG_PER_SLOT_TX true
+#else
+#define MEMIF_BSIZE_1500 ""
+#define MEMIF_BSIZE_9000 ",bsize=10240"
+#define MEMIF_BSIZE_64000 ",bsize=65535"
+#define MEMIF_SEG_PER_SLOT_TX false
+#endif
+
 namespace dptest {
 namespace {
 
@@ -368,7 +386,7 @@ TEST(DpConfig, DefaultsAndValidString)
 				     "arp=10.1.0.9@02:00:00:00:00:09 crc=sse42",
 				     &c));
 	/* mtu=9000 on memif without bsize=: buffers that hold a frame */
-	EXPECT_STREQ("net_memif0,role=server,socket=/x,bsize=10240",
+	EXPECT_STREQ("net_memif0,role=server,socket=/x" MEMIF_BSIZE_9000,
 		     c.devargs);
 	EXPECT_FALSE(c.is_pci);
 	EXPECT_EQ(ipv4("10.1.2.3"), c.ip_be);
@@ -386,9 +404,9 @@ TEST(DpConfig, DefaultsAndValidString)
 	EXPECT_TRUE(c.own_mac);
 }
 
-/* memif bsize=: added only where a frame would not fit DPDK's default
- * 2048-byte buffer and the devargs did not choose; one the devargs choose
- * below a frame is refused (dp_config.c). */
+/* memif bsize=: chosen where the devargs did not choose (above); one the
+ * devargs choose below a frame is refused; from DPDK 23.11 one at or above
+ * the mbufs' data room turns chained TX off (dp_config.c). */
 TEST(DpConfig, MemifBufferHoldsAFrame)
 {
 	auto c_p = std::make_unique<dp_config>();
@@ -396,14 +414,24 @@ TEST(DpConfig, MemifBufferHoldsAFrame)
 
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client "
 				     "ip=10.0.0.1/24 mtu=1500", &c));
-	EXPECT_STREQ("net_memif0,role=client", c.devargs);
+	EXPECT_STREQ("net_memif0,role=client" MEMIF_BSIZE_1500, c.devargs);
+	EXPECT_TRUE(dp_memif_chained_tx_ok(&c));
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client "
 				     "ip=10.0.0.1/24 mtu=9000", &c));
-	EXPECT_STREQ("net_memif0,role=client,bsize=10240", c.devargs);
+	EXPECT_STREQ("net_memif0,role=client" MEMIF_BSIZE_9000, c.devargs);
+	EXPECT_TRUE(dp_memif_chained_tx_ok(&c));
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,bsize=16384 "
 				     "ip=10.0.0.1/24 mtu=9000", &c));
 	EXPECT_STREQ("net_memif0,role=client,bsize=16384", c.devargs);
-	/* below a frame: DPDK 22.11's memif corrupts chained frames */
+	/* 16384 >= the 9216-byte data room at mtu=9000 */
+	EXPECT_EQ(!MEMIF_SEG_PER_SLOT_TX, dp_memif_chained_tx_ok(&c));
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,bsize=9215 "
+				     "ip=10.0.0.1/24 mtu=9000", &c));
+	EXPECT_TRUE(dp_memif_chained_tx_ok(&c));
+	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,bsize=9216 "
+				     "ip=10.0.0.1/24 mtu=9000", &c));
+	EXPECT_EQ(!MEMIF_SEG_PER_SLOT_TX, dp_memif_chained_tx_ok(&c));
+	/* below a frame: DPDK's memif corrupts chained frames */
 	EXPECT_EQ(-EINVAL, dp_config_parse("dev=net_memif0,role=client,"
 					   "bsize=4096 ip=10.0.0.1/24 "
 					   "mtu=9000", &c));
@@ -414,7 +442,7 @@ TEST(DpConfig, MemifBufferHoldsAFrame)
 	EXPECT_STREQ("net_memif0,bsize=2048", c.devargs);
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0 ip=10.0.0.1/24 "
 				     "mtu=64000", &c));
-	EXPECT_STREQ("net_memif0,bsize=65535", c.devargs);
+	EXPECT_STREQ("net_memif0" MEMIF_BSIZE_64000, c.devargs);
 	ASSERT_EQ(0, dp_config_parse("dev=net_af_packet0,iface=x "
 				     "ip=10.0.0.1/24 mtu=9000", &c));
 	EXPECT_STREQ("net_af_packet0,iface=x", c.devargs);
@@ -439,7 +467,7 @@ TEST(DpConfig, MemifZeroCopyClient)
 	EXPECT_EQ(4096u, dp_devargs_memif_ring("net_memif0,rsize=12,id=0"));
 	ASSERT_EQ(0, dp_config_parse("dev=net_memif0,role=client,zero-copy=yes"
 				     " ip=10.0.0.1/24 mtu=9000", &c));
-	EXPECT_STREQ("net_memif0,role=client,zero-copy=yes,bsize=10240",
+	EXPECT_STREQ("net_memif0,role=client,zero-copy=yes" MEMIF_BSIZE_9000,
 		     c.devargs);
 	EXPECT_EQ(-EINVAL, dp_config_parse("dev=net_memif0,role=client,"
 					   "zero-copy=yes ip=10.0.0.1/24 "

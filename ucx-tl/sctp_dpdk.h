@@ -505,6 +505,7 @@ typedef struct uct_sctp_dpdk_ep {
 	uint32_t fail_gen;		 /* peer->fail_gen at creation */
 	uint16_t dst_iface_id;
 	uint32_t dst_incarnation;	 /* of the peer process addressed */
+	uct_sctp_dpdk_dev_addr_t dst_dev; /* the device address it was made for */
 	uint16_t stream;		 /* 1..streams-1 */
 	unsigned flags;			 /* UCT_SCTP_DPDK_EP_FLAG_* */
 	ucs_queue_head_t pending_q;
@@ -553,6 +554,36 @@ uct_sctp_dpdk_rx_desc_of(void *ucx_desc)
 
 	return (uct_sctp_dpdk_rx_desc_t *)(p & ~(uintptr_t)7);
 }
+
+/*
+ * Release-neutral forms of the operations whose UCX function types differ
+ * between UCX releases; sctp_dpdk_ucx_compat.h adapts them.
+ */
+typedef struct uct_sctp_dpdk_md_caps {
+	uint64_t flags;			/* UCT_MD_FLAG_* */
+	size_t max_reg;
+	uint64_t mem_types;		/* registered and accessed */
+	size_t rkey_packed_size;
+	ucs_linear_func_t reg_cost;
+} uct_sctp_dpdk_md_caps_t;
+
+void uct_sctp_dpdk_md_caps(uct_md_h md, uct_sctp_dpdk_md_caps_t *caps);
+ucs_status_t uct_sctp_dpdk_md_reg(uct_md_h md, void *address, size_t length,
+				  uct_mem_h *memh_p);
+ucs_status_t uct_sctp_dpdk_md_pack(uct_mem_h memh, void *buffer);
+/* <0, 0, >0 as rkey a's {addr, length, key} orders before, equal to,
+ * after b's */
+int uct_sctp_dpdk_rkey_cmp(uct_rkey_t a, uct_rkey_t b);
+/* The peer at dev_addr/iface_addr (iface_addr may be NULL) is on the
+ * port's subnet and shares the settings both ends must agree on. */
+int uct_sctp_dpdk_iface_reachable(const uct_iface_h tl_iface,
+				  const uct_device_addr_t *dev_addr,
+				  const uct_iface_addr_t *iface_addr);
+/* The ep was created for exactly that remote iface (same process
+ * incarnation too). */
+int uct_sctp_dpdk_ep_connected_to(const uct_ep_h tl_ep,
+				  const uct_device_addr_t *dev_addr,
+				  const uct_iface_addr_t *iface_addr);
 
 ucs_status_t uct_sctp_dpdk_query_devices(uct_md_h md,
 					 uct_tl_device_resource_t **devices_p,

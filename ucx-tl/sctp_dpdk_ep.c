@@ -410,6 +410,23 @@ ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags)
 	return UCS_OK;
 }
 
+int uct_sctp_dpdk_ep_connected_to(const uct_ep_h tl_ep,
+				  const uct_device_addr_t *dev_addr,
+				  const uct_iface_addr_t *iface_addr)
+{
+	const uct_sctp_dpdk_ep_t *ep =
+		ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
+	const uct_sctp_dpdk_dev_addr_t *dev =
+		(const uct_sctp_dpdk_dev_addr_t *)dev_addr;
+	const uct_sctp_dpdk_iface_addr_t *addr =
+		(const uct_sctp_dpdk_iface_addr_t *)iface_addr;
+
+	return dev != NULL && addr != NULL && dev->ip == ep->dst_dev.ip &&
+	       dev->sctp_port == ep->dst_dev.sctp_port &&
+	       rte_be_to_cpu_16(addr->iface_id) == ep->dst_iface_id &&
+	       rte_be_to_cpu_32(addr->incarnation) == ep->dst_incarnation;
+}
+
 static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 {
 	uct_sctp_dpdk_iface_t *iface =
@@ -433,6 +450,7 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	addr = (const uct_sctp_dpdk_iface_addr_t *)params->iface_addr;
 	self->dst_iface_id = rte_be_to_cpu_16(addr->iface_id);
 	self->dst_incarnation = rte_be_to_cpu_32(addr->incarnation);
+	self->dst_dev = *dev;
 	if (!uct_sctp_dpdk_peer_compatible(ctx, dev->ip, addr))
 		return UCS_ERR_UNREACHABLE; /* logged, naming the variable */
 	self->flags = 0;

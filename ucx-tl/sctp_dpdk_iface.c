@@ -29,6 +29,7 @@
 #endif
 
 #include "sctp_dpdk.h"
+#include "sctp_dpdk_ucx_compat.h"
 #include "sdp_trace.h"
 
 #include <ucs/arch/atomic.h>
@@ -393,9 +394,9 @@ static ucs_status_t uct_sctp_dpdk_iface_get_address(uct_iface_h tl_iface,
 	return UCS_OK;
 }
 
-static int uct_sctp_dpdk_iface_is_reachable(const uct_iface_h tl_iface,
-					    const uct_device_addr_t *dev_addr,
-					    const uct_iface_addr_t *iface_addr)
+int uct_sctp_dpdk_iface_reachable(const uct_iface_h tl_iface,
+				  const uct_device_addr_t *dev_addr,
+				  const uct_iface_addr_t *iface_addr)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_iface, uct_sctp_dpdk_iface_t);
@@ -883,7 +884,7 @@ static uct_iface_ops_t uct_sctp_dpdk_iface_ops = {
 	.iface_query = uct_sctp_dpdk_iface_query,
 	.iface_get_address = uct_sctp_dpdk_iface_get_address,
 	.iface_get_device_address = uct_sctp_dpdk_iface_get_device_address,
-	.iface_is_reachable = uct_sctp_dpdk_iface_is_reachable,
+	.iface_is_reachable = UCT_SCTP_DPDK_COMPAT_IFACE_IS_REACHABLE,
 };
 
 /*
@@ -1009,6 +1010,7 @@ static uct_iface_internal_ops_t uct_sctp_dpdk_iface_internal_ops = {
 	.iface_vfs_refresh = (uct_iface_vfs_refresh_func_t)ucs_empty_function,
 	.ep_query = (uct_ep_query_func_t)ucs_empty_function_return_unsupported,
 	.ep_invalidate = uct_sctp_dpdk_ep_invalidate,
+	UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS
 };
 
 static ucs_status_t
@@ -1160,14 +1162,14 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 	align = ucs_max(self->am_align, 8);
 	align_offset = overhead + (self->am_align > 1 ? self->am_align_offset :
 							0);
-	status = ucs_mpool_init(&self->small_mp, 0,
+	status = uct_sctp_dpdk_compat_mpool_init(&self->small_mp,
 				overhead + UCT_SCTP_DPDK_RX_COPY_BYTES,
 				align_offset, align,
 				UCT_SCTP_DPDK_SMALL_MP_GROW, UINT_MAX,
 				&uct_sctp_dpdk_rx_mp_ops, "sctp_dpdk small rx");
 	if (status != UCS_OK)
 		goto err_bounce;
-	status = ucs_mpool_init(&self->large_mp, 0,
+	status = uct_sctp_dpdk_compat_mpool_init(&self->large_mp,
 				overhead + self->ctx->seg_bytes, align_offset,
 				align, UCT_SCTP_DPDK_LARGE_MP_GROW, UINT_MAX,
 				&uct_sctp_dpdk_rx_mp_ops, "sctp_dpdk large rx");

@@ -14,6 +14,7 @@
 #endif
 
 #include "sctp_dpdk.h"
+#include "sctp_dpdk_ucx_compat.h"
 
 #include <ucs/debug/log.h>
 #include <ucs/debug/memtrack_int.h>
@@ -29,24 +30,17 @@ static ucs_config_field_t uct_sctp_dpdk_md_config_table[] = {
 
 	{NULL}};
 
-static ucs_status_t uct_sctp_dpdk_md_query(uct_md_h md, uct_md_attr_t *attr)
+void uct_sctp_dpdk_md_caps(uct_md_h md, uct_sctp_dpdk_md_caps_t *caps)
 {
-	attr->cap.flags = UCT_MD_FLAG_REG | UCT_MD_FLAG_NEED_RKEY;
-	attr->cap.max_alloc = 0;
-	attr->cap.max_reg = ULONG_MAX;
-	attr->cap.reg_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
-	attr->cap.alloc_mem_types = 0;
-	attr->cap.access_mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
-	attr->cap.detect_mem_types = 0;
-	attr->rkey_packed_size = sizeof(uct_sctp_dpdk_rkey_t);
-	attr->reg_cost = ucs_linear_func_make(0, 0);
-	memset(&attr->local_cpus, 0xff, sizeof(attr->local_cpus));
-	return UCS_OK;
+	caps->flags = UCT_MD_FLAG_REG | UCT_MD_FLAG_NEED_RKEY;
+	caps->max_reg = ULONG_MAX;
+	caps->mem_types = UCS_BIT(UCS_MEMORY_TYPE_HOST);
+	caps->rkey_packed_size = sizeof(uct_sctp_dpdk_rkey_t);
+	caps->reg_cost = ucs_linear_func_make(0, 0);
 }
 
-static ucs_status_t uct_sctp_dpdk_md_mem_reg(uct_md_h md, void *address,
-					     size_t length, unsigned flags,
-					     uct_mem_h *memh_p)
+ucs_status_t uct_sctp_dpdk_md_reg(uct_md_h md, void *address, size_t length,
+				  uct_mem_h *memh_p)
 {
 	uct_sctp_dpdk_rkey_t *memh;
 	ucs_status_t status;
@@ -79,13 +73,18 @@ uct_sctp_dpdk_md_mem_dereg(uct_md_h md, const uct_md_mem_dereg_params_t *params)
 	return UCS_OK;
 }
 
-static ucs_status_t
-uct_sctp_dpdk_md_mkey_pack(uct_md_h md, uct_mem_h memh,
-			   const uct_md_mkey_pack_params_t *params,
-			   void *rkey_buffer)
+ucs_status_t uct_sctp_dpdk_md_pack(uct_mem_h memh, void *buffer)
 {
-	memcpy(rkey_buffer, memh, sizeof(uct_sctp_dpdk_rkey_t));
+	memcpy(buffer, memh, sizeof(uct_sctp_dpdk_rkey_t));
 	return UCS_OK;
+}
+
+int uct_sctp_dpdk_rkey_cmp(uct_rkey_t a, uct_rkey_t b)
+{
+	const uct_sctp_dpdk_rkey_t *ka = (const uct_sctp_dpdk_rkey_t *)a;
+	const uct_sctp_dpdk_rkey_t *kb = (const uct_sctp_dpdk_rkey_t *)b;
+
+	return memcmp(ka, kb, sizeof(*ka));
 }
 
 static void uct_sctp_dpdk_md_close(uct_md_h md)
@@ -95,14 +94,10 @@ static void uct_sctp_dpdk_md_close(uct_md_h md)
 
 static uct_md_ops_t uct_sctp_dpdk_md_ops = {
 	.close = uct_sctp_dpdk_md_close,
-	.query = uct_sctp_dpdk_md_query,
 	.mem_alloc = (uct_md_mem_alloc_func_t)ucs_empty_function_return_unsupported,
 	.mem_free = (uct_md_mem_free_func_t)ucs_empty_function_return_unsupported,
-	.mem_reg = uct_sctp_dpdk_md_mem_reg,
 	.mem_dereg = uct_sctp_dpdk_md_mem_dereg,
-	.mkey_pack = uct_sctp_dpdk_md_mkey_pack,
-	.is_sockaddr_accessible = (uct_md_is_sockaddr_accessible_func_t)
-		ucs_empty_function_return_zero_int,
+	UCT_SCTP_DPDK_COMPAT_MD_OPS,
 	.detect_memory_type = (uct_md_detect_memory_type_func_t)
 		ucs_empty_function_return_unsupported,
 };
@@ -196,6 +191,7 @@ uct_component_t uct_sctp_dpdk_component = {
 	.rkey_ptr = (uct_component_rkey_ptr_func_t)
 		ucs_empty_function_return_unsupported,
 	.rkey_release = uct_sctp_dpdk_rkey_release,
+	UCT_SCTP_DPDK_COMPAT_COMPONENT_OPS
 	.name = UCT_SCTP_DPDK_NAME,
 	.md_config =
 		{

@@ -77,6 +77,7 @@
 #endif
 
 #include "sctp_dpdk.h"
+#include "sctp_dpdk_ucx_compat.h"
 
 #include <uct/base/uct_iov.inl>
 
@@ -299,7 +300,7 @@ static ucs_status_t uct_sctp_dpdk_rma_ctx_init(uct_sctp_dpdk_ctx_t *ctx)
 	ucs_status_t status;
 
 	ucs_queue_head_init(&ctx->rma_replyq);
-	status = ucs_mpool_init(&ctx->rma_reply_mp, 0,
+	status = uct_sctp_dpdk_compat_mpool_init(&ctx->rma_reply_mp,
 				sizeof(uct_sctp_dpdk_rma_reply_t), 0, 8,
 				UCT_SCTP_DPDK_RMA_MP_GROW, UINT_MAX,
 				&uct_sctp_dpdk_rma_mp_ops, "sctp_dpdk rma reply");
@@ -1039,7 +1040,7 @@ ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface)
 	}
 	iface->rma_ops_size = UCT_SCTP_DPDK_RMA_OPS_INIT;
 	iface->rma_free_slot = 0;
-	status = ucs_mpool_init(&iface->rma_op_mp, 0,
+	status = uct_sctp_dpdk_compat_mpool_init(&iface->rma_op_mp,
 				sizeof(uct_sctp_dpdk_rma_op_t), 0, 8,
 				UCT_SCTP_DPDK_RMA_MP_GROW, UINT_MAX,
 				&uct_sctp_dpdk_rma_mp_ops, "sctp_dpdk rma op");

@@ -18,6 +18,14 @@
 #   debsrc_fetch PKG VERSION TREE
 #                      `apt-get source PKG=VERSION` into DEST unless TREE
 #                      already holds that version (debian/changelog)
+#   debsrc_fetch_or_archive PKG VERSION TREE
+#                      debsrc_fetch; when apt cannot get that source package
+#                      (a mirror that serves the release's binary packages
+#                      but not its sources), the upstream release archive
+#                      $SDP_SRC_ARCHIVE_DIR/PKG-UPSTREAM.tar.{gz,xz,bz2} of
+#                      the same upstream version instead, unpacked into
+#                      TREE (no Debian patches; DEBSRC_FROM_ARCHIVE=1 and
+#                      TREE/.sdp-upstream-archive say so)
 #
 # Every failure says what failed and how to fix it.
 # shellcheck shell=bash
@@ -74,6 +82,41 @@ debsrc_require() { # pkg version
 debsrc_have_tree() { # tree version
   [[ -f $1/debian/changelog ]] &&
     [[ $(dpkg-parsechangelog -l "$1/debian/changelog" -S Version) == "$2" ]]
+}
+
+# The upstream version in Debian version $1: no epoch, no Debian
+# revision, no +ds/+dfsg repack suffix.
+debsrc_upstream() {
+  local v=${1#*:}
+  v=${v%-*}
+  echo "${v%%+*}"
+}
+
+DEBSRC_FROM_ARCHIVE=0
+debsrc_fetch_or_archive() { # pkg version tree
+  local pkg=$1 version=$2 tree=$3 up a archive=
+  DEBSRC_FROM_ARCHIVE=0
+  if [[ -f $tree/.sdp-upstream-archive && $(cat "$tree/.sdp-upstream-archive") == "$pkg $version" ]]; then
+    DEBSRC_FROM_ARCHIVE=1
+    return 0
+  fi
+  if debsrc_available "$pkg" "$version" && (debsrc_fetch "$pkg" "$version" "$tree"); then
+    return 0
+  fi
+  up=$(debsrc_upstream "$version")
+  for a in "${SDP_SRC_ARCHIVE_DIR:-/nonexistent}/$pkg-$up".tar.{gz,xz,bz2}; do
+    if [[ -f $a ]]; then archive=$a; break; fi
+  done
+  [[ -n $archive ]] ||
+    die "apt-get source $pkg=$version is not possible here (no deb-src entry for it, or the mirror does not serve that source package) and no upstream archive was given: put the upstream release archive $pkg-$up.tar.gz (or .xz) in a directory named by SDP_SRC_ARCHIVE_DIR"
+  log "using the upstream archive $archive for $pkg $version (Debian's source package is not available from this machine's apt sources; no Debian patches)"
+  mkdir -p "$DEST" || die "cannot create $DEST (set SDP_DEPS_DIR to a writable directory)"
+  rm -rf "$tree" "$tree.tmp"
+  mkdir -p "$tree.tmp"
+  tar -xf "$archive" -C "$tree.tmp" --strip-components=1 || die "cannot unpack $archive"
+  echo "$pkg $version" >"$tree.tmp/.sdp-upstream-archive"
+  mv "$tree.tmp" "$tree"
+  DEBSRC_FROM_ARCHIVE=1
 }
 
 debsrc_fetch() { # pkg version tree

@@ -10,17 +10,22 @@
 #   fuzz_arp    ARP input on a net_ring port (learn, answer, hold, retry)
 #   fuzz_link   frame -> dp_port_poll -> sg_poll -> usrsctp_conninput
 #
-# Needs clang-14 and libclang-rt-14-dev (scripts/setup.sh installs them).
+# Needs the release's clang and its libclang-rt-N-dev (scripts/setup.sh
+# installs them: clang-14 on Debian 12, clang-19 on Debian 13,
+# scripts/lib/release.sh).
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 OUT=${1:-$ROOT/build/fuzz}
 CC=${FUZZ_CC:-}
 if [[ -z $CC ]]; then
-  for c in clang-14 clang; do
+  # shellcheck source=../../scripts/lib/release.sh
+  source "$ROOT/scripts/lib/release.sh"
+  release_init
+  for c in "$REL_CLANG" clang; do
     if command -v "$c" >/dev/null; then CC=$c; break; fi
   done
 fi
-[[ -n $CC ]] || { echo "fuzz: clang not found: install clang-14 and libclang-rt-14-dev (scripts/setup.sh)" >&2; exit 1; }
+[[ -n $CC ]] || { echo "fuzz: clang not found: install ${REL_CLANG_PKGS[*]} (scripts/setup.sh)" >&2; exit 1; }
 mkdir -p "$OUT/obj"
 
 # The project's usrsctp (scripts/setup-usrsctp.sh: Debian's source with
