@@ -323,25 +323,33 @@ def render_seeds(files):
 def render_apps(files):
     rows = load(files[0])
     need(rows, "apps: no rows: every case failed")
+    before = all("ratio_before" in r for r in rows)
     out = ["| case | MPI | layout | sctp_dpdk | UCX tcp | ratio | "
-           "comm sctp_dpdk | comm tcp | ratio |",
-           "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+           "comm sctp_dpdk | comm tcp | comm ratio |" +
+           (" before: ratio | before: comm ratio |" if before else ""),
+           "|---|---|---|---:|---:|---:|---:|---:|---:|" +
+           ("---:|---:|" if before else "")]
     for r in rows:
         for t in ("sctp_dpdk", "tcp"):
             need(r[f"{t}_time_s"] > 0, f"apps: {r['case']} {r['layout']}: "
                  f"{t} time {r[f'{t}_time_s']}: a run measured nothing")
-        comm = "| | |"
+        comm = " | | |"
         if "ratio_comm" in r:
-            comm = (f"| {r['sctp_dpdk_comm_s'] * 1e3:.2f} ms | "
+            comm = (f" {r['sctp_dpdk_comm_s'] * 1e3:.2f} ms | "
                     f"{r['tcp_comm_s'] * 1e3:.2f} ms | "
                     f"{r['ratio_comm']:.2f}x |")
         name = r["case"]
         if name == "hpcc":
             name += (f" (HPL {r['ratio_hpl_speed']:.2f}x, FFT "
                      f"{r['ratio_fft_speed']:.2f}x tcp's speed)")
-        out.append(f"| {name} | {r['mpi']} | {r['layout']} | "
-                   f"{r['sctp_dpdk_time_s']:.3f} s | {r['tcp_time_s']:.3f} s "
-                   f"| {r['ratio_time']:.2f}x {comm}")
+        line = (f"| {name} | {r['mpi']} | {r['layout']} | "
+                f"{r['sctp_dpdk_time_s']:.3f} s | {r['tcp_time_s']:.3f} s "
+                f"| {r['ratio_time']:.2f}x |{comm}")
+        if before:
+            line += (f" {r['ratio_before']:.2f}x | " +
+                     (f"{r['ratio_comm_before']:.2f}x |"
+                      if "ratio_comm_before" in r else " |"))
+        out.append(line)
     return "\n".join(out)
 
 
