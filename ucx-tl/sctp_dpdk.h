@@ -279,6 +279,10 @@ typedef struct uct_sctp_dpdk_peer {
 	 * uct_sctp_dpdk_peer_drained always asks sg_assoc_quiet). */
 	uint64_t tx_msgs;
 	uint64_t drained_msgs;
+	uint64_t exit_quiet_tsc;  /* exit drain: since when the association
+				   * sat in SHUTDOWN-SENT, all acknowledged
+				   * and quiet; 0: not so */
+	uint64_t exit_pkts_in;	  /* ... and the endpoint's packets in then */
 	/* LANES: the lane's endpoint (ctx->lane_sg[lane]) */
 	struct sg_ep *sg;
 	unsigned lane;
@@ -492,6 +496,10 @@ typedef struct uct_sctp_dpdk_iface {
 /* A return with bytes untransmitted counts as a stall when the next
  * progress call comes this much later, microseconds. */
 #define UCT_SCTP_DPDK_STALL_US 1000
+/* Exit drain: an association left in SHUTDOWN-SENT with everything
+ * acknowledged and nothing arriving for this long is let go (a peer with
+ * data left would have sent or retransmitted it by then), ms. */
+#define UCT_SCTP_DPDK_EXIT_QUIET_MS 1000
 
 #define UCT_SCTP_DPDK_EP_FLAG_LOCAL 0x1	   /* peer is this process */
 #define UCT_SCTP_DPDK_EP_FLAG_REPORTED 0x2 /* failure handed to UCX */

@@ -826,26 +826,44 @@ void uct_sctp_dpdk_ctx_put(uct_sctp_dpdk_ctx_t *ctx)
 /* Whether a device still has an association to close and a link that
  * could carry its end (caller holds the lock). */
 /*
- * An association the exit drain need not wait for: nothing of ours is
- * unacknowledged and either the peer closed its side too (we sent its
- * SHUTDOWN ACK), or we sent our SHUTDOWN and owe the peer no SACK, so
- * both directions are acknowledged and only the handshake's last chunks
- * are missing.  A peer that exits right after its own drain never sends
- * them: with both ends in SHUTDOWN-SENT and everything acknowledged, each
- * waited EXIT_TIMEOUT for the other's SHUTDOWN ACK (MPICH's coll/opminloc,
- * 4 ranks on the bridge: 5 s more in about half of the runs).
+ * An association the exit drain need not wait for, with nothing of ours
+ * unacknowledged: the peer closed its side too (we sent the SHUTDOWN ACK
+ * to its SHUTDOWN: both directions acknowledged), or we sent our SHUTDOWN,
+ * owe the peer no SACK, and nothing came from it for EXIT_QUIET_MS.  The
+ * second is for a peer that never answers the SHUTDOWN although it is
+ * alive (MPICH's coll/opminloc, 4 ranks on the bridge, left both ends of
+ * an association in SHUTDOWN-SENT, each waiting EXIT_TIMEOUT for the
+ * other's SHUTDOWN ACK); the quiet time is what keeps the data a live
+ * peer still sends us in SHUTDOWN-SENT from being cut off.
  */
 static int uct_sctp_dpdk_peer_done(uct_sctp_dpdk_peer_t *peer)
 {
-	uint64_t bytes = 1;
+	uint64_t bytes = 1, now;
+	struct sg_stats st;
 
 	if (sg_assoc_unacked(peer->sg, peer->assoc, &bytes) != 0)
 		return 1;
-	if (bytes != 0)
+	if (bytes != 0) {
+		peer->exit_quiet_tsc = 0;
 		return 0;
-	return sg_assoc_peer_closed(peer->sg, peer->assoc) ||
-	       (sg_assoc_closing(peer->sg, peer->assoc) &&
-		sg_assoc_quiet(peer->sg, peer->assoc, dp_tsc()));
+	}
+	if (sg_assoc_peer_closed(peer->sg, peer->assoc))
+		return 1;
+	now = dp_tsc();
+	if (!sg_assoc_closing(peer->sg, peer->assoc) ||
+	    !sg_assoc_quiet(peer->sg, peer->assoc, now)) {
+		peer->exit_quiet_tsc = 0;
+		return 0;
+	}
+	/* anything that arrived on the endpoint starts the wait again */
+	sg_ep_stats(peer->sg, &st);
+	if (peer->exit_quiet_tsc == 0 || st.pkts_in != peer->exit_pkts_in) {
+		peer->exit_quiet_tsc = now;
+		peer->exit_pkts_in = st.pkts_in;
+		return 0;
+	}
+	return now - peer->exit_quiet_tsc >=
+	       dp_tsc_hz() / 1000 * UCT_SCTP_DPDK_EXIT_QUIET_MS;
 }
 
 static int uct_sctp_dpdk_ctx_busy(uct_sctp_dpdk_ctx_t *ctx)
