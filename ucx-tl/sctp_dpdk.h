@@ -328,6 +328,7 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
 	uint64_t rx_stale;	      /* addressed to an earlier incarnation */
 	uint64_t rx_closed;	      /* to an iface closed since */
+	uint64_t rx_bad_am;	      /* AM id >= UCT_AM_ID_MAX */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
