@@ -329,6 +329,9 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rx_stale;	      /* addressed to an earlier incarnation */
 	uint64_t rx_closed;	      /* to an iface closed since */
 	uint64_t rx_bad_am;	      /* AM id >= UCT_AM_ID_MAX */
+	volatile uint64_t rma_reply_foreign; /* RMA replies to an op of
+					      * another association (atomic:
+					      * counted by any iface) */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
@@ -498,10 +501,21 @@ typedef struct uct_sctp_dpdk_rx_desc {
 	uint32_t length;	   /* AM payload bytes */
 	uint8_t am_id;
 	uint8_t flags;		   /* UCT_SCTP_DPDK_RX_FLAG_* */
+	/* RMA replies: where the message came from (an op accepts replies
+	 * only from its ep's association) and, with FLAG_PLACED, the data
+	 * bytes the poll loop wrote into the op's buffer */
+	sg_assoc_t src_assoc;	   /* the sender's association */
+	const struct sg_ep *src_sg; /* the lane it came on; NULL: local */
+	uint32_t placed_bytes;	   /* FLAG_PLACED: bytes written */
 } uct_sctp_dpdk_rx_desc_t;
 
 #define UCT_SCTP_DPDK_RX_FLAG_LOCAL 0x1 /* counts in iface->local_queued */
 #define UCT_SCTP_DPDK_RX_FLAG_LARGE 0x2 /* from iface->large_mp */
+/* An RMA GET reply whose data the poll loop placed (RX_DIRECT): the
+ * descriptor holds its headers only */
+#define UCT_SCTP_DPDK_RX_FLAG_PLACED 0x4
+/* ... and the rest of the message was discarded (no buffer to place it) */
+#define UCT_SCTP_DPDK_RX_FLAG_DISCARDED 0x8
 
 /* Bytes needed in front of an AM payload for @rx_headroom. */
 #define UCT_SCTP_DPDK_RX_OVERHEAD(_rx_headroom)                              \

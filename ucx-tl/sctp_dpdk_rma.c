@@ -91,10 +91,6 @@
 
 #define UCT_SCTP_DPDK_RMA_OPS_INIT 256 /* initial op table slots */
 #define UCT_SCTP_DPDK_RMA_MP_GROW 64   /* op/reply records per chunk */
-/* rma_hdr.reserved of a GET reply at the initiator (never on the wire):
- * its data were placed; rma_hdr.key holds their length. */
-#define UCT_SCTP_DPDK_RMA_REP_PLACED 0x1
-#define UCT_SCTP_DPDK_RMA_REP_DISCARDED 0x2
 /* RX_DIRECT peeks while GETs wait for replies, and for this long after a
  * PUT of at least UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES came (a PUT target
  * cannot know one is coming) */
@@ -660,25 +656,6 @@ out:
 	return rc;
 }
 
-/* A GET reply placed by uct_sctp_dpdk_rma_place (its data are in the op's
- * buffer, @msg holds the headers): tell the initiator's iface, which sees
- * only the RMA header, through fields a reply does not use otherwise. */
-static void uct_sctp_dpdk_rma_placed_mark(struct sg_msg_desc *msg)
-{
-	uct_sctp_dpdk_am_hdr_t *hdr = (uct_sctp_dpdk_am_hdr_t *)msg->data;
-	uct_sctp_dpdk_rma_hdr_t *rh = (uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
-
-	if (hdr->am_id != UCT_SCTP_DPDK_RMA_GET_REP ||
-	    msg->len != UCT_SCTP_DPDK_RMA_HDRS_BYTES)
-		return;
-	rh->reserved = rte_cpu_to_be_16(UCT_SCTP_DPDK_RMA_REP_PLACED);
-	rh->key = rte_cpu_to_be_64((uint64_t)msg->msg_len -
-				   UCT_SCTP_DPDK_RMA_HDRS_BYTES);
-	if (msg->flags & SG_MSG_DISCARDED)
-		rh->reserved = rte_cpu_to_be_16(UCT_SCTP_DPDK_RMA_REP_PLACED |
-						UCT_SCTP_DPDK_RMA_REP_DISCARDED);
-}
-
 /* Whether @msg is a request (served by this process as the target). */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_rma_is_request(const struct sg_msg_desc *msg)
@@ -733,8 +710,6 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_rma_reply_t *r;
 	int is_request = uct_sctp_dpdk_rma_is_request(msg);
 
-	if (ucs_unlikely(msg->flags & SG_MSG_PLACED) && !is_request)
-		uct_sctp_dpdk_rma_placed_mark(msg);
 	if (ucs_likely(!ctx->rma_reply_mp_ready ||
 		       ucs_queue_is_empty(&ctx->rma_replyq))) {
 		if (!is_request)
@@ -834,6 +809,19 @@ struct uct_sctp_dpdk_rma_op {
 };
 
 
+/* Whether a reply that came on @sg's association @assoc may answer @op:
+ * only the association its ep sends on (another peer, or another lane of
+ * the same one, could otherwise write into or complete the op by
+ * guessing its slot and cookie). */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_rma_reply_from_peer(const uct_sctp_dpdk_rma_op_t *op,
+				  const struct sg_ep *sg, sg_assoc_t assoc)
+{
+	const uct_sctp_dpdk_peer_t *peer = op->ep->peer;
+
+	return peer != NULL && peer->sg == sg && peer->assoc == assoc;
+}
+
 /* ---- direct placement (RX_DIRECT) ----
  *
  * The poll loop reads the headers of every longer message first
@@ -895,6 +883,11 @@ static void *uct_sctp_dpdk_rma_place(void *arg, struct sg_ep *sg,
 		op = kh_val(map, it);
 		if (op->cookie != rte_be_to_cpu_32(rh->op_cookie) ||
 		    doff >= op->length)
+			return NULL;
+		/* Only the association the request went on answers it:
+		 * slot and cookie are guessable. */
+		if (ucs_unlikely(!uct_sctp_dpdk_rma_reply_from_peer(
+			    op, sg, head->assoc)))
 			return NULL;
 		for (i = 0; i < op->iovcnt; i++) {
 			if (doff < op->iov[i].iov_len) {
@@ -1528,6 +1521,17 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 	op = iface->rma_ops[slot];
 	if (op == NULL || op->cookie != cookie || op->on_txq)
 		return; /* its ep was destroyed, or not ours */
+	if (ucs_unlikely(!uct_sctp_dpdk_rma_reply_from_peer(op, rx->src_sg,
+							     rx->src_assoc))) {
+		if (__atomic_fetch_add(&iface->ctx->rma_reply_foreign, 1,
+				       __ATOMIC_RELAXED) == 0)
+			ucs_warn("sctp_dpdk: iface %u: dropped an RMA reply "
+				 "to op %u from assoc %u, not the association "
+				 "the op went on (further ones are counted: "
+				 "rma.reply_foreign)", iface->id, slot,
+				 rx->src_assoc);
+		return;
+	}
 	status = -(int32_t)rte_be_to_cpu_32(rh->status);
 	if (status != UCS_OK) {
 		uct_sctp_dpdk_rma_op_answered(iface, op, (ucs_status_t)status);
@@ -1542,11 +1546,11 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 	if (op->kind != UCT_SCTP_DPDK_RMA_GET_REQ)
 		return;
 	offset = rte_be_to_cpu_64(rh->offset);
-	placed = rte_be_to_cpu_16(rh->reserved);
-	n = placed ? rte_be_to_cpu_64(rh->key) : rx->length - sizeof(*rh);
+	placed = rx->flags & UCT_SCTP_DPDK_RX_FLAG_PLACED;
+	n = placed ? rx->placed_bytes : rx->length - sizeof(*rh);
 	if (offset > op->length || n > op->length - offset ||
 	    (op->unpack_cb != NULL && (n != op->length || placed)) ||
-	    (placed & UCT_SCTP_DPDK_RMA_REP_DISCARDED)) {
+	    (rx->flags & UCT_SCTP_DPDK_RX_FLAG_DISCARDED)) {
 		uct_sctp_dpdk_rma_op_complete(iface, op, UCS_ERR_IO_ERROR);
 		return;
 	}
