@@ -208,6 +208,9 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
 	rte_be16_t streams;	/* UCX_SCTP_DPDK_STREAMS */
 	rte_be16_t mtu;		/* UCX_SCTP_DPDK_MTU */
 	uint8_t lanes;		/* UCX_SCTP_DPDK_LANES */
+	uint8_t paths;		/* FAILOVER paths (ports), 1 without: the
+				 * device address holds paths - 1 backup
+				 * addresses after its primary */
 } uct_sctp_dpdk_iface_addr_t;
 
 /* Parsed from the environment by UCX; released after iface_open returns. */

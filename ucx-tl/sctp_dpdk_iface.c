@@ -432,6 +432,7 @@ static ucs_status_t uct_sctp_dpdk_iface_get_address(uct_iface_h tl_iface,
 		a->streams = rte_cpu_to_be_16(ctx->streams);
 		a->mtu = rte_cpu_to_be_16(ctx->mtu);
 		a->lanes = (uint8_t)ctx->nb_lanes;
+		a->paths = (uint8_t)ctx->nb_paths;
 	}
 	return UCS_OK;
 }

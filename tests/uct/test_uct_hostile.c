@@ -18,6 +18,13 @@
  *           rma_reply_foreign); once the target progresses the real
  *           reply completes the GET with the registered bytes.
  *
+ *   path-count  (no wire) FAILOVER with 3 paths here, an ep to a peer
+ *           whose addresses say 1 path: its 6-byte device address ends at
+ *           a page followed by an inaccessible one.  The ep's checks
+ *           (uct_sctp_dpdk_peer_compatible, then uct_sctp_dpdk_path_peer)
+ *           must refuse the peer, never read past its device address; a
+ *           3-path peer is accepted.
+ *
  *   test process (memif client 10.77.8.2)   peer (memif server 10.77.8.1)
  *   victim: iface with fx_am_cb on AM_ID    ep to the victim's iface
  *           counts, checks                  'A': HOSTILE_GOOD legit AMs
@@ -35,6 +42,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #define HOSTILE_GOOD 16	     /* legitimate AMs per 'A' command */
@@ -426,12 +435,84 @@ static int test_rma_foreign(void)
 	return fx_failures ? 1 : 0;
 }
 
+/* An iface address with the settings of @ctx but @paths paths. */
+static void hostile_iface_addr(const uct_sctp_dpdk_ctx_t *ctx,
+			       uint8_t paths, uct_sctp_dpdk_iface_addr_t *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->iface_id = rte_cpu_to_be_16(1);
+	a->incarnation = rte_cpu_to_be_32(1);
+	a->seg_bytes = rte_cpu_to_be_32(ctx->seg_bytes);
+	a->streams = rte_cpu_to_be_16(ctx->streams);
+	a->mtu = rte_cpu_to_be_16(ctx->mtu);
+	a->lanes = (uint8_t)ctx->nb_lanes;
+	a->paths = paths;
+}
+
+static int test_path_count(void)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	uct_sctp_dpdk_iface_addr_t addr;
+	uct_sctp_dpdk_dev_addr_t *dev;
+	uct_sctp_dpdk_ctx_t *ctx;
+	uint8_t *pages;
+	pid_t pid;
+	int ws;
+
+	ctx = calloc(1, sizeof(*ctx));
+	pages = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ctx == NULL || pages == MAP_FAILED ||
+	    mprotect(pages + page, page, PROT_NONE) != 0) {
+		fprintf(stderr, "FAIL: no memory for the test\n");
+		return 1;
+	}
+	ctx->seg_bytes = 65536;
+	ctx->streams = 10;
+	ctx->mtu = 1500;
+	ctx->nb_lanes = 1;
+	ctx->nb_paths = 3;
+	ctx->ip_be = rte_cpu_to_be_32(0x0a4d0802);
+	ctx->mask_be = rte_cpu_to_be_32(0xffffff00);
+	/* a 1-path peer's device address, the last bytes of the page */
+	dev = (uct_sctp_dpdk_dev_addr_t *)(pages + page - sizeof(*dev));
+	dev->ip = rte_cpu_to_be_32(0x0a4d0801);
+	dev->sctp_port = rte_cpu_to_be_16(5000);
+
+	hostile_iface_addr(ctx, 3, &addr);
+	CHECK(uct_sctp_dpdk_peer_compatible(ctx, dev->ip, &addr) == 1,
+	      "a peer with as many paths was refused");
+	hostile_iface_addr(ctx, 1, &addr);
+	/* What ep create does, in a child: a read past the device address
+	 * faults there. */
+	pid = fork();
+	if (pid == 0) {
+		if (!uct_sctp_dpdk_peer_compatible(ctx, dev->ip, &addr))
+			_exit(0);
+		uct_sctp_dpdk_path_peer(ctx, dev);
+		_exit(2);
+	}
+	CHECK(pid > 0 && waitpid(pid, &ws, 0) == pid, "fork/wait: %m");
+	CHECK(pid > 0 && WIFEXITED(ws) && WEXITSTATUS(ws) == 0,
+	      "an ep to a 1-path peer with 3 paths here %s",
+	      WIFSIGNALED(ws) ? "read past its device address (signal)" :
+				"was accepted");
+	printf("path-count: a 1-path peer with 3 FAILOVER paths here: %s\n",
+	       fx_failures ? "FAIL" : "refused, nothing read past its "
+				      "device address");
+	munmap(pages, 2 * page);
+	free(ctx);
+	return fx_failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && strcmp(argv[1], "path-count") == 0)
+		return fx_run(test_path_count);
 	if (argc == 2 && strcmp(argv[1], "am-id") == 0)
 		return fx_run(test_am_id);
 	if (argc == 2 && strcmp(argv[1], "rma-foreign") == 0)
 		return fx_run(test_rma_foreign);
-	fprintf(stderr, "usage: %s am-id|rma-foreign\n", argv[0]);
+	fprintf(stderr, "usage: %s am-id|rma-foreign|path-count\n", argv[0]);
 	return 1;
 }
