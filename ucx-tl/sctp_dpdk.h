@@ -720,6 +720,46 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
 int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
 				   uint16_t dst_iface_id, int *alive);
 
+/* Whether @ep's association can take a message now: up, not failed since
+ * the ep was made, and not refused by sg_send earlier in this poll.  An
+ * RMA op already in iface->rma_txq continues when this holds. */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_ep_assoc_ready(const uct_sctp_dpdk_iface_t *iface,
+			     const uct_sctp_dpdk_ep_t *ep)
+{
+	const uct_sctp_dpdk_peer_t *peer = ep->peer;
+
+	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
+	       (peer->fail_gen == ep->fail_gen) &&
+	       (peer->blocked_poll != iface->ctx->poll_count);
+}
+
+/*
+ * Whether a new operation of @ep (AM, PUT) may be sent now: the
+ * association (local: the receiving iface's RX queue) can take it and
+ * nothing issued earlier on the ep waits, neither its pending requests
+ * (UCT contract, UCX test_pending.cc send_ooo_with_pending; while one is
+ * being dispatched it may send) nor the unsent rest of an RMA op in
+ * iface->rma_txq (a later AM must not reach the target first: UCP's
+ * put, fence, ATP).  A poll elsewhere (another iface, the poll thread, an
+ * AM handler's progress) re-opens the association but not an ep with a
+ * queue.
+ */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
+			  const uct_sctp_dpdk_ep_t *ep)
+{
+	int alive;
+
+	if (ucs_unlikely(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL))
+		return uct_sctp_dpdk_iface_local_room(iface->ctx,
+						      ep->dst_iface_id, &alive);
+	return uct_sctp_dpdk_ep_assoc_ready(iface, ep) &&
+	       (ep->rma_txq_len == 0) &&
+	       (ucs_queue_is_empty(&ep->pending_q) ||
+		(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH));
+}
+
 /* ---- sctp_dpdk_flush.c: flush = acknowledged by the peer's SCTP ---- */
 
 /* A flush with a completion, waiting on its iface's flush_q. */

@@ -1232,19 +1232,6 @@ static void uct_sctp_dpdk_rma_zc_purge(uct_sctp_dpdk_iface_t *iface)
 	ucs_recursive_spin_unlock(iface->ctx->lock);
 }
 
-/* Same test as ep.c's uct_sctp_dpdk_ep_can_send (kept separate so the
- * two files merge independently). */
-static UCS_F_ALWAYS_INLINE int
-uct_sctp_dpdk_rma_can_send(const uct_sctp_dpdk_iface_t *iface,
-			   const uct_sctp_dpdk_ep_t *ep)
-{
-	const uct_sctp_dpdk_peer_t *peer = ep->peer;
-
-	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
-	       (peer->fail_gen == ep->fail_gen) &&
-	       (peer->blocked_poll != iface->ctx->poll_count);
-}
-
 static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 						uct_sctp_dpdk_ep_t *ep)
 {
@@ -1376,7 +1363,7 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 	uint64_t n;
 	int rc, cnt;
 
-	if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
+	if (ucs_unlikely(!uct_sctp_dpdk_ep_assoc_ready(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	if (op->kind != UCT_SCTP_DPDK_RMA_PUT) {
 		if (op->tx_offset != 0)
@@ -1665,11 +1652,9 @@ static ucs_status_t uct_sctp_dpdk_rma_put_now(uct_sctp_dpdk_iface_t *iface,
 		return uct_sctp_dpdk_rma_local(iface, 1, key, remote_addr,
 					       length, iov + 1, iovcnt - 1,
 					       NULL, NULL);
-	if (ucs_unlikely(ep->rma_txq_len != 0)) {
-		/* Behind a large op still sending: keep the order. */
-		return UCS_ERR_NO_RESOURCE;
-	}
-	if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
+	/* Behind a large op still sending, or pending requests: keep the
+	 * order. */
+	if (ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	uct_sctp_dpdk_rma_hdrs_fill(hdrs, UCT_SCTP_DPDK_RMA_PUT, 0,
 				    ep->dst_iface_id, iface->id, key,
@@ -1723,12 +1708,9 @@ ssize_t uct_sctp_dpdk_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
 	size_t length;
 
 	/* Fail before packing: pack_cb may have side effects. */
-	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)) {
-		if (ucs_unlikely(ep->rma_txq_len != 0))
-			return UCS_ERR_NO_RESOURCE;
-		if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
-			return uct_sctp_dpdk_rma_not_ready(iface, ep);
-	}
+	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) &&
+	    ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
+		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	length = pack_cb(UCS_PTR_BYTE_OFFSET(iface->bounce,
 					     UCT_SCTP_DPDK_RMA_HDRS_BYTES),
 			 arg);
@@ -1787,7 +1769,7 @@ static ucs_status_t uct_sctp_dpdk_rma_zcopy(uct_ep_h tl_ep, uint8_t kind,
 				   "uct_sctp_dpdk_ep_get_zcopy");
 	if (ucs_unlikely(!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) &&
 			 ep->rma_txq_len == 0 &&
-			 !uct_sctp_dpdk_rma_can_send(iface, ep)))
+			 !uct_sctp_dpdk_ep_assoc_ready(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	op = uct_sctp_dpdk_rma_op_get(iface, ep, kind, comp);
 	if (ucs_unlikely(op == NULL))
@@ -1866,7 +1848,7 @@ ucs_status_t uct_sctp_dpdk_ep_get_bcopy(uct_ep_h tl_ep,
 					       remote_addr, length, NULL, 0,
 					       unpack_cb, arg);
 	if (ucs_unlikely(ep->rma_txq_len == 0 &&
-			 !uct_sctp_dpdk_rma_can_send(iface, ep)))
+			 !uct_sctp_dpdk_ep_assoc_ready(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	op = uct_sctp_dpdk_rma_op_get(iface, ep, UCT_SCTP_DPDK_RMA_GET_REQ,
 				      comp);
