@@ -1506,8 +1506,10 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 	if (slot >= iface->rma_ops_size)
 		return;
 	op = iface->rma_ops[slot];
-	if (op == NULL || op->cookie != cookie || op->on_txq)
-		return; /* its ep was destroyed, or not ours */
+	if (op == NULL || op->cookie != cookie || op->on_txq ||
+	    op->ep == NULL)
+		return; /* its ep was destroyed (an op waiting only for
+			 * usrsctp to release its buffer), or not ours */
 	if (ucs_unlikely(!uct_sctp_dpdk_rma_reply_from_peer(op, rx->src_sg,
 							     rx->src_assoc))) {
 		if (__atomic_fetch_add(&iface->ctx->rma_reply_foreign, 1,
@@ -1877,6 +1879,30 @@ void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep)
 }
 
 /* Complete every op of @ep with @status (NULL-safe for comps). */
+/* @op ends with @status, but usrsctp or the port still reference PUT
+ * data sent from its buffer (zc_pending): its completion must wait for
+ * the last zero-copy release (uct_sctp_dpdk_rma_zc_progress), or the
+ * caller could free a buffer a retransmission still reads.  Its ep may go
+ * meanwhile: the op leaves the ep's list and the RMA queue (nothing more
+ * is sent), keeps its slot, and ignores replies. */
+static void uct_sctp_dpdk_rma_op_orphan(uct_sctp_dpdk_iface_t *iface,
+				       uct_sctp_dpdk_rma_op_t *op,
+				       ucs_status_t status)
+{
+	if (op->placed)
+		uct_sctp_dpdk_rma_place_del(iface, op);
+	if (op->on_txq) {
+		ucs_queue_remove(&iface->rma_txq, &op->tx_elem);
+		op->ep->rma_txq_len--;
+		op->on_txq = 0;
+	}
+	ucs_list_del(&op->ep_elem);
+	ucs_list_head_init(&op->ep_elem); /* op_put's ucs_list_del: no-op */
+	op->ep = NULL;
+	op->zc_acked = 1;
+	op->zc_status = status;
+}
+
 static void uct_sctp_dpdk_rma_ep_fail(uct_sctp_dpdk_iface_t *iface,
 				      uct_sctp_dpdk_ep_t *ep,
 				      ucs_status_t status)
@@ -1886,7 +1912,10 @@ static void uct_sctp_dpdk_rma_ep_fail(uct_sctp_dpdk_iface_t *iface,
 	while (!ucs_list_is_empty(&ep->rma_ops)) {
 		op = ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
 				   ep_elem);
-		uct_sctp_dpdk_rma_op_complete(iface, op, status);
+		if (op->zc_pending != 0)
+			uct_sctp_dpdk_rma_op_orphan(iface, op, status);
+		else
+			uct_sctp_dpdk_rma_op_complete(iface, op, status);
 	}
 	ep->rma_dirty = 0;
 }
