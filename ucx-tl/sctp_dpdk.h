@@ -207,6 +207,9 @@ typedef struct __attribute__((packed)) uct_sctp_dpdk_iface_addr {
 	rte_be16_t streams;	/* UCX_SCTP_DPDK_STREAMS */
 	rte_be16_t mtu;		/* UCX_SCTP_DPDK_MTU */
 	uint8_t lanes;		/* UCX_SCTP_DPDK_LANES */
+	uint8_t paths;		/* FAILOVER paths (ports), 1 without: the
+				 * device address holds paths - 1 backup
+				 * addresses after its primary */
 } uct_sctp_dpdk_iface_addr_t;
 
 /* Parsed from the environment by UCX; released after iface_open returns. */
@@ -353,6 +356,10 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t idle_sleeps;	      /* sleeps and blocks */
 	uint64_t idle_blocks;	      /* blocks on the port's fds */
 	uint64_t idle_block_wakes;    /* ... ended by a frame */
+	uint64_t rx_bad_am;	      /* AM id >= UCT_AM_ID_MAX */
+	volatile uint64_t rma_reply_foreign; /* RMA replies to an op of
+					      * another association (atomic:
+					      * counted by any iface) */
 	int64_t sg_descs_held;	      /* sg descriptors not yet released */
 	/* sg descriptors lent to UCX (handler returned UCS_INPROGRESS);
 	 * atomic: released from any worker thread */
@@ -544,10 +551,21 @@ typedef struct uct_sctp_dpdk_rx_desc {
 	uint32_t length;	   /* AM payload bytes */
 	uint8_t am_id;
 	uint8_t flags;		   /* UCT_SCTP_DPDK_RX_FLAG_* */
+	/* RMA replies: where the message came from (an op accepts replies
+	 * only from its ep's association) and, with FLAG_PLACED, the data
+	 * bytes the poll loop wrote into the op's buffer */
+	sg_assoc_t src_assoc;	   /* the sender's association */
+	const struct sg_ep *src_sg; /* the lane it came on; NULL: local */
+	uint32_t placed_bytes;	   /* FLAG_PLACED: bytes written */
 } uct_sctp_dpdk_rx_desc_t;
 
 #define UCT_SCTP_DPDK_RX_FLAG_LOCAL 0x1 /* counts in iface->local_queued */
 #define UCT_SCTP_DPDK_RX_FLAG_LARGE 0x2 /* from iface->large_mp */
+/* An RMA GET reply whose data the poll loop placed (RX_DIRECT): the
+ * descriptor holds its headers only */
+#define UCT_SCTP_DPDK_RX_FLAG_PLACED 0x4
+/* ... and the rest of the message was discarded (no buffer to place it) */
+#define UCT_SCTP_DPDK_RX_FLAG_DISCARDED 0x8
 
 /* Bytes needed in front of an AM payload for @rx_headroom. */
 #define UCT_SCTP_DPDK_RX_OVERHEAD(_rx_headroom)                              \
@@ -797,6 +815,46 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
  * for one more local AM (@return). */
 int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
 				   uint16_t dst_iface_id, int *alive);
+
+/* Whether @ep's association can take a message now: up, not failed since
+ * the ep was made, and not refused by sg_send earlier in this poll.  An
+ * RMA op already in iface->rma_txq continues when this holds. */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_ep_assoc_ready(const uct_sctp_dpdk_iface_t *iface,
+			     const uct_sctp_dpdk_ep_t *ep)
+{
+	const uct_sctp_dpdk_peer_t *peer = ep->peer;
+
+	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
+	       (peer->fail_gen == ep->fail_gen) &&
+	       (peer->blocked_poll != iface->ctx->poll_count);
+}
+
+/*
+ * Whether a new operation of @ep (AM, PUT) may be sent now: the
+ * association (local: the receiving iface's RX queue) can take it and
+ * nothing issued earlier on the ep waits, neither its pending requests
+ * (UCT contract, UCX test_pending.cc send_ooo_with_pending; while one is
+ * being dispatched it may send) nor the unsent rest of an RMA op in
+ * iface->rma_txq (a later AM must not reach the target first: UCP's
+ * put, fence, ATP).  A poll elsewhere (another iface, the poll thread, an
+ * AM handler's progress) re-opens the association but not an ep with a
+ * queue.
+ */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
+			  const uct_sctp_dpdk_ep_t *ep)
+{
+	int alive;
+
+	if (ucs_unlikely(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL))
+		return uct_sctp_dpdk_iface_local_room(iface->ctx,
+						      ep->dst_iface_id, &alive);
+	return uct_sctp_dpdk_ep_assoc_ready(iface, ep) &&
+	       (ep->rma_txq_len == 0) &&
+	       (ucs_queue_is_empty(&ep->pending_q) ||
+		(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH));
+}
 
 /* ---- sctp_dpdk_flush.c: flush = acknowledged by the peer's SCTP ---- */
 

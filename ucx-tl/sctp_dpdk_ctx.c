@@ -248,9 +248,10 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 UCT_SCTP_DPDK_DEV_PREFIX "%u\", \"ip\": \"%s\", "
 		 "\"rx_msgs\": %" PRIu64 ", \"rx_drops\": %" PRIu64 ", "
 		 "\"rx_stale\": %" PRIu64 ", \"rx_closed\": %" PRIu64 ", "
+		 "\"rx_bad_am\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 "}, \"rma_rep\": {\"zc_msgs\": %" PRIu64 ", \"zc_bytes\": %"
+		 PRIu64 ", \"reply_foreign\": %" PRIu64 "}, \"rma_rep\": {\"zc_msgs\": %" PRIu64 ", \"zc_bytes\": %"
 		 PRIu64 ", \"copy_bytes\": %" PRIu64 ", \"waits\": %"
 		 PRIu64 ", \"wait_us\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
 		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
@@ -271,9 +272,11 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 PRIu64 ", \"block_wakes\": %" PRIu64 "}, %s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
-		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, dp_json,
+		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, ctx->rx_bad_am,
+		 dp_json,
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
+		 __atomic_load_n(&ctx->rma_reply_foreign, __ATOMIC_RELAXED),
 		 ctx->rma_rep_zc_msgs, ctx->rma_rep_zc_bytes,
 		 ctx->rma_rep_copy_bytes, waits, wait_us,
 		 ctx->rma_get_direct_bytes,

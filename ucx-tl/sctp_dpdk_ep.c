@@ -58,29 +58,6 @@
 
 #include <string.h>
 
-/* Whether the ep's association (local: the receiving iface's RX queue)
- * can take a message now, and no AM may overtake the ep's pending
- * requests: while any is queued only the one being dispatched sends (UCT
- * contract, UCX test_pending.cc send_ooo_with_pending).  A poll elsewhere
- * (another iface, the poll thread, an AM handler's progress) re-opens the
- * association but not an ep with a queue. */
-static UCS_F_ALWAYS_INLINE int
-uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
-			  const uct_sctp_dpdk_ep_t *ep)
-{
-	const uct_sctp_dpdk_peer_t *peer = ep->peer;
-	int alive;
-
-	if (ucs_unlikely(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL))
-		return uct_sctp_dpdk_iface_local_room(iface->ctx,
-						      ep->dst_iface_id, &alive);
-	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
-	       (peer->fail_gen == ep->fail_gen) &&
-	       (peer->blocked_poll != iface->ctx->poll_count) &&
-	       (ucs_queue_is_empty(&ep->pending_q) ||
-		(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH));
-}
-
 int uct_sctp_dpdk_ep_is_failed(const uct_sctp_dpdk_ep_t *ep)
 {
 	uct_sctp_dpdk_iface_t *iface;
@@ -341,8 +318,7 @@ ucs_status_t uct_sctp_dpdk_ep_pending_add(uct_ep_h tl_ep,
 	/* ep_flush answers NO_RESOURCE only while the queue is not empty, so
 	 * its pending flush is always accepted here. */
 	if (ucs_queue_is_empty(&ep->pending_q) &&
-	    uct_sctp_dpdk_ep_can_send(iface, ep) &&
-	    ep->rma_txq_len == 0 /* RMA: a large op still sending */)
+	    uct_sctp_dpdk_ep_can_send(iface, ep))
 		return UCS_ERR_BUSY;
 	uct_pending_req_queue_push(&ep->pending_q, req);
 	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_PENDING)) {
@@ -403,9 +379,11 @@ unsigned uct_sctp_dpdk_iface_dispatch_pending(uct_sctp_dpdk_iface_t *iface)
 
 ucs_status_t uct_sctp_dpdk_ep_fence(uct_ep_h tl_ep, unsigned flags)
 {
-	/* One ordered SCTP stream per ep: later AMs never overtake.  Tag
-	 * messages moved by STREAM_TAG_MASK are not fenced: UCP 1.13.1
-	 * fences to order RMA and atomics, which keep the ep's stream. */
+	/* One ordered SCTP stream per ep: later AMs never overtake, and no
+	 * new operation leaves before the unsent rest of an RMA op
+	 * (uct_sctp_dpdk_ep_can_send).  Tag messages moved by
+	 * STREAM_TAG_MASK are not fenced: UCP 1.13.1 fences to order RMA
+	 * and atomics, which keep the ep's stream. */
 	UCT_TL_EP_STAT_FENCE(ucs_derived_of(tl_ep, uct_base_ep_t));
 	return UCS_OK;
 }

@@ -77,8 +77,14 @@ static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
 	if (!ucs_queue_is_empty(&ep->pending_q))
 		return UCS_INPROGRESS;
 	/* RMA (sctp_dpdk_rma.c): puts written and gets answered at the
-	 * target; sends a FLUSH behind puts that completed at once. */
+	 * target; sends a FLUSH behind puts that completed at once.  A FLUSH
+	 * the send buffer refused (UCS_ERR_NO_RESOURCE) leaves the puts
+	 * unconfirmed: in progress, sent again by the next flush step; never
+	 * a flush's result (an iface flush would take it for done, a queued
+	 * ep flush would complete with it). */
 	status = uct_sctp_dpdk_rma_ep_flush(ep, 0, NULL);
+	if (status == UCS_ERR_NO_RESOURCE)
+		return UCS_INPROGRESS;
 	if (status != UCS_OK)
 		return status;
 	return uct_sctp_dpdk_peer_drained(ctx, ep->peer) ? UCS_OK :

@@ -390,6 +390,7 @@ static ucs_status_t uct_sctp_dpdk_iface_get_address(uct_iface_h tl_iface,
 		a->streams = rte_cpu_to_be_16(ctx->streams);
 		a->mtu = rte_cpu_to_be_16(ctx->mtu);
 		a->lanes = (uint8_t)ctx->nb_lanes;
+		a->paths = (uint8_t)ctx->nb_paths;
 	}
 	return UCS_OK;
 }
@@ -501,6 +502,7 @@ uct_sctp_dpdk_iface_desc_get(uct_sctp_dpdk_iface_t *iface, size_t length)
 	rx->mp_elem = elem;
 	rx->length = (uint32_t)length;
 	rx->flags = large ? UCT_SCTP_DPDK_RX_FLAG_LARGE : 0;
+	rx->src_sg = NULL;
 	return rx;
 }
 
@@ -532,6 +534,23 @@ static void uct_sctp_dpdk_iface_release_desc(uct_recv_desc_t *self,
 	uct_sctp_dpdk_iface_rx_free(iface, rx);
 }
 
+/* What an RMA reply's descriptor must know of its message: where it came
+ * from and whether the poll loop placed its data. */
+static UCS_F_ALWAYS_INLINE void
+uct_sctp_dpdk_iface_rx_src(uct_sctp_dpdk_ctx_t *ctx,
+			   uct_sctp_dpdk_rx_desc_t *rx,
+			   const struct sg_msg_desc *msg)
+{
+	rx->src_assoc = msg->assoc;
+	rx->src_sg = ctx->rx_sg;
+	if (ucs_unlikely(msg->flags & SG_MSG_PLACED)) {
+		rx->flags |= UCT_SCTP_DPDK_RX_FLAG_PLACED;
+		if (msg->flags & SG_MSG_DISCARDED)
+			rx->flags |= UCT_SCTP_DPDK_RX_FLAG_DISCARDED;
+		rx->placed_bytes = msg->msg_len - msg->len;
+	}
+}
+
 void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
 				struct sg_msg_desc *msg, uint8_t am_id)
 {
@@ -550,6 +569,7 @@ void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
 		if (ucs_likely(rx != NULL)) {
 			memcpy(rx->data, data, length);
 			rx->am_id = am_id;
+			uct_sctp_dpdk_iface_rx_src(ctx, rx, msg);
 			uct_sctp_dpdk_iface_rx_push(iface, rx);
 			ucs_spin_unlock(&iface->rx_lock);
 			sg_msg_release(msg);
@@ -564,6 +584,7 @@ void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
 	rx->length = length;
 	rx->am_id = am_id;
 	rx->flags = 0;
+	uct_sctp_dpdk_iface_rx_src(ctx, rx, msg);
 	ctx->sg_descs_held++;
 	ucs_spin_lock(&iface->rx_lock);
 	uct_sctp_dpdk_iface_rx_push(iface, rx);

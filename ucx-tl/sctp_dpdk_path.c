@@ -133,6 +133,9 @@ void uct_sctp_dpdk_path_pack(const uct_sctp_dpdk_ctx_t *ctx, void *addr)
 		       sizeof(uint32_t));
 }
 
+/* @dev_addr holds nb_paths - 1 backup addresses: UCT passes no length,
+ * so the ep checked the peer's path count (uct_sctp_dpdk_peer_compatible)
+ * before this reads them. */
 void uct_sctp_dpdk_path_peer(uct_sctp_dpdk_ctx_t *ctx, const void *dev_addr)
 {
 	const uct_sctp_dpdk_dev_addr_t *dev = dev_addr;

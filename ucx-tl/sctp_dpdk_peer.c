@@ -210,6 +210,7 @@ int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 				  const uct_sctp_dpdk_iface_addr_t *addr)
 {
 	static int warned_seg, warned_streams, warned_mtu, warned_lanes;
+	static int warned_paths;
 	uint32_t seg = rte_be_to_cpu_32(addr->seg_bytes);
 	uint16_t streams = rte_be_to_cpu_16(addr->streams);
 	uint16_t mtu = rte_be_to_cpu_16(addr->mtu);
@@ -246,6 +247,18 @@ int uct_sctp_dpdk_peer_compatible(uct_sctp_dpdk_ctx_t *ctx, uint32_t ip_be,
 				  "LANES=%u, this process %u: set the same "
 				  "value on every process", ip, addr->lanes,
 				  ctx->nb_lanes);
+		return 0;
+	}
+	if (addr->paths != ctx->nb_paths) {
+		/* the peer's device address holds paths - 1 backup addresses
+		 * (uct_sctp_dpdk_path_peer reads ours - 1 of them), and the
+		 * link pairs path k with the peer's path k */
+		if (!warned_paths++)
+			ucs_error("sctp_dpdk: peer %s has %u FAILOVER paths, "
+				  "this process %u: set " UCT_SCTP_DPDK_ENV
+				  "FAILOVER and the same number of ports in "
+				  UCT_SCTP_DPDK_ENV "DEVARGS on every process",
+				  ip, addr->paths, ctx->nb_paths);
 		return 0;
 	}
 	return 1;

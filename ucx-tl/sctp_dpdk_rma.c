@@ -92,10 +92,6 @@
 
 #define UCT_SCTP_DPDK_RMA_OPS_INIT 256 /* initial op table slots */
 #define UCT_SCTP_DPDK_RMA_MP_GROW 64   /* op/reply records per chunk */
-/* rma_hdr.reserved of a GET reply at the initiator (never on the wire):
- * its data were placed; rma_hdr.key holds their length. */
-#define UCT_SCTP_DPDK_RMA_REP_PLACED 0x1
-#define UCT_SCTP_DPDK_RMA_REP_DISCARDED 0x2
 /* RX_DIRECT peeks while GETs wait for replies, and for this long after a
  * PUT of at least UCT_SCTP_DPDK_RMA_PEEK_PUT_BYTES came (a PUT target
  * cannot know one is coming) */
@@ -661,25 +657,6 @@ out:
 	return rc;
 }
 
-/* A GET reply placed by uct_sctp_dpdk_rma_place (its data are in the op's
- * buffer, @msg holds the headers): tell the initiator's iface, which sees
- * only the RMA header, through fields a reply does not use otherwise. */
-static void uct_sctp_dpdk_rma_placed_mark(struct sg_msg_desc *msg)
-{
-	uct_sctp_dpdk_am_hdr_t *hdr = (uct_sctp_dpdk_am_hdr_t *)msg->data;
-	uct_sctp_dpdk_rma_hdr_t *rh = (uct_sctp_dpdk_rma_hdr_t *)(hdr + 1);
-
-	if (hdr->am_id != UCT_SCTP_DPDK_RMA_GET_REP ||
-	    msg->len != UCT_SCTP_DPDK_RMA_HDRS_BYTES)
-		return;
-	rh->reserved = rte_cpu_to_be_16(UCT_SCTP_DPDK_RMA_REP_PLACED);
-	rh->key = rte_cpu_to_be_64((uint64_t)msg->msg_len -
-				   UCT_SCTP_DPDK_RMA_HDRS_BYTES);
-	if (msg->flags & SG_MSG_DISCARDED)
-		rh->reserved = rte_cpu_to_be_16(UCT_SCTP_DPDK_RMA_REP_PLACED |
-						UCT_SCTP_DPDK_RMA_REP_DISCARDED);
-}
-
 /* Whether @msg is a request (served by this process as the target). */
 static UCS_F_ALWAYS_INLINE int
 uct_sctp_dpdk_rma_is_request(const struct sg_msg_desc *msg)
@@ -734,8 +711,6 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 	uct_sctp_dpdk_rma_reply_t *r;
 	int is_request = uct_sctp_dpdk_rma_is_request(msg);
 
-	if (ucs_unlikely(msg->flags & SG_MSG_PLACED) && !is_request)
-		uct_sctp_dpdk_rma_placed_mark(msg);
 	if (ucs_likely(!ctx->rma_reply_mp_ready ||
 		       ucs_queue_is_empty(&ctx->rma_replyq))) {
 		if (!is_request)
@@ -835,6 +810,19 @@ struct uct_sctp_dpdk_rma_op {
 };
 
 
+/* Whether a reply that came on @sg's association @assoc may answer @op:
+ * only the association its ep sends on (another peer, or another lane of
+ * the same one, could otherwise write into or complete the op by
+ * guessing its slot and cookie). */
+static UCS_F_ALWAYS_INLINE int
+uct_sctp_dpdk_rma_reply_from_peer(const uct_sctp_dpdk_rma_op_t *op,
+				  const struct sg_ep *sg, sg_assoc_t assoc)
+{
+	const uct_sctp_dpdk_peer_t *peer = op->ep->peer;
+
+	return peer != NULL && peer->sg == sg && peer->assoc == assoc;
+}
+
 /* ---- direct placement (RX_DIRECT) ----
  *
  * The poll loop reads the headers of every longer message first
@@ -896,6 +884,11 @@ static void *uct_sctp_dpdk_rma_place(void *arg, struct sg_ep *sg,
 		op = kh_val(map, it);
 		if (op->cookie != rte_be_to_cpu_32(rh->op_cookie) ||
 		    doff >= op->length)
+			return NULL;
+		/* Only the association the request went on answers it:
+		 * slot and cookie are guessable. */
+		if (ucs_unlikely(!uct_sctp_dpdk_rma_reply_from_peer(
+			    op, sg, head->assoc)))
 			return NULL;
 		for (i = 0; i < op->iovcnt; i++) {
 			if (doff < op->iov[i].iov_len) {
@@ -1240,21 +1233,6 @@ static void uct_sctp_dpdk_rma_zc_purge(uct_sctp_dpdk_iface_t *iface)
 	ucs_recursive_spin_unlock(iface->ctx->lock);
 }
 
-/* ep.c's uct_sctp_dpdk_ep_can_send without its pending-queue clause: an
- * RMA op is not held behind AMs waiting in the ep's pending queue (only
- * behind the ep's own large RMA ops, rma_txq_len).  docs/ARCHITECTURE.md,
- * section 7, lists this as an open gap. */
-static UCS_F_ALWAYS_INLINE int
-uct_sctp_dpdk_rma_can_send(const uct_sctp_dpdk_iface_t *iface,
-			   const uct_sctp_dpdk_ep_t *ep)
-{
-	const uct_sctp_dpdk_peer_t *peer = ep->peer;
-
-	return (peer->state == UCT_SCTP_DPDK_PEER_UP) &&
-	       (peer->fail_gen == ep->fail_gen) &&
-	       (peer->blocked_poll != iface->ctx->poll_count);
-}
-
 static ucs_status_t uct_sctp_dpdk_rma_not_ready(uct_sctp_dpdk_iface_t *iface,
 						uct_sctp_dpdk_ep_t *ep)
 {
@@ -1386,7 +1364,7 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 	uint64_t n;
 	int rc, cnt;
 
-	if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
+	if (ucs_unlikely(!uct_sctp_dpdk_ep_assoc_ready(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	if (op->kind != UCT_SCTP_DPDK_RMA_PUT) {
 		if (op->tx_offset != 0)
@@ -1529,8 +1507,21 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 	if (slot >= iface->rma_ops_size)
 		return;
 	op = iface->rma_ops[slot];
-	if (op == NULL || op->cookie != cookie || op->on_txq)
-		return; /* its ep was destroyed, or not ours */
+	if (op == NULL || op->cookie != cookie || op->on_txq ||
+	    op->ep == NULL)
+		return; /* its ep was destroyed (an op waiting only for
+			 * usrsctp to release its buffer), or not ours */
+	if (ucs_unlikely(!uct_sctp_dpdk_rma_reply_from_peer(op, rx->src_sg,
+							     rx->src_assoc))) {
+		if (__atomic_fetch_add(&iface->ctx->rma_reply_foreign, 1,
+				       __ATOMIC_RELAXED) == 0)
+			ucs_warn("sctp_dpdk: iface %u: dropped an RMA reply "
+				 "to op %u from assoc %u, not the association "
+				 "the op went on (further ones are counted: "
+				 "rma.reply_foreign)", iface->id, slot,
+				 rx->src_assoc);
+		return;
+	}
 	status = -(int32_t)rte_be_to_cpu_32(rh->status);
 	if (status != UCS_OK) {
 		uct_sctp_dpdk_rma_op_answered(iface, op, (ucs_status_t)status);
@@ -1545,11 +1536,11 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 	if (op->kind != UCT_SCTP_DPDK_RMA_GET_REQ)
 		return;
 	offset = rte_be_to_cpu_64(rh->offset);
-	placed = rte_be_to_cpu_16(rh->reserved);
-	n = placed ? rte_be_to_cpu_64(rh->key) : rx->length - sizeof(*rh);
+	placed = rx->flags & UCT_SCTP_DPDK_RX_FLAG_PLACED;
+	n = placed ? rx->placed_bytes : rx->length - sizeof(*rh);
 	if (offset > op->length || n > op->length - offset ||
 	    (op->unpack_cb != NULL && (n != op->length || placed)) ||
-	    (placed & UCT_SCTP_DPDK_RMA_REP_DISCARDED)) {
+	    (rx->flags & UCT_SCTP_DPDK_RX_FLAG_DISCARDED)) {
 		uct_sctp_dpdk_rma_op_complete(iface, op, UCS_ERR_IO_ERROR);
 		return;
 	}
@@ -1664,11 +1655,9 @@ static ucs_status_t uct_sctp_dpdk_rma_put_now(uct_sctp_dpdk_iface_t *iface,
 		return uct_sctp_dpdk_rma_local(iface, 1, key, remote_addr,
 					       length, iov + 1, iovcnt - 1,
 					       NULL, NULL);
-	if (ucs_unlikely(ep->rma_txq_len != 0)) {
-		/* Behind a large op still sending: keep the order. */
-		return UCS_ERR_NO_RESOURCE;
-	}
-	if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
+	/* Behind a large op still sending, or pending requests: keep the
+	 * order. */
+	if (ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	uct_sctp_dpdk_rma_hdrs_fill(hdrs, UCT_SCTP_DPDK_RMA_PUT, 0,
 				    ep->dst_iface_id, iface->id, key,
@@ -1722,12 +1711,9 @@ ssize_t uct_sctp_dpdk_ep_put_bcopy(uct_ep_h tl_ep, uct_pack_callback_t pack_cb,
 	size_t length;
 
 	/* Fail before packing: pack_cb may have side effects. */
-	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)) {
-		if (ucs_unlikely(ep->rma_txq_len != 0))
-			return UCS_ERR_NO_RESOURCE;
-		if (ucs_unlikely(!uct_sctp_dpdk_rma_can_send(iface, ep)))
-			return uct_sctp_dpdk_rma_not_ready(iface, ep);
-	}
+	if (!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) &&
+	    ucs_unlikely(!uct_sctp_dpdk_ep_can_send(iface, ep)))
+		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	length = pack_cb(UCS_PTR_BYTE_OFFSET(iface->bounce,
 					     UCT_SCTP_DPDK_RMA_HDRS_BYTES),
 			 arg);
@@ -1786,7 +1772,7 @@ static ucs_status_t uct_sctp_dpdk_rma_zcopy(uct_ep_h tl_ep, uint8_t kind,
 				   "uct_sctp_dpdk_ep_get_zcopy");
 	if (ucs_unlikely(!(ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL) &&
 			 ep->rma_txq_len == 0 &&
-			 !uct_sctp_dpdk_rma_can_send(iface, ep)))
+			 !uct_sctp_dpdk_ep_assoc_ready(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	op = uct_sctp_dpdk_rma_op_get(iface, ep, kind, comp);
 	if (ucs_unlikely(op == NULL))
@@ -1865,7 +1851,7 @@ ucs_status_t uct_sctp_dpdk_ep_get_bcopy(uct_ep_h tl_ep,
 					       remote_addr, length, NULL, 0,
 					       unpack_cb, arg);
 	if (ucs_unlikely(ep->rma_txq_len == 0 &&
-			 !uct_sctp_dpdk_rma_can_send(iface, ep)))
+			 !uct_sctp_dpdk_ep_assoc_ready(iface, ep)))
 		return uct_sctp_dpdk_rma_not_ready(iface, ep);
 	op = uct_sctp_dpdk_rma_op_get(iface, ep, UCT_SCTP_DPDK_RMA_GET_REQ,
 				      comp);
@@ -1894,6 +1880,30 @@ void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep)
 }
 
 /* Complete every op of @ep with @status (NULL-safe for comps). */
+/* @op ends with @status, but usrsctp or the port still reference PUT
+ * data sent from its buffer (zc_pending): its completion must wait for
+ * the last zero-copy release (uct_sctp_dpdk_rma_zc_progress), or the
+ * caller could free a buffer a retransmission still reads.  Its ep may go
+ * meanwhile: the op leaves the ep's list and the RMA queue (nothing more
+ * is sent), keeps its slot, and ignores replies. */
+static void uct_sctp_dpdk_rma_op_orphan(uct_sctp_dpdk_iface_t *iface,
+				       uct_sctp_dpdk_rma_op_t *op,
+				       ucs_status_t status)
+{
+	if (op->placed)
+		uct_sctp_dpdk_rma_place_del(iface, op);
+	if (op->on_txq) {
+		ucs_queue_remove(&iface->rma_txq, &op->tx_elem);
+		op->ep->rma_txq_len--;
+		op->on_txq = 0;
+	}
+	ucs_list_del(&op->ep_elem);
+	ucs_list_head_init(&op->ep_elem); /* op_put's ucs_list_del: no-op */
+	op->ep = NULL;
+	op->zc_acked = 1;
+	op->zc_status = status;
+}
+
 static void uct_sctp_dpdk_rma_ep_fail(uct_sctp_dpdk_iface_t *iface,
 				      uct_sctp_dpdk_ep_t *ep,
 				      ucs_status_t status)
@@ -1903,7 +1913,10 @@ static void uct_sctp_dpdk_rma_ep_fail(uct_sctp_dpdk_iface_t *iface,
 	while (!ucs_list_is_empty(&ep->rma_ops)) {
 		op = ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
 				   ep_elem);
-		uct_sctp_dpdk_rma_op_complete(iface, op, status);
+		if (op->zc_pending != 0)
+			uct_sctp_dpdk_rma_op_orphan(iface, op, status);
+		else
+			uct_sctp_dpdk_rma_op_complete(iface, op, status);
 	}
 	ep->rma_dirty = 0;
 }

@@ -58,6 +58,20 @@ void uct_sctp_dpdk_ctx_rx_deliver(uct_sctp_dpdk_ctx_t *ctx,
 		sg_msg_release(msg);
 		return;
 	}
+	/* A peer's AM id indexes UCX's handler table (UCT_AM_ID_MAX
+	 * entries, unchecked in uct_iface_invoke_am); an id with the RMA
+	 * bit would pass for an RMA reply.  Senders check ids, so only a
+	 * broken or hostile peer gets here. */
+	if (ucs_unlikely(!(hdr->flags & UCT_SCTP_DPDK_HDR_FLAG_RMA) &&
+			 hdr->am_id >= UCT_AM_ID_MAX)) {
+		if (ctx->rx_bad_am++ == 0)
+			ucs_warn("sctp_dpdk: dropped a message with AM id %u "
+				 "(ids are < %u) from assoc %u (further ones "
+				 "are counted: rx_bad_am)", hdr->am_id,
+				 (unsigned)UCT_AM_ID_MAX, msg->assoc);
+		sg_msg_release(msg);
+		return;
+	}
 	/* A descriptor written in front of the data overlays the header
 	 * when rx_headroom < 8: read it first. */
 	am_id = hdr->am_id | (hdr->flags & UCT_SCTP_DPDK_RX_RMA);

@@ -9,9 +9,14 @@
  *           send buffer: the rest waits on the iface's RMA queue), a
  *           get_bcopy and a flush with a completion are outstanding when
  *           the ep is destroyed: every completion runs exactly once, with
- *           UCS_ERR_CANCELED, before uct_ep_destroy returns, and never
- *           again while the late replies arrive; the iface's op table is
- *           empty; a new ep to the same peer puts and gets correctly.
+ *           UCS_ERR_CANCELED, and never again while the late replies
+ *           arrive; the iface's op table is empty; a new ep to the same
+ *           peer puts and gets correctly.  The gets' and the flush's
+ *           completions run before uct_ep_destroy returns; the
+ *           put_zcopy's (its data sent by reference, TX_ZCOPY_MIN) only
+ *           once usrsctp references none of its buffer (sg_zc_held() 0 in
+ *           the callback), from progress: the caller may free the buffer
+ *           in the callback.
  *
  * Before the fix the ep cleanup dropped the ops silently: UCP would wait
  * for ever for a request whose ep it had closed (e.g. ucp_ep_close with
@@ -40,6 +45,18 @@ static void cancel_unpack_cb(void *arg, const void *data, size_t length)
 		       fx_now_s() < _deadline)                                \
 			uct_worker_progress(e.worker);                        \
 	} while (0)
+
+/* sg_zc_held() when the put_zcopy's completion ran. */
+static uint64_t cancel_zc_held_at_comp = UINT64_MAX;
+
+static void cancel_put_cb(uct_completion_t *self)
+{
+	fx_comp_t *c = ucs_container_of(self, fx_comp_t, super);
+
+	c->calls++;
+	c->status = self->status;
+	cancel_zc_held_at_comp = sg_zc_held();
+}
 
 static int test_rma_cancel(void)
 {
@@ -81,6 +98,7 @@ static int test_rma_cancel(void)
 	/* Outstanding ops, then destroy without flushing. */
 	for (i = 0; i < CANCEL_OPS; i++)
 		fx_comp_init(&comps[i]);
+	comps[1].super.func = cancel_put_cb;
 	giov = (uct_iov_t){.buffer = get_buf, .length = CANCEL_GET_BYTES,
 			   .count = 1, .memh = UCT_MEM_HANDLE_NULL};
 	piov = (uct_iov_t){.buffer = put_buf, .length = RMA_BIG, .count = 1,
@@ -104,6 +122,13 @@ static int test_rma_cancel(void)
 		goto out;
 	uct_ep_destroy(ep);
 	ep = NULL;
+	/* The put_zcopy completes once usrsctp released its buffer. */
+	t0 = fx_now_s();
+	while (comps[1].calls == 0 && fx_now_s() < t0 + RMA_DEADLINE_S)
+		uct_worker_progress(e.worker);
+	CHECK(cancel_zc_held_at_comp == 0, "put_zcopy cancelled at ep "
+	      "destroy: its completion ran while usrsctp still referenced "
+	      "%" PRIu64 " sends of its buffer", cancel_zc_held_at_comp);
 	for (i = 0; i < CANCEL_OPS; i++) {
 		calls_at_destroy[i] = comps[i].calls;
 		CHECK(comps[i].calls == 1 &&
