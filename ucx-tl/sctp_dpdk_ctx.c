@@ -103,38 +103,28 @@ static uint32_t uct_sctp_dpdk_incarnation_now(void)
 	return ms != 0 ? ms : 1;
 }
 
-/* Bytes some device's sends left in usrsctp, untransmitted. */
-static int uct_sctp_dpdk_devs_unsent(void)
+/*
+ * Sends that left bytes in usrsctp, untransmitted, on any device's
+ * endpoints (lane_sg[0] is the device's own): with @bytes, how many (one
+ * getsockopt per tracked association); without, only whether any
+ * association is tracked (no call into usrsctp: the per-progress check).
+ */
+static uint64_t uct_sctp_dpdk_devs_unsent(int bytes)
 {
-	uct_sctp_dpdk_ctx_t *c;
-	unsigned k, l;
-
-	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
-		c = uct_sctp_dpdk_devs[k];
-		if (c->sg != NULL && sg_ep_unsent(c->sg) != 0)
-			return 1;
-		for (l = 1; l < c->nb_lanes; l++)
-			if (c->lane_sg[l] != NULL &&
-			    sg_ep_unsent(c->lane_sg[l]) != 0)
-				return 1;
-	}
-	return 0;
-}
-
-/* Untransmitted bytes of every device's tracked associations. */
-static uint64_t uct_sctp_dpdk_devs_unsent_bytes(void)
-{
-	uct_sctp_dpdk_ctx_t *c;
 	uint64_t total = 0;
+	struct sg_ep *ep;
 	unsigned k, l;
 
 	for (k = 0; k < uct_sctp_dpdk_ndevs; k++) {
-		c = uct_sctp_dpdk_devs[k];
-		if (c->sg != NULL)
-			total += sg_ep_unsent_bytes(c->sg);
-		for (l = 1; l < c->nb_lanes; l++)
-			if (c->lane_sg[l] != NULL)
-				total += sg_ep_unsent_bytes(c->lane_sg[l]);
+		for (l = 0; l < uct_sctp_dpdk_devs[k]->nb_lanes; l++) {
+			ep = uct_sctp_dpdk_devs[k]->lane_sg[l];
+			if (ep == NULL)
+				continue;
+			if (bytes)
+				total += sg_ep_unsent_bytes(ep);
+			else if (sg_ep_unsent(ep) != 0)
+				return 1;
+		}
 	}
 	return total;
 }
@@ -155,7 +145,7 @@ void uct_sctp_dpdk_ctx_linger(uct_sctp_dpdk_ctx_t *ctx)
 {
 	uint64_t start, now, last_moved, idle_tsc, left, prev;
 
-	if (!uct_sctp_dpdk_devs_unsent())
+	if (!uct_sctp_dpdk_devs_unsent(0))
 		return;
 	now = dp_tsc();
 	/* Off, busy elsewhere, or the last linger moved nothing (the peer
@@ -169,13 +159,12 @@ void uct_sctp_dpdk_ctx_linger(uct_sctp_dpdk_ctx_t *ctx)
 	}
 	idle_tsc = (uint64_t)(dp_tsc_hz() / 1e6 * UCT_SCTP_DPDK_LINGER_IDLE_US);
 	start = last_moved = now;
-	prev = left = uct_sctp_dpdk_devs_unsent_bytes();
+	prev = left = uct_sctp_dpdk_devs_unsent(1);
 	ctx->linger_calls++;
 	while (left != 0) {
 		uct_sctp_dpdk_ctx_poll_all();
 		now = dp_tsc();
-		left = uct_sctp_dpdk_devs_unsent() ?
-			       uct_sctp_dpdk_devs_unsent_bytes() : 0;
+		left = uct_sctp_dpdk_devs_unsent(1);
 		if (left < prev)
 			last_moved = now;
 		prev = left;
