@@ -815,6 +815,9 @@ ucs_status_t uct_sctp_dpdk_iface_local_deliver(uct_sctp_dpdk_ctx_t *ctx,
  * for one more local AM (@return). */
 int uct_sctp_dpdk_iface_local_room(uct_sctp_dpdk_ctx_t *ctx,
 				   uint16_t dst_iface_id, int *alive);
+/* Wake a worker that armed @iface and sleeps on its event fd (no-op when
+ * not armed).  Caller holds iface->rx_lock. */
+void uct_sctp_dpdk_iface_wake(uct_sctp_dpdk_iface_t *iface);
 
 /* Whether @ep's association can take a message now: up, not failed since
  * the ep was made, and not refused by sg_send earlier in this poll.  An
@@ -928,6 +931,9 @@ int uct_sctp_dpdk_rma_rx_request(uct_sctp_dpdk_ctx_t *ctx,
 /* Target: send queued replies (ctx->lock held).  @return work done. */
 unsigned uct_sctp_dpdk_rma_reply_progress(uct_sctp_dpdk_ctx_t *ctx);
 unsigned uct_sctp_dpdk_rma_zc_progress(uct_sctp_dpdk_iface_t *iface);
+/* Whether zero-copy releases wait in @iface's rma_zcq for
+ * uct_sctp_dpdk_rma_zc_progress (takes ctx->lock). */
+int uct_sctp_dpdk_rma_zc_queued(uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_rma_ctx_cleanup(uct_sctp_dpdk_ctx_t *ctx);
 /* RX_DIRECT: set the place function on every lane's endpoint. */
 ucs_status_t uct_sctp_dpdk_rma_place_enable(uct_sctp_dpdk_ctx_t *ctx);

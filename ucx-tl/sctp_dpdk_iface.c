@@ -432,7 +432,7 @@ uct_sctp_dpdk_iface_rx_desc_init(uct_sctp_dpdk_iface_t *iface, void *data)
 
 /* Wake a worker that armed the iface and sleeps on event_fd.  Caller
  * holds iface->rx_lock. */
-static void uct_sctp_dpdk_iface_wake(uct_sctp_dpdk_iface_t *iface)
+void uct_sctp_dpdk_iface_wake(uct_sctp_dpdk_iface_t *iface)
 {
 	uint64_t one = 1;
 
@@ -834,11 +834,12 @@ static void uct_sctp_dpdk_fd_drain(int fd)
 }
 
 /*
- * Arm: event_fd becomes readable when an AM is queued for this iface
- * (EVENT_RECV) -- or, in inline mode, after UCT_SCTP_DPDK_INLINE_WAKE_US
- * at the latest, because then the port is polled by nobody but this
- * worker.  Sends complete at once (usrsctp copies), so EVENT_SEND_COMP
- * has nothing to wait for.  UCS_ERR_BUSY while work is queued.
+ * Arm: event_fd becomes readable when a message is queued for this iface
+ * (an AM: EVENT_RECV; an RMA reply: EVENT_SEND_COMP) or a zero-copy send
+ * of its RMA ops was released (EVENT_SEND_COMP) -- or, in inline mode,
+ * after UCT_SCTP_DPDK_INLINE_WAKE_US at the latest, because then the port
+ * is polled by nobody but this worker.  AM sends complete at once
+ * (usrsctp copies).  UCS_ERR_BUSY while work is queued.
  */
 static ucs_status_t uct_sctp_dpdk_iface_event_arm(uct_iface_h tl_iface,
 						  unsigned events)
@@ -853,17 +854,24 @@ static ucs_status_t uct_sctp_dpdk_iface_event_arm(uct_iface_h tl_iface,
 	uct_sctp_dpdk_fd_drain(iface->wake_fd);
 	if (iface->timer_fd >= 0)
 		uct_sctp_dpdk_fd_drain(iface->timer_fd);
-	if (!(events & (UCT_EVENT_RECV | UCT_EVENT_RECV_SIG)))
+	if (!(events & (UCT_EVENT_RECV | UCT_EVENT_RECV_SIG |
+			UCT_EVENT_SEND_COMP)))
 		return UCS_OK;
+	/* Send completions: an RMA op completes from a reply in the RX
+	 * queue (which wakes), from a zero-copy release in rma_zcq (zc_done
+	 * wakes), or after its unsent rest in rma_txq found send buffer
+	 * (nothing wakes: busy). */
 	if (iface->rx_count != 0 || iface->ev_gen != iface->ctx->ev_gen ||
 	    !ucs_list_is_empty(&iface->pending_eps) ||
-	    !ucs_queue_is_empty(&iface->flush_q))
+	    !ucs_queue_is_empty(&iface->flush_q) ||
+	    !ucs_queue_is_empty(&iface->rma_txq) ||
+	    uct_sctp_dpdk_rma_zc_queued(iface))
 		return UCS_ERR_BUSY;
 	ucs_spin_lock(&iface->rx_lock);
 	iface->armed = 1;
 	ucs_spin_unlock(&iface->rx_lock);
-	/* A message queued between the check and the arming. */
-	if (iface->rx_count != 0) {
+	/* A message or release queued between the check and the arming. */
+	if (iface->rx_count != 0 || uct_sctp_dpdk_rma_zc_queued(iface)) {
 		iface->armed = 0;
 		return UCS_ERR_BUSY;
 	}

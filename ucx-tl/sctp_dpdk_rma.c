@@ -1166,6 +1166,11 @@ static void uct_sctp_dpdk_rma_zc_done(void *arg, int status)
 		zc->status = status;
 		ucs_queue_push(&iface->rma_zcq, &zc->elem);
 		zc = NULL;
+		/* its op may complete now: a worker asleep on the event fd
+		 * must run uct_sctp_dpdk_rma_zc_progress */
+		ucs_spin_lock(&iface->rx_lock);
+		uct_sctp_dpdk_iface_wake(iface);
+		ucs_spin_unlock(&iface->rx_lock);
 	}
 	uct_sctp_dpdk_rma_zc_free(ctx, zc);
 	ucs_recursive_spin_unlock(ctx->lock);
@@ -1214,6 +1219,18 @@ unsigned uct_sctp_dpdk_rma_zc_progress(uct_sctp_dpdk_iface_t *iface)
 		ucs_recursive_spin_unlock(ctx->lock);
 	}
 	return count;
+}
+
+int uct_sctp_dpdk_rma_zc_queued(uct_sctp_dpdk_iface_t *iface)
+{
+	int queued;
+
+	if (iface->ctx == NULL || !iface->rma_ready)
+		return 0;
+	ucs_recursive_spin_lock(iface->ctx->lock);
+	queued = !ucs_queue_is_empty(&iface->rma_zcq);
+	ucs_recursive_spin_unlock(iface->ctx->lock);
+	return queued;
 }
 
 /* Completions the poll loop queued for a closing iface: nothing to run. */
