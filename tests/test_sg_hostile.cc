@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * test_sg_hostile.cc - what a hostile or broken peer can do to the sctp
+ * layer's shared tables (sctp/sg_map.c, the peer table and the path
+ * probes of sctp/sg_conn.c), and the rules that stop it:
+ *   - the map's empty key 0 is never a key, in every build;
+ *   - no peer for a source no peer can have;
+ *   - strangers (peers made by packets, no association) are bounded by
+ *     pending_peers, reclaimed after pending_ms, and never displace a
+ *     trusted peer;
+ *   - a path probe never creates a peer, never moves an address to
+ *     another peer and never changes a known path address.
+ * The link tests run in-process on a link without a port (usrsctp up, as
+ * the peers register their addresses with it), with a virtual clock.
+ */
+#include "sg_twonodes.h"
+
+#include <arpa/inet.h>
+
+namespace sgtest {
+namespace {
+
+uint32_t be(const char *dotted)
+{
+	return inet_addr(dotted);
+}
+
+TEST(SgMap, KeyZeroIsNeverAKeyInAnyBuild)
+{
+	sg_map m;
+	uint64_t v = 42;
+
+	ASSERT_EQ(0, sg_map_init(&m, 16));
+	EXPECT_EQ(-EINVAL, sg_map_put(&m, 0, 1));
+	EXPECT_EQ(-EINVAL, sg_map_add(&m, 0, 1));
+	EXPECT_EQ(0u, m.count);
+	EXPECT_FALSE(sg_map_get(&m, 0, &v));
+	EXPECT_EQ(42u, v);
+	EXPECT_FALSE(sg_map_del(&m, 0));
+	/* the table still works: no slot was taken by key 0 */
+	for (uint32_t k = 1; k <= 16; k++)
+		ASSERT_EQ(0, sg_map_put(&m, k, k));
+	EXPECT_EQ(16u, m.count);
+	for (uint32_t k = 1; k <= 16; k++)
+		ASSERT_TRUE(sg_map_get(&m, k, &v) && v == k) << k;
+	sg_map_free(&m);
+}
+
+TEST(SgMap, AddNeverReplaces)
+{
+	sg_map m;
+	uint64_t v = 0;
+
+	ASSERT_EQ(0, sg_map_init(&m, 16));
+	ASSERT_EQ(0, sg_map_add(&m, 7, 1));
+	EXPECT_EQ(-EEXIST, sg_map_add(&m, 7, 2));
+	ASSERT_TRUE(sg_map_get(&m, 7, &v));
+	EXPECT_EQ(1u, v);
+	EXPECT_EQ(0, sg_map_put(&m, 7, 3)); /* put replaces */
+	ASSERT_TRUE(sg_map_get(&m, 7, &v));
+	EXPECT_EQ(3u, v);
+	sg_map_free(&m);
+}
+
+/* A link without a port: own addresses given by hand, usrsctp up. */
+class SgLinkHostile : public ::testing::Test {
+      protected:
+	sg_stats st{};
+	sg_link lk;
+
+	void SetUp() override
+	{
+		ASSERT_EQ(0, sg_stack_get());
+		memset(&lk, 0, sizeof(lk));
+		lk.max_peers = 1u << 20;
+		lk.ms_div = 1; /* now_tsc is in ms */
+		lk.st = &st;
+		lk.nb_ports = 1;
+		lk.own_ip_be[0] = be("10.1.0.1");
+		lk.max_pending = 64;
+		lk.pending_tsc = 1000;
+		ASSERT_EQ(0, sg_map_init(&lk.peer_map,
+					 lk.max_peers * SG_PATHS_MAX));
+	}
+
+	void TearDown() override
+	{
+		sg_link_release(&lk);
+		sg_map_free(&lk.peer_map);
+		for (uint32_t b = 0; b < lk.nb_blocks; b++)
+			free(lk.blocks[b]);
+		free(lk.blocks);
+		sg_stack_put();
+	}
+
+	/* What sg_link_input does per packet from @ip in the current round. */
+	sg_peer *rx(uint32_t ip) { return sg_link_peer_rx(&lk, ip); }
+};
+
+TEST_F(SgLinkHostile, SourcesNoPeerCanHaveNeverTouchTheTable)
+{
+	const char *bad[] = { "0.0.0.0", "0.1.2.3", "127.0.0.1",
+			      "224.0.0.1", "239.255.255.250", "240.0.0.1",
+			      "255.255.255.255", "10.1.0.1" /* our own */ };
+
+	for (const char *a : bad) {
+		EXPECT_TRUE(sg_link_src_invalid(&lk, be(a))) << a;
+		EXPECT_EQ(nullptr, rx(be(a))) << a;
+		EXPECT_EQ(nullptr, sg_link_peer(&lk, be(a))) << a;
+	}
+	EXPECT_EQ(0u, lk.nb_peers);
+	EXPECT_EQ(0u, lk.peer_map.count);
+	EXPECT_FALSE(sg_link_src_invalid(&lk, be("10.1.0.2")));
+	EXPECT_NE(nullptr, rx(be("10.1.0.2")));
+	EXPECT_EQ(1u, lk.peer_map.count);
+}
+
+/*
+ * 100000 spoofed sources, 32 a round (one input burst), against a peer
+ * this process connected to and one whose association came up: the
+ * strangers never hold more than pending_peers slots (memory stays
+ * bounded: slots and map keys), the two trusted peers keep theirs, and
+ * once pending_ms passed every stranger is gone and its slot reused.
+ */
+TEST_F(SgLinkHostile, StrangersAreBoundedReclaimedAndNeverDisplaceTrusted)
+{
+	const uint32_t n = 100000;
+	sg_peer *mine, *theirs;
+
+	lk.now_tsc = 1;
+	mine = sg_link_peer(&lk, be("10.1.0.2"));
+	ASSERT_NE(nullptr, mine);
+	theirs = rx(be("10.1.0.3"));
+	ASSERT_NE(nullptr, theirs);
+	EXPECT_FALSE(theirs->trusted);
+	sg_link_peer_trust(&lk, theirs); /* its association came up */
+	EXPECT_EQ(0u, lk.nb_pending);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i % SG_BURST == 0)
+			lk.rx_round++;
+		ASSERT_NE(nullptr, rx(htonl(0x0b000001u + i))) << i;
+		ASSERT_LE(lk.nb_pending, lk.max_pending);
+	}
+	EXPECT_EQ(lk.max_pending, lk.nb_pending);
+	EXPECT_LE(lk.nb_peers, lk.max_pending + 2);
+	EXPECT_LE(lk.peer_map.count, lk.max_pending + 2);
+	EXPECT_EQ(n - lk.max_pending, st.peers_reclaimed);
+	EXPECT_EQ(mine, sg_link_peer_find(&lk, be("10.1.0.2")));
+	EXPECT_EQ(theirs, sg_link_peer_find(&lk, be("10.1.0.3")));
+	EXPECT_EQ(SG_PEER_MAGIC, mine->magic);
+	EXPECT_EQ(SG_PEER_MAGIC, theirs->magic);
+
+	/* every stranger heard in this round: a new one cannot push out
+	 * one that may be making an association now */
+	lk.rx_round += 2;
+	for (uint32_t i = 0; i < lk.max_pending; i++)
+		ASSERT_NE(nullptr, rx(htonl(0x0c000001u + i))) << i;
+	EXPECT_EQ(nullptr, rx(be("10.9.9.9")));
+	EXPECT_EQ(1u, st.rx_pending_full);
+	EXPECT_EQ(nullptr, sg_link_peer_find(&lk, be("10.9.9.9")));
+
+	/* pending_ms of silence: all of them go, a batch per poll */
+	uint32_t slots = lk.nb_peers;
+	unsigned int polls = 0;
+
+	lk.now_tsc += lk.pending_tsc;
+	while (sg_link_reclaim(&lk, lk.now_tsc) != 0)
+		ASSERT_LT(++polls, 100u);
+	EXPECT_EQ(0u, lk.nb_pending);
+	EXPECT_EQ(2u, lk.peer_map.count);
+	EXPECT_EQ(mine, sg_link_peer_find(&lk, be("10.1.0.2")));
+	EXPECT_EQ(theirs, sg_link_peer_find(&lk, be("10.1.0.3")));
+	/* a new stranger reuses a slot */
+	lk.rx_round++;
+	ASSERT_NE(nullptr, rx(be("10.5.0.1")));
+	EXPECT_EQ(slots, lk.nb_peers);
+	/* a stranger that keeps talking is not reclaimed */
+	lk.now_tsc += lk.pending_tsc - 1;
+	ASSERT_NE(nullptr, rx(be("10.5.0.1")));
+	lk.now_tsc += 2;
+	EXPECT_EQ(0u, sg_link_reclaim(&lk, lk.now_tsc));
+	EXPECT_NE(nullptr, sg_link_peer_find(&lk, be("10.5.0.1")));
+}
+
+/* A probe payload: {magic, sender's primary, path index}. */
+std::vector<uint8_t> probe(uint32_t primary_be, uint32_t k)
+{
+	std::vector<uint8_t> p(SG_PROBE_BYTES, 0);
+	uint32_t magic = htonl(SG_PROBE_MAGIC), kk = htonl(k);
+
+	memcpy(p.data(), &magic, 4);
+	memcpy(p.data() + 4, &primary_be, 4);
+	memcpy(p.data() + 8, &kk, 4);
+	return p;
+}
+
+/*
+ * Path probes carry no proof of their sender.  One with peer B's source
+ * naming A must not move B's traffic to A's peer; one naming an unknown
+ * address must not create a peer; a known path address is never
+ * changed by a probe; and a probe that fills in an unknown path address
+ * of a peer with an association still works.
+ */
+TEST_F(SgLinkHostile, ProbesNeverRewriteAnAddressOrCreateAPeer)
+{
+	uint32_t a = be("10.1.0.2"), b = be("10.1.0.3");
+	uint32_t a_path = be("10.2.0.2"), c = be("10.1.0.4");
+	sg_peer *pa, *pb;
+	std::vector<uint8_t> pl;
+
+	lk.nb_ports = 2;
+	lk.own_ip_be[1] = be("10.2.0.1");
+	lk.now_tsc = 1;
+	pa = sg_link_peer(&lk, a);
+	pb = sg_link_peer(&lk, b);
+	ASSERT_TRUE(pa != nullptr && pb != nullptr);
+
+	/* B's address naming A, on path 1 and on path 0 */
+	pl = probe(a, 1);
+	sg_link_probe_in(&lk, 1, b, pl.data(), (uint32_t)pl.size(), 1);
+	pl = probe(a, 0);
+	sg_link_probe_in(&lk, 0, b, pl.data(), (uint32_t)pl.size(), 1);
+	EXPECT_EQ(pb, sg_link_peer_find(&lk, b));
+	EXPECT_EQ(0u, pa->path_ip_be[1]);
+	EXPECT_EQ(1, pa->paths.nb);
+	EXPECT_EQ(2u, st.rx_probe_refused);
+
+	/* naming an address nobody knows: no peer */
+	pl = probe(c, 1);
+	sg_link_probe_in(&lk, 1, be("10.2.0.4"), pl.data(),
+			 (uint32_t)pl.size(), 1);
+	EXPECT_EQ(nullptr, sg_link_peer_find(&lk, c));
+	EXPECT_EQ(nullptr, sg_link_peer_find(&lk, be("10.2.0.4")));
+	EXPECT_EQ(2u, lk.peer_map.count);
+	EXPECT_EQ(3u, st.rx_probe_refused);
+
+	/* A's real path address: learnt */
+	pl = probe(a, 1);
+	sg_link_probe_in(&lk, 1, a_path, pl.data(), (uint32_t)pl.size(), 1);
+	EXPECT_EQ(pa, sg_link_peer_find(&lk, a_path));
+	EXPECT_EQ(a_path, pa->path_ip_be[1]);
+	EXPECT_EQ(2, pa->paths.nb);
+	EXPECT_EQ(3u, st.rx_probe_refused);
+
+	/* another address claiming A's path 1: refused, path unchanged */
+	sg_link_probe_in(&lk, 1, be("10.2.0.9"), pl.data(),
+			 (uint32_t)pl.size(), 1);
+	EXPECT_EQ(a_path, pa->path_ip_be[1]);
+	EXPECT_EQ(nullptr, sg_link_peer_find(&lk, be("10.2.0.9")));
+	/* A's path address naming B: stays A's */
+	pl = probe(b, 1);
+	sg_link_probe_in(&lk, 1, a_path, pl.data(), (uint32_t)pl.size(), 1);
+	EXPECT_EQ(pa, sg_link_peer_find(&lk, a_path));
+	EXPECT_EQ(0u, pb->path_ip_be[1]);
+	EXPECT_EQ(5u, st.rx_probe_refused);
+	/* the address exchange cannot take it either */
+	EXPECT_EQ(-EEXIST, sg_link_peer_paths(&lk, pb, &a_path, 1));
+	EXPECT_EQ(pa, sg_link_peer_find(&lk, a_path));
+
+	/* a stranger (no association) cannot announce paths */
+	lk.rx_round++;
+	sg_peer *s = sg_link_peer_rx(&lk, c);
+	ASSERT_NE(nullptr, s);
+	pl = probe(c, 1);
+	sg_link_probe_in(&lk, 1, be("10.2.0.4"), pl.data(),
+			 (uint32_t)pl.size(), 1);
+	EXPECT_EQ(0u, s->path_ip_be[1]);
+	EXPECT_EQ(nullptr, sg_link_peer_find(&lk, be("10.2.0.4")));
+	EXPECT_EQ(6u, st.rx_probe_refused);
+}
+
+} // namespace
+} // namespace sgtest
