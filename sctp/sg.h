@@ -219,8 +219,12 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc);
  *         peer exists or is starting (its handle is still stored);
  *         -EINVAL @peer_ip_be cannot be a peer (0.0.0.0/8, loopback,
  *         multicast, broadcast, the port's own address; logged);
- *         -ENOSPC max_peers reached; -ENOMEM the peer tables could
- *         not grow; -EIO usrsctp refused (logged).
+ *         -ENOSPC max_peers reached, or the association table (4 x
+ *         max_peers) is full (the association is aborted; logged);
+ *         -ENOMEM the peer tables could not grow; -EIO usrsctp refused
+ *         (logged).  An association that comes up while the table is
+ *         full is aborted and reported as SG_EV_CANT_START with error
+ *         ENOSPC (sg_stats.assoc_table_full).
  */
 int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	       sg_assoc_t *assoc_p);
@@ -447,6 +451,14 @@ struct sg_stats {
 					   * address another peer owns, or a
 					   * path address known otherwise */
 	uint64_t events_dropped;	  /* event queue overflow */
+	uint64_t notify_cut;		  /* notifications longer than
+					   * SG_NOTIFY_BYTES (a long cause
+					   * list): handled from their start */
+	uint64_t notify_bad;		  /* notifications too short for
+					   * their own fixed part: ignored */
+	uint64_t assoc_table_full;	  /* associations aborted as they
+					   * came up: the association table
+					   * (4 x max_peers) was full */
 	uint64_t timer_runs;		  /* usrsctp_handle_timers calls */
 	uint64_t crc_drops;		  /* dataplane CRC32c drops */
 	uint64_t rx_data_wrong_queue;	  /* lanes on a port with queues:

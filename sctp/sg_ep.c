@@ -442,12 +442,13 @@ void sg_ep_close(struct sg_ep *ep)
 	sg_ep_free(ep);
 }
 
-void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
+int sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
 {
 	struct sg_assoc_info ai = { 0 };
 	struct sockaddr *addrs = NULL;
+	char ip[16];
 	uint64_t v;
-	int n;
+	int n, rc;
 
 	if (sg_map_get(&ep->assocs, assoc, &v))
 		sg_assoc_unpack(v, &ai);
@@ -466,9 +467,20 @@ void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
 	if (addrs != NULL)
 		usrsctp_freepaddrs(addrs);
 	ai.up = true;
-	if (sg_map_put(&ep->assocs, assoc, sg_assoc_pack(&ai)) != 0)
-		SDP_LOG(WARN, SCTP, "assoc %u: association table full (%u): "
-			"raise max_peers", assoc, ep->assocs.limit);
+	rc = sg_map_put(&ep->assocs, assoc, sg_assoc_pack(&ai));
+	if (rc == 0)
+		return 0;
+	/* An association sg cannot track could never send: end it now
+	 * (the peer sees an ABORT) rather than leave it up and mute. */
+	ep->st.assoc_table_full++;
+	SDP_LOG(ERR, SCTP, "association %u from %s aborted: the endpoint's "
+		"association table %s (%u of at most %u = 4 x max_peers): "
+		"raise sg max_peers", assoc,
+		dp_ip_str(ai.peer_ip_be, ip, sizeof(ip)),
+		rc == -ENOSPC ? "is full" : "cannot grow (out of memory)",
+		ep->assocs.count, ep->assocs.limit);
+	sg_assoc_abort(ep, assoc);
+	return rc;
 }
 
 void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc)
@@ -543,10 +555,19 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 			peer_port);
 		return -EIO;
 	}
-	if (rc == 0 && sg_map_put(&ep->assocs, (uint32_t)id,
-				  sg_assoc_pack(&ai)) != 0) {
-		SDP_LOG(WARN, SCTP, "assoc %u: association table full (%u): "
-			"raise max_peers", (uint32_t)id, ep->assocs.limit);
+	if (rc == 0) {
+		rc = sg_map_put(&ep->assocs, (uint32_t)id, sg_assoc_pack(&ai));
+		if (rc != 0) {
+			ep->st.assoc_table_full++;
+			SDP_LOG(ERR, SCTP, "connect to port %u: the endpoint's "
+				"association table %s (%u of at most %u = 4 x "
+				"max_peers): raise sg max_peers", peer_port,
+				rc == -ENOSPC ? "is full" :
+						"cannot grow (out of memory)",
+				ep->assocs.count, ep->assocs.limit);
+			sg_assoc_abort(ep, (sg_assoc_t)id);
+			return rc;
+		}
 	}
 	*assoc_p = (sg_assoc_t)id;
 	return rc;
@@ -691,6 +712,9 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(rx_pending_full);
 	P(peers_reclaimed);
 	P(rx_probe_refused);
+	P(notify_cut);
+	P(notify_bad);
+	P(assoc_table_full);
 	P(events_dropped);
 	P(timer_runs);
 	P(crc_drops);

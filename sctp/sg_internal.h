@@ -358,8 +358,15 @@ int sg_evq_init(struct sg_evq *q, uint32_t size);
 void sg_evq_fini(struct sg_evq *q);
 void sg_evq_push(struct sg_ep *ep, enum sg_event_type type,
 		 sg_assoc_t assoc, uint16_t error);
-/* Handle one usrsctp notification of @len bytes. */
+/* Handle one usrsctp notification, of which @len bytes were kept. */
 void sg_notify_handle(struct sg_ep *ep, const void *buf, size_t len);
+/* A piece of a notification as usrsctp_recvv returned it; @last: it
+ * came with MSG_EOR (the notification is handled then). */
+void sg_notify_piece(struct sg_ep *ep, const void *buf, size_t len,
+		     bool last);
+/* Bytes of a notification kept: its fixed part and the start of any
+ * cause list (sg_notify.c). */
+#define SG_NOTIFY_BYTES 256
 
 /* ---- sg_ep.c / sg_msg.c ---- */
 
@@ -414,6 +421,9 @@ struct sg_ep {
 	bool rx_stalled;	 /* no free descriptor at the last read */
 	struct sg_bigsend big;
 	struct sg_evq evq;
+	uint8_t notif[SG_NOTIFY_BYTES]; /* notification being read */
+	uint32_t notif_len;	 /* bytes of it kept so far */
+	bool notif_cut;		 /* it was longer than SG_NOTIFY_BYTES */
 	struct sg_map assocs;	 /* assoc id -> packed sg_assoc_info */
 	struct sg_stats st;
 	/* Direct placement (sg_place.c) */
@@ -475,8 +485,10 @@ uint64_t sg_assoc_pack(const struct sg_assoc_info *ai);
  * link was down peer_gone_ms (sg_gone.c).  @return associations aborted. */
 unsigned int sg_gone_tick(struct sg_ep *ep, uint64_t now_tsc);
 void sg_assoc_unpack(uint64_t v, struct sg_assoc_info *ai);
-/* Learn (or refresh) the peer of @assoc from usrsctp; marks it up. */
-void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc);
+/* Learn (or refresh) the peer of @assoc from usrsctp; marks it up and
+ * trusts its peer.  @return 0; -ENOSPC, -ENOMEM the association table
+ * could not take it: the association is aborted (logged, counted). */
+int sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc);
 void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc);
 
 /* Read ready messages and notifications. @return messages completed. */

@@ -269,5 +269,182 @@ TEST_F(SgLinkHostile, ProbesNeverRewriteAnAddressOrCreateAPeer)
 	EXPECT_EQ(6u, st.rx_probe_refused);
 }
 
+/* ---------------------------------------------------------------------- */
+/* notifications and the association table, two endpoints over memif      */
+
+void *decline_cb(void *, sg_ep *, const sg_msg_desc *, uint32_t, size_t *)
+{
+	return nullptr;
+}
+
+void done_cb(void *, const sg_msg_desc *, uint32_t, size_t) {}
+
+/*
+ * The peer aborts with a 600-byte user-initiated-abort cause while this
+ * end peeks 16 bytes of each read (a place function set, as the
+ * transport's RX_DIRECT does): the COMM_LOST notification, ~640 bytes,
+ * arrives in pieces.  It must be reported (SG_EV_LOST) and the
+ * association forgotten.  Before, sg_notify_handle dropped the first
+ * 16-byte piece as shorter than its sn_length and every later piece as
+ * garbage: no event, the association stayed "up".
+ */
+TEST_F(SgTwoNodes, AbortWithALongCauseListIsReportedWhilePeeking)
+{
+	constexpr size_t kCause = 600;
+
+	Child srv = spawn([&](Node &n) {
+		sg_event ev;
+		sg_stats st;
+
+		n.up(true, "server", "");
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		CHILD_CHECK(sg_ep_set_place(n.ep, 16, decline_cb, done_cb,
+					    nullptr) == 0);
+		/* tell the client it may abort now */
+		n.send(ev.assoc, 0, 0, PPID_DATA, "peek", 4);
+		n.report("PEEKING");
+		CHILD_CHECK(n.wait_event(SG_EV_LOST, nullptr, 10));
+		CHILD_CHECK(!sg_assoc_up(n.ep, ev.assoc));
+		sg_ep_stats(n.ep, &st);
+		fprintf(stderr, "server: notify_cut %" PRIu64 " notify_bad %"
+			PRIu64 "\n", st.notify_cut, st.notify_bad);
+		CHILD_CHECK(st.notify_cut >= 1); /* longer than kept */
+		CHILD_CHECK(st.notify_bad == 0);
+		n.report("LOST");
+		n.down();
+	});
+	adopt(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		sg_assoc_t a = 0;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		std::vector<uint8_t> cause(kCause, 'x');
+		sctp_sndinfo si{};
+
+		n.up(false, "client", "");
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		CHILD_CHECK(n.recv(b, meta, 10));
+		/* SCTP_ABORT with data: a User-Initiated Abort cause holding
+		 * them (RFC 9260 3.3.10.12) */
+		si.snd_flags = SCTP_ABORT;
+		si.snd_assoc_id = (sctp_assoc_t)a;
+		n.ep->lk->now_tsc = dp_tsc();
+		CHILD_CHECK(usrsctp_sendv(n.ep->so, cause.data(), cause.size(),
+					  nullptr, 0, &si, sizeof(si),
+					  SCTP_SENDV_SNDINFO, 0) >= 0);
+		n.wait([] { return false; }, 0.5); /* the ABORT leaves */
+		n.report("ABORTED");
+		n.down();
+	});
+	adopt(&cli);
+	EXPECT_TRUE(expect_line(srv, "PEEKING", 40));
+	EXPECT_TRUE(expect_line(cli, "ABORTED", 40));
+	EXPECT_TRUE(expect_line(srv, "LOST", 20));
+	EXPECT_EQ(0, reap(cli, 20));
+	EXPECT_EQ(0, reap(srv, 20));
+}
+
+/*
+ * max_peers=1 on the server: its association table holds 4.  Five
+ * associations from one client (its endpoint and four lanes, SCTP ports
+ * 5001..5005): the fifth must not be left up and mute (before, the
+ * table-full only logged, SG_EV_UP was reported, and sg_send refused the
+ * association forever).  The server reports it as SG_EV_CANT_START with
+ * ENOSPC and aborts it; every association it reported up can send; the
+ * client sees four up and one lost.
+ */
+TEST_F(SgTwoNodes, AssociationTableFullFailsTheAssociation)
+{
+	constexpr int kEps = 5;
+
+	Child srv = spawn([&](Node &n) {
+		int ups = 0, refused = 0;
+		sg_stats st;
+
+		n.up(true, "server", "max_peers=1");
+		CHILD_CHECK(n.wait(
+			[&] {
+				ups = refused = 0;
+				for (auto &e : n.events) {
+					ups += e.type == SG_EV_UP;
+					refused += e.type == SG_EV_CANT_START &&
+						   e.error == ENOSPC;
+				}
+				return ups + refused == kEps;
+			},
+			30));
+		CHILD_CHECK(ups == kEps - 1 && refused == 1);
+		for (auto &e : n.events)
+			if (e.type == SG_EV_UP)
+				CHILD_CHECK(sg_assoc_up(n.ep, e.assoc));
+		sg_ep_stats(n.ep, &st);
+		CHILD_CHECK(st.assoc_table_full == 1);
+		n.report("REFUSED");
+		/* the client's checks ran: it closes */
+		n.wait([] { return false; }, 2);
+		n.down();
+	});
+	adopt(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		sg_ep *eps[kEps] = { nullptr };
+		sg_assoc_t as[kEps];
+		int up = 0, lost = 0;
+		double end;
+
+		n.up(false, "client", "port=5001");
+		eps[0] = n.ep;
+		for (int i = 1; i < kEps; i++) {
+			sg_config lc;
+			char c[32];
+
+			snprintf(c, sizeof(c), "port=%d", 5001 + i);
+			CHILD_CHECK(sg_config_parse(c, &lc) == 0);
+			CHILD_CHECK(sg_ep_open_lane(n.ep, &lc, &eps[i]) == 0);
+		}
+		for (int i = 0; i < kEps; i++)
+			CHILD_CHECK(sg_connect(eps[i], ip_of(1), kSctpPort,
+					       &as[i]) == 0);
+		end = now_s() + 30;
+		while (up + lost < kEps && now_s() < end) {
+			for (int i = 0; i < kEps; i++) {
+				sg_event ev;
+
+				sg_poll(eps[i], dp_tsc());
+				while (sg_next_event(eps[i], &ev) == 0) {
+					up += ev.type == SG_EV_UP;
+					lost += ev.type == SG_EV_LOST;
+				}
+			}
+			usleep(100);
+		}
+		fprintf(stderr, "client: %d up, %d lost\n", up, lost);
+		/* the fifth came up on this side, then the server's ABORT */
+		end = now_s() + 10;
+		while (lost < 1 && now_s() < end) {
+			for (int i = 0; i < kEps; i++) {
+				sg_event ev;
+
+				sg_poll(eps[i], dp_tsc());
+				while (sg_next_event(eps[i], &ev) == 0)
+					lost += ev.type == SG_EV_LOST;
+			}
+			usleep(100);
+		}
+		CHILD_CHECK(lost == 1);
+		n.report("DONE");
+		for (int i = kEps - 1; i > 0; i--)
+			sg_ep_close(eps[i]);
+		n.down();
+	});
+	adopt(&cli);
+	EXPECT_TRUE(expect_line(srv, "REFUSED", 40));
+	EXPECT_TRUE(expect_line(cli, "DONE", 40));
+	EXPECT_EQ(0, reap(cli, 20));
+	EXPECT_EQ(0, reap(srv, 20));
+}
+
 } // namespace
 } // namespace sgtest
