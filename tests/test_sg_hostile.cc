@@ -17,6 +17,8 @@
 
 #include <arpa/inet.h>
 
+#include <rte_ethdev.h>
+
 namespace sgtest {
 namespace {
 
@@ -442,6 +444,181 @@ TEST_F(SgTwoNodes, AssociationTableFullFailsTheAssociation)
 	adopt(&cli);
 	EXPECT_TRUE(expect_line(srv, "REFUSED", 40));
 	EXPECT_TRUE(expect_line(cli, "DONE", 40));
+	EXPECT_EQ(0, reap(cli, 20));
+	EXPECT_EQ(0, reap(srv, 20));
+}
+
+/* ---------------------------------------------------------------------- */
+/* a running exchange under a flood of spoofed and invalid sources          */
+
+/* An SCTP INIT to @dst (SCTP port kSctpPort) from @src, framed for the
+ * server's memif port (its MAC is 02:5d + its IPv4 address, dp_port.c),
+ * with a valid CRC32c: it passes the dataplane and reaches the link. */
+rte_mbuf *spoofed_init(dp_port *port, uint32_t src_be, uint32_t dst_be,
+		       uint32_t tag)
+{
+	const uint16_t len = 12 + 20;
+	uint16_t hlen = dp_frame_hdr_len(false);
+	rte_ether_addr dmac;
+	rte_mbuf *m = rte_pktmbuf_alloc(port->pool);
+	uint8_t *f, *p;
+
+	if (m == nullptr)
+		return nullptr;
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(hlen + len));
+	if (f == nullptr) {
+		rte_pktmbuf_free(m);
+		return nullptr;
+	}
+	p = f + hlen;
+	memset(p, 0, len);
+	p[0] = 0x30; p[1] = 0x39;			/* source port 12345 */
+	p[2] = kSctpPort >> 8; p[3] = kSctpPort & 0xff;
+	p[12] = 1;					/* INIT */
+	p[15] = 20;					/* chunk length */
+	memcpy(p + 16, &tag, 4);			/* initiate tag */
+	p[21] = 1;					/* a_rwnd 65536 */
+	p[25] = 10; p[27] = 10;				/* streams */
+	memcpy(p + 28, &tag, 4);			/* initial TSN */
+	dp_sctp_crc_fill(DP_CRC_ISAL, p, len);
+	dmac.addr_bytes[0] = 0x02;
+	dmac.addr_bytes[1] = 0x5d;
+	memcpy(dmac.addr_bytes + 2, &dst_be, 4);
+	dp_frame_build(f, &port->fctx.mac, &dmac, src_be, dst_be,
+		       DP_IPPROTO_SCTP, 0, len, 1, false);
+	return m;
+}
+
+/*
+ * A two-rank exchange (messages of 100 B to 20 KB echoed, every byte
+ * checked) while the client's port also sends the server, per message,
+ * 64 INITs from new spoofed sources (off-subnet: the INIT ACKs are
+ * refused by the dataplane, nothing resolves) and 5 from sources no peer
+ * can have (0.0.0.0, 127.0.0.1, 224.0.0.1, 255.255.255.255 and the
+ * server's own address).  The server (pending_peers=64, pending_ms=300)
+ * never holds more than 64 strangers, counts every invalid source, ends
+ * with exactly one live peer (the client) once pending_ms passed, and
+ * the exchange's data arrive intact.  Before, every spoofed source kept
+ * a peer for good (2561 peers at the end).
+ */
+TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
+{
+	constexpr uint32_t kMsgs = 40, kSpoof = 64, kBad = 5;
+
+	Child srv = spawn([&](Node &n) {
+		sg_event ev;
+		sg_stats st;
+		uint32_t max_pending = 0, echoed = 0;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+
+		n.up(true, "server", "pending_peers=64 pending_ms=300");
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		for (;;) {
+			CHILD_CHECK(n.wait(
+				[&] {
+					max_pending = std::max(
+						max_pending,
+						n.ep->lk->nb_pending);
+					sg_msg_desc *m = nullptr;
+					if (sg_recv(n.ep, &m, 1) != 1)
+						return false;
+					meta = *m;
+					b.clear();
+					for (sg_msg_desc *s = m; s; s = s->next)
+						b.insert(b.end(), s->data,
+							 s->data + s->len);
+					sg_msg_release(m);
+					return true;
+				},
+				30));
+			if (meta.ppid == PPID_END)
+				break;
+			n.send(ev.assoc, meta.stream, 0, PPID_DATA, b.data(),
+			       b.size());
+			echoed++;
+		}
+		/* strangers silent for pending_ms are gone */
+		n.wait([] { return false; }, 0.6);
+		sg_ep_stats(n.ep, &st);
+		fprintf(stderr, "server: echoed %u; peers live %u slots %u "
+			"pending %u (at most %u); rx_bad_src %" PRIu64
+			" peers_reclaimed %" PRIu64 " rx_pending_full %"
+			PRIu64 " rx_no_peer %" PRIu64 "\n", echoed,
+			n.ep->lk->nb_peers - n.ep->lk->nb_free,
+			n.ep->lk->nb_peers, n.ep->lk->nb_pending, max_pending,
+			st.rx_bad_src, st.peers_reclaimed, st.rx_pending_full,
+			st.rx_no_peer);
+		CHILD_CHECK(echoed == kMsgs);
+		CHILD_CHECK(max_pending <= 64);
+		CHILD_CHECK(st.rx_bad_src == kMsgs * kBad);
+		CHILD_CHECK(st.peers_reclaimed == kMsgs * kSpoof);
+		CHILD_CHECK(n.ep->lk->nb_pending == 0);
+		CHILD_CHECK(n.ep->lk->nb_peers - n.ep->lk->nb_free == 1);
+		CHILD_CHECK(n.ep->lk->nb_peers <= 64 + 1);
+		CHILD_CHECK(sg_assoc_up(n.ep, ev.assoc));
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.report("COUNTED");
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		const uint32_t bad[kBad] = { 0, htonl(0x7f000001u),
+					     htonl(0xe0000001u), 0xffffffffu,
+					     ip_of(1) };
+		sg_assoc_t a = 0;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		uint32_t spoofed = 0;
+
+		n.up(false, "client", "");
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		for (uint32_t i = 0; i < kMsgs; i++) {
+			std::vector<rte_mbuf *> f;
+			MsgHdr h;
+
+			for (uint32_t k = 0; k < kSpoof; k++)
+				f.push_back(spoofed_init(
+					n.port, htonl(0x0ac80001u + spoofed++),
+					ip_of(1), htonl(0x1000 + k)));
+			for (uint32_t k = 0; k < kBad; k++)
+				f.push_back(spoofed_init(n.port, bad[k],
+							 ip_of(1), htonl(7)));
+			for (rte_mbuf *m : f)
+				CHILD_CHECK(m != nullptr);
+			/* in bursts: the memif ring takes what it can */
+			size_t sent = 0;
+			double end = now_s() + 10;
+
+			while (sent < f.size()) {
+				CHILD_CHECK(now_s() < end);
+				sent += rte_eth_tx_burst(
+					n.port->port_id, 0, f.data() + sent,
+					(uint16_t)(f.size() - sent));
+				n.poll_once();
+			}
+			auto msg = make_msg((uint16_t)(i % 10), i,
+					    100 + i * 500, false);
+			n.send(a, (uint16_t)(i % 10), 0, PPID_DATA, msg.data(),
+			       msg.size());
+			CHILD_CHECK(n.recv(b, meta, 30));
+			CHILD_CHECK(b == msg);
+			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+		}
+		n.send(a, 0, 0, PPID_END, "end", 3);
+		CHILD_CHECK(n.recv(b, meta, 30));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		n.report("INTACT");
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&cli);
+	EXPECT_TRUE(expect_line(cli, "INTACT", 120));
+	EXPECT_TRUE(expect_line(srv, "COUNTED", 30));
 	EXPECT_EQ(0, reap(cli, 20));
 	EXPECT_EQ(0, reap(srv, 20));
 }
