@@ -40,7 +40,7 @@ static const char help_text[] =
 	"as peers arrive (default 1048576)\n"
 	"  pending_peers=N    peers without an association (strangers: "
 	"packets from new\n"
-	"                     sources) at most, 32..16777216; a new one "
+	"                     sources) at most, 128..16777216; a new one "
 	"replaces the least\n"
 	"                     recently heard (default 1024; max_peers "
 	"bounds all peers)\n"
@@ -145,6 +145,12 @@ struct field {
 	bool bytes;   /* accepts k/M/G suffixes (powers of 1024) */
 };
 
+/* pending_peers' minimum: above the strangers two input rounds can
+ * hear (sg_link_peer_rx), so a new source always finds a slot. */
+#define SG_PENDING_PEERS_MIN 128
+_Static_assert(SG_PENDING_PEERS_MIN > 2 * SG_BURST,
+	       "pending_peers must exceed two input rounds of packets");
+
 #define F(k, lo, hi, member, b)                                               \
 	{ k, lo, hi, offsetof(struct sg_config, member),                      \
 	  sizeof(((struct sg_config *)0)->member), b }
@@ -166,7 +172,8 @@ static const struct field fields[] = {
 	F("rx_headroom", 0, 4096, rx_headroom_bytes, false),
 	F("max_msg", 1, 1u << 30, max_msg_bytes, true),
 	F("max_peers", 1, 16777216, max_peers, false),
-	F("pending_peers", 32, 16777216, pending_peers, false),
+	F("pending_peers", SG_PENDING_PEERS_MIN, 16777216, pending_peers,
+	  false),
 	F("pending_ms", 10, 3600000, pending_ms, false),
 	F("event_queue", 16, 65536, event_queue, false),
 	F("max_burst", 0, 1024, max_burst, false),

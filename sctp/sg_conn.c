@@ -70,10 +70,13 @@
  *   - at most pending_peers strangers at a time: a new one takes the
  *     slot of the least recently heard, unless that one was heard in
  *     this or the previous input round (then the packet is refused,
- *     rx_pending_full); a stranger silent for pending_ms is reclaimed
- *     (sg_link_reclaim, each poll).  Reclaimed slots are reused, so a
- *     flood's memory is bounded by pending_peers peer objects and their
- *     map keys (sg_stats.peers_reclaimed).
+ *     rx_pending_full; cannot happen with pending_peers above the
+ *     2 x SG_BURST packets of two rounds, the configured minimum, so a
+ *     flood can delay but never lock out a new peer's handshake: each
+ *     of its packets finds a slot); a stranger silent for pending_ms is
+ *     reclaimed (sg_link_reclaim, each poll).  Reclaimed slots are
+ *     reused, so a flood's memory is bounded by pending_peers peer
+ *     objects and their map keys (sg_stats.peers_reclaimed).
  * Dropping a stranger between our INIT ACK and its COOKIE ECHO is
  * harmless: usrsctp takes the peer address of a new association from
  * the COOKIE ECHO's source, not from the cookie.
@@ -333,7 +336,11 @@ struct sg_peer *sg_link_peer_rx(struct sg_link *link, uint32_t ip_be)
 
 		/* Only a stranger quiet since before the previous round
 		 * makes room: one heard since may be in the middle of
-		 * making an association (its COOKIE ECHO in this burst). */
+		 * making an association (its COOKIE ECHO in this burst).
+		 * A round takes at most SG_BURST packets, so with
+		 * pending_peers above 2 * SG_BURST (sg_config.c: at least
+		 * 128) there is always one: a new source is never
+		 * refused, only the oldest stranger forgotten. */
 		if (old == NULL || old->rx_round + 1 >= link->rx_round) {
 			link->st->rx_pending_full++;
 			return NULL;

@@ -495,8 +495,8 @@ rte_mbuf *spoofed_init(dp_port *port, uint32_t src_be, uint32_t dst_be,
  * 64 INITs from new spoofed sources (off-subnet: the INIT ACKs are
  * refused by the dataplane, nothing resolves) and 5 from sources no peer
  * can have (0.0.0.0, 127.0.0.1, 224.0.0.1, 255.255.255.255 and the
- * server's own address).  The server (pending_peers=64, pending_ms=300)
- * never holds more than 64 strangers, counts every invalid source, ends
+ * server's own address).  The server (pending_peers=128, pending_ms=300)
+ * never holds more than 128 strangers, counts every invalid source, ends
  * with exactly one live peer (the client) once pending_ms passed, and
  * the exchange's data arrive intact.  Before, every spoofed source kept
  * a peer for good (2561 peers at the end).
@@ -512,7 +512,7 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 		std::vector<uint8_t> b;
 		sg_msg_desc meta;
 
-		n.up(true, "server", "pending_peers=64 pending_ms=300");
+		n.up(true, "server", "pending_peers=128 pending_ms=300");
 		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
 		for (;;) {
 			CHILD_CHECK(n.wait(
@@ -550,12 +550,12 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 			st.rx_bad_src, st.peers_reclaimed, st.rx_pending_full,
 			st.rx_no_peer);
 		CHILD_CHECK(echoed == kMsgs);
-		CHILD_CHECK(max_pending <= 64);
+		CHILD_CHECK(max_pending <= 128);
 		CHILD_CHECK(st.rx_bad_src == kMsgs * kBad);
 		CHILD_CHECK(st.peers_reclaimed == kMsgs * kSpoof);
 		CHILD_CHECK(n.ep->lk->nb_pending == 0);
 		CHILD_CHECK(n.ep->lk->nb_peers - n.ep->lk->nb_free == 1);
-		CHILD_CHECK(n.ep->lk->nb_peers <= 64 + 1);
+		CHILD_CHECK(n.ep->lk->nb_peers <= 128 + 1);
 		CHILD_CHECK(sg_assoc_up(n.ep, ev.assoc));
 		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
 		n.report("COUNTED");
