@@ -72,6 +72,12 @@ struct sg_config {
 				    * tables grow as peers arrive, nothing
 				    * is allocated for this bound; default
 				    * 1048576 */
+	uint32_t pending_peers;	   /* peers without an association (made
+				    * by packets from new sources) at most;
+				    * a new one takes the slot of the least
+				    * recently heard; default 1024 */
+	uint32_t pending_ms;	   /* such a peer silent this long is
+				    * reclaimed; default 5000 */
 	uint32_t event_queue;	   /* event queue entries; default 1024 */
 	uint32_t max_burst;	   /* SCTP_MAX_BURST: packets one output may
 				    * send beyond those in flight (usrsctp
@@ -211,8 +217,14 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc);
  * (counted in tx_drops) and ends in SG_EV_CANT_START.
  * @return 0 and the handle in @assoc_p; -EALREADY an association to that
  *         peer exists or is starting (its handle is still stored);
- *         -ENOSPC max_peers reached; -ENOMEM the peer tables could
- *         not grow; -EIO usrsctp refused (logged).
+ *         -EINVAL @peer_ip_be cannot be a peer (0.0.0.0/8, loopback,
+ *         multicast, broadcast, the port's own address; logged);
+ *         -ENOSPC max_peers reached, or the association table (4 x
+ *         max_peers) is full (the association is aborted; logged);
+ *         -ENOMEM the peer tables could not grow; -EIO usrsctp refused
+ *         (logged).  An association that comes up while the table is
+ *         full is aborted and reported as SG_EV_CANT_START with error
+ *         ENOSPC (sg_stats.assoc_table_full).
  */
 int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	       sg_assoc_t *assoc_p);
@@ -423,7 +435,30 @@ struct sg_stats {
 	uint64_t rx_not_sctp;		  /* non-SCTP packets discarded */
 	uint64_t rx_no_peer;		  /* packets dropped: max_peers
 					   * reached or out of memory */
+	uint64_t rx_bad_src;		  /* packets dropped: a source no
+					   * peer can have (0.0.0.0/8, 127/8,
+					   * multicast, 240/4, broadcast, our
+					   * own address) */
+	uint64_t rx_pending_full;	  /* packets from a new source
+					   * dropped: pending_peers strangers
+					   * all heard this input round (also
+					   * in rx_no_peer) */
+	uint64_t peers_reclaimed;	  /* strangers (peers without an
+					   * association) dropped after
+					   * pending_ms or for a newer one */
+	uint64_t rx_probe_refused;	  /* path probes ignored: naming no
+					   * peer with an association, or an
+					   * address another peer owns, or a
+					   * path address known otherwise */
 	uint64_t events_dropped;	  /* event queue overflow */
+	uint64_t notify_cut;		  /* notifications longer than
+					   * SG_NOTIFY_BYTES (a long cause
+					   * list): handled from their start */
+	uint64_t notify_bad;		  /* notifications too short for
+					   * their own fixed part: ignored */
+	uint64_t assoc_table_full;	  /* associations aborted as they
+					   * came up: the association table
+					   * (4 x max_peers) was full */
 	uint64_t timer_runs;		  /* usrsctp_handle_timers calls */
 	uint64_t crc_drops;		  /* dataplane CRC32c drops */
 	uint64_t rx_data_wrong_queue;	  /* lanes on a port with queues:
@@ -567,8 +602,10 @@ int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
  * The peer whose primary address is @peer_ip_be is reachable at
  * @path_ips_be[k] over path k+1 (k < @n).  Packets from those addresses
  * belong to its association.  Peers also learn each other's paths from
- * the probes.  @return 0; -EINVAL no paths or @n too large; -ENOSPC
- * max_peers reached.
+ * the probes, which may fill in a path address not known yet but never
+ * change one.  @return 0; -EINVAL no paths, @n too large, or an address
+ * no peer can have; -EEXIST an address belongs to another peer already;
+ * -ENOSPC max_peers reached.
  */
 int sg_ep_peer_paths(struct sg_ep *ep, uint32_t peer_ip_be,
 		     const uint32_t *path_ips_be, unsigned int n);

@@ -38,6 +38,14 @@ static const char help_text[] =
 	"rx_descs*rx_buf (default 16M)\n"
 	"  max_peers=N        peer addresses at most, 1..16777216; tables grow "
 	"as peers arrive (default 1048576)\n"
+	"  pending_peers=N    peers without an association (strangers: "
+	"packets from new\n"
+	"                     sources) at most, 128..16777216; a new one "
+	"replaces the least\n"
+	"                     recently heard (default 1024; max_peers "
+	"bounds all peers)\n"
+	"  pending_ms=T       a stranger silent T ms is forgotten, "
+	"10..3600000 (default 5000)\n"
 	"  event_queue=N      event queue entries, 16..65536 (default 1024)\n"
 	"  max_burst=N        packets one output may send beyond those in "
 	"flight, 0 = no limit, 0..1024 (default 0)\n"
@@ -102,6 +110,11 @@ void sg_config_defaults(struct sg_config *cfg)
 	cfg->rx_headroom_bytes = 128;
 	cfg->max_msg_bytes = 16u << 20;
 	cfg->max_peers = 1048576;
+	/* a stranger's peer object is needed for one round trip (INIT ACK
+	 * -> COOKIE ECHO); pending_ms covers an INIT retransmitted at
+	 * rto_initial_ms and its backed-off repeats */
+	cfg->pending_peers = 1024;
+	cfg->pending_ms = 5000;
 	cfg->event_queue = 1024;
 	/* No burst limit.  usrsctp's default (4) cuts the congestion window
 	 * to flight + 4 MTUs at every output, so after any pause (a rank
@@ -132,6 +145,12 @@ struct field {
 	bool bytes;   /* accepts k/M/G suffixes (powers of 1024) */
 };
 
+/* pending_peers' minimum: above the strangers two input rounds can
+ * hear (sg_link_peer_rx), so a new source always finds a slot. */
+#define SG_PENDING_PEERS_MIN 128
+_Static_assert(SG_PENDING_PEERS_MIN > 2 * SG_BURST,
+	       "pending_peers must exceed two input rounds of packets");
+
 #define F(k, lo, hi, member, b)                                               \
 	{ k, lo, hi, offsetof(struct sg_config, member),                      \
 	  sizeof(((struct sg_config *)0)->member), b }
@@ -153,6 +172,9 @@ static const struct field fields[] = {
 	F("rx_headroom", 0, 4096, rx_headroom_bytes, false),
 	F("max_msg", 1, 1u << 30, max_msg_bytes, true),
 	F("max_peers", 1, 16777216, max_peers, false),
+	F("pending_peers", SG_PENDING_PEERS_MIN, 16777216, pending_peers,
+	  false),
+	F("pending_ms", 10, 3600000, pending_ms, false),
 	F("event_queue", 16, 65536, event_queue, false),
 	F("max_burst", 0, 1024, max_burst, false),
 	F("sack_hold_us", 0, 100000, sack_hold_us, false),

@@ -53,6 +53,33 @@
  * sg_stats.rx_copies; rx_ext_pool_low when the pool share was the
  * reason).  conn_output runs re-entrantly inside usrsctp_conninput*,
  * usrsctp_sendv and usrsctp_handle_timers: it only enqueues.
+ *
+ * Peers a stranger can create.  Any packet with a valid CRC32c from a
+ * new source address makes a peer object (usrsctp must see an address to
+ * answer an INIT), so a flood of spoofed sources would grow the tables
+ * without end.  Rules:
+ *   - a source no peer can have (sg_link_src_invalid: 0.0.0.0/8, 127/8,
+ *     multicast, 240/4, broadcast, our own addresses) is refused before
+ *     the table is touched (sg_stats.rx_bad_src);
+ *   - a peer made by a packet is untrusted ("pending") until an
+ *     association with it exists: usrsctp sends it a COOKIE ACK (it
+ *     answered our INIT ACK, so it receives at that address), or reports
+ *     the association up (sg_ep_assoc_up).  Peers this process names
+ *     (connect, path addresses) are trusted from the start.  Trusted
+ *     peers are never reclaimed nor displaced;
+ *   - at most pending_peers strangers at a time: a new one takes the
+ *     slot of the least recently heard, unless that one was heard in
+ *     this or the previous input round (then the packet is refused,
+ *     rx_pending_full; cannot happen with pending_peers above the
+ *     2 x SG_BURST packets of two rounds, the configured minimum, so a
+ *     flood can delay but never lock out a new peer's handshake: each
+ *     of its packets finds a slot); a stranger silent for pending_ms is
+ *     reclaimed (sg_link_reclaim, each poll).  Reclaimed slots are
+ *     reused, so a flood's memory is bounded by pending_peers peer
+ *     objects and their map keys (sg_stats.peers_reclaimed).
+ * Dropping a stranger between our INIT ACK and its COOKIE ECHO is
+ * harmless: usrsctp takes the peer address of a new association from
+ * the COOKIE ECHO's source, not from the cookie.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -77,12 +104,16 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 	link->st = st;
 	link->max_peers = max_peers;
 	link->ports[0] = port;
+	link->own_ip_be[0] = dp_port_ip(port);
 	link->nb_ports = 1;
 	link->nb_queues = 1;
 	link->ms_div = dp_tsc_hz() / 1000 != 0 ? dp_tsc_hz() / 1000 : 1;
 	link->pst.nb_paths = 1;
 	link->pst.last_switch_to_tx_ms = -1;
 	link->pst.last_switch_to_rx_ms = -1;
+	/* sg_ep_open sets the endpoint's pending_peers and pending_ms */
+	link->max_pending = max_peers;
+	link->pending_tsc = UINT64_MAX;
 	/* a peer's path addresses are keys too (SG_PATHS_MAX - 1 more) */
 	rc = sg_map_init(&link->peer_map,
 			 max_peers <= SG_MAP_LIMIT_MAX / SG_PATHS_MAX ?
@@ -161,38 +192,184 @@ static int sg_link_peer_room(struct sg_link *link)
 	return 0;
 }
 
-struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
+bool sg_link_src_invalid(const struct sg_link *link, uint32_t ip_be)
+{
+	uint32_t ip = rte_be_to_cpu_32(ip_be);
+	unsigned int k;
+
+	if ((ip >> 24) == 0 || (ip >> 24) == 127 || ip >= 0xe0000000u)
+		return true; /* this network, loopback, multicast, 240/4 */
+	for (k = 0; k < link->nb_ports; k++)
+		if (ip_be == link->own_ip_be[k])
+			return true;
+	return false;
+}
+
+/* Pending list: strangers, least recently heard at the head. */
+static void sg_pend_unlink(struct sg_link *link, struct sg_peer *p)
+{
+	if (p->lru_prev != NULL)
+		p->lru_prev->lru_next = p->lru_next;
+	else
+		link->pend_head = p->lru_next;
+	if (p->lru_next != NULL)
+		p->lru_next->lru_prev = p->lru_prev;
+	else
+		link->pend_tail = p->lru_prev;
+	p->lru_prev = p->lru_next = NULL;
+	link->nb_pending--;
+}
+
+static void sg_pend_append(struct sg_link *link, struct sg_peer *p)
+{
+	p->lru_next = NULL;
+	p->lru_prev = link->pend_tail;
+	if (link->pend_tail != NULL)
+		link->pend_tail->lru_next = p;
+	else
+		link->pend_head = p;
+	link->pend_tail = p;
+	link->nb_pending++;
+}
+
+/* Give a stranger's slot back: usrsctp forgets the address (packets
+ * it still sends to it are dropped by conn_output: magic 0), the map
+ * forgets the key, the slot goes to the free list.  A stranger has no
+ * association, so no path addresses and nothing in the replay ring. */
+static void sg_link_peer_drop(struct sg_link *link, struct sg_peer *p)
+{
+	sg_pend_unlink(link, p);
+	usrsctp_deregister_address(p);
+	sg_map_del(&link->peer_map, p->ip_be);
+	if (link->last == p)
+		link->last = NULL;
+	memset(p, 0, sizeof(*p));
+	p->lru_next = link->free_peers;
+	link->free_peers = p;
+	link->nb_free++;
+	link->st->peers_reclaimed++;
+}
+
+static struct sg_peer *sg_link_peer_new(struct sg_link *link, uint32_t ip_be,
+					bool trusted)
 {
 	struct sg_peer *p;
 
-	if (link->last != NULL && link->last->ip_be == ip_be)
-		return link->last;
-	p = sg_link_peer_find(link, ip_be);
-	if (p != NULL) {
-		link->last = p;
-		return p;
+	if (sg_link_src_invalid(link, ip_be))
+		return NULL;
+	if (link->free_peers != NULL) {
+		p = link->free_peers;
+		if (sg_map_add(&link->peer_map, ip_be, (uintptr_t)p) != 0)
+			return NULL;
+		link->free_peers = p->lru_next;
+		link->nb_free--;
+		p->lru_next = NULL;
+	} else {
+		if (link->nb_peers == link->max_peers)
+			return NULL;
+		if (sg_link_peer_room(link) != 0)
+			return NULL;
+		p = sg_link_peer_at(link, link->nb_peers);
+		if (sg_map_add(&link->peer_map, ip_be, (uintptr_t)p) != 0)
+			return NULL;
+		link->nb_peers++;
 	}
-	if (link->nb_peers == link->max_peers)
-		return NULL;
-	if (sg_link_peer_room(link) != 0)
-		return NULL;
-	p = sg_link_peer_at(link, link->nb_peers);
-	if (sg_map_put(&link->peer_map, ip_be, (uintptr_t)p) != 0)
-		return NULL;
-	link->nb_peers++;
 	p->magic = SG_PEER_MAGIC;
 	p->ip_be = ip_be;
 	p->link = link;
 	p->path_ip_be[0] = ip_be;
+	p->last_rx_tsc = link->now_tsc;
+	p->rx_round = link->rx_round;
+	p->trusted = trusted;
+	if (!trusted)
+		sg_pend_append(link, p);
 	sg_paths_init(&p->paths, 1, link->now_tsc / link->ms_div);
 	usrsctp_register_address(p);
 	link->last = p;
 	return p;
 }
 
+void sg_link_peer_trust(struct sg_link *link, struct sg_peer *peer)
+{
+	if (peer->trusted)
+		return;
+	sg_pend_unlink(link, peer);
+	peer->trusted = true;
+}
+
+struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be)
+{
+	struct sg_peer *p;
+
+	if (link->last != NULL && link->last->ip_be == ip_be)
+		p = link->last;
+	else
+		p = sg_link_peer_find(link, ip_be);
+	if (p == NULL)
+		return sg_link_peer_new(link, ip_be, true);
+	link->last = p;
+	sg_link_peer_trust(link, p);
+	return p;
+}
+
+struct sg_peer *sg_link_peer_rx(struct sg_link *link, uint32_t ip_be)
+{
+	struct sg_peer *p;
+
+	if (likely(link->last != NULL && link->last->ip_be == ip_be))
+		p = link->last;
+	else
+		p = sg_link_peer_find(link, ip_be);
+	if (likely(p != NULL)) {
+		link->last = p;
+		if (unlikely(!p->trusted)) {
+			/* most recently heard: to the tail */
+			p->rx_round = link->rx_round;
+			p->last_rx_tsc = link->now_tsc;
+			sg_pend_unlink(link, p);
+			sg_pend_append(link, p);
+		}
+		return p;
+	}
+	if (link->nb_pending >= link->max_pending) {
+		struct sg_peer *old = link->pend_head;
+
+		/* Only a stranger quiet since before the previous round
+		 * makes room: one heard since may be in the middle of
+		 * making an association (its COOKIE ECHO in this burst).
+		 * A round takes at most SG_BURST packets, so with
+		 * pending_peers above 2 * SG_BURST (sg_config.c: at least
+		 * 128) there is always one: a new source is never
+		 * refused, only the oldest stranger forgotten. */
+		if (old == NULL || old->rx_round + 1 >= link->rx_round) {
+			link->st->rx_pending_full++;
+			return NULL;
+		}
+		sg_link_peer_drop(link, old);
+	}
+	return sg_link_peer_new(link, ip_be, false);
+}
+
+/* Strangers dropped per sg_link_reclaim call: bounds the work of a poll
+ * after a flood stopped; the rest go at the next polls. */
+#define SG_RECLAIM_BATCH 64
+
+unsigned int sg_link_reclaim(struct sg_link *link, uint64_t now_tsc)
+{
+	unsigned int n = 0;
+
+	while (link->pend_head != NULL && n < SG_RECLAIM_BATCH &&
+	       now_tsc - link->pend_head->last_rx_tsc >= link->pending_tsc) {
+		sg_link_peer_drop(link, link->pend_head);
+		n++;
+	}
+	return n;
+}
+
 /* The chunk walks below look at no more than this many chunks (a
  * packet's control chunks come first, RFC 9260 6.10). */
 #define SG_PKT_CHUNKS_MAX 64
+#define SG_CHUNK_COOKIE_ACK 11 /* RFC 9260 3.3.12 */
 
 /* Whether an SCTP packet carries user data (DATA or I-DATA chunk): such a
  * packet is owed a SACK (delayed up to sack_delay_ms).  The dataplane
@@ -242,6 +419,21 @@ static uint32_t sg_be32(const uint8_t *p)
 	       (uint32_t)p[2] << 8 | p[3];
 }
 
+/* Whether a packet we send carries a COOKIE ACK: usrsctp sends one only
+ * for a valid COOKIE ECHO, after it made the association (RFC 9260
+ * 5.1), so its peer has proven it receives at its address. */
+static bool sg_pkt_has_cookie_ack(const uint8_t *pkt, size_t len)
+{
+	struct dp_chunk_walk w;
+	struct dp_chunk c;
+
+	dp_chunk_walk_init(&w, pkt, len, SG_PKT_CHUNKS_MAX);
+	DP_CHUNK_FOREACH(&w, &c)
+		if (c.type == SG_CHUNK_COOKIE_ACK)
+			return true;
+	return false;
+}
+
 /* Failover replay: the TSN of the last DATA/I-DATA chunk of a packet we
  * send.  @return false when it carries none. */
 static bool sg_pkt_last_tsn(const uint8_t *pkt, size_t len, uint32_t *tsn_p)
@@ -288,13 +480,25 @@ int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
 {
 	uint64_t now_ms = link->now_tsc / link->ms_div;
 	unsigned int k, nb = peer->paths.nb;
+	int rc;
 
 	for (k = 0; k < n && k + 1 < link->nb_ports; k++) {
-		if (ips[k] == 0 || peer->path_ip_be[k + 1] == ips[k])
+		uint32_t old = peer->path_ip_be[k + 1];
+
+		if (ips[k] == 0 || old == ips[k])
 			continue;
-		/* Packets from that address belong to this peer. */
-		if (sg_map_put(&link->peer_map, ips[k], (uintptr_t)peer) != 0)
-			return -ENOSPC;
+		if (sg_link_src_invalid(link, ips[k]))
+			return -EINVAL;
+		/* Packets from that address belong to this peer; an address
+		 * another peer has keeps its peer (never rewritten). */
+		rc = sg_map_add(&link->peer_map, ips[k], (uintptr_t)peer);
+		if (rc == -EEXIST && sg_link_peer_find(link, ips[k]) == peer)
+			rc = 0;
+		if (rc != 0)
+			return rc;
+		if (old != 0 && old != peer->ip_be &&
+		    sg_link_peer_find(link, old) == peer)
+			sg_map_del(&link->peer_map, old);
 		peer->path_ip_be[k + 1] = ips[k];
 		if (k + 2 > nb)
 			nb = k + 2;
@@ -393,10 +597,9 @@ static unsigned int sg_link_replay(struct sg_link *link, struct sg_peer *peer,
 	return n;
 }
 
-/* A probe from the peer whose primary address it carries, on path @k. */
-static void sg_link_probe_in(struct sg_link *link, unsigned int k,
-			     uint32_t src_ip_be, const uint8_t *pl,
-			     uint32_t len, uint64_t now_ms)
+void sg_link_probe_in(struct sg_link *link, unsigned int k,
+		      uint32_t src_ip_be, const uint8_t *pl, uint32_t len,
+		      uint64_t now_ms)
 {
 	struct sg_peer *peer;
 	uint32_t magic, primary;
@@ -408,20 +611,29 @@ static void sg_link_probe_in(struct sg_link *link, unsigned int k,
 	if (rte_be_to_cpu_32(magic) != SG_PROBE_MAGIC || primary == 0)
 		goto bad;
 	link->pst.probes_in++;
-	peer = sg_link_peer(link, primary);
-	if (peer == NULL) {
-		link->st->rx_no_peer++;
-		return;
-	}
-	if (k != 0 && peer->path_ip_be[k] != src_ip_be) {
+	/* A probe carries no proof of who sent it: it may only tell about
+	 * a peer with an association (trusted), and only fill in a path
+	 * address not known yet and owned by no peer.  It never creates a
+	 * peer, never moves an address to another peer and never changes
+	 * a known path address. */
+	peer = sg_link_peer_find(link, primary);
+	if (peer == NULL || !peer->trusted || peer->ip_be != primary)
+		goto refused;
+	if (k != 0 && peer->path_ip_be[k] == 0) {
 		/* Learn the path address (the peer may know ours before
 		 * we know its: its UCX ep came first). */
 		uint32_t ips[SG_PATHS_MAX - 1] = { 0 };
 
 		ips[k - 1] = src_ip_be;
-		sg_link_peer_paths(link, peer, ips, k);
+		if (sg_link_peer_paths(link, peer, ips, k) != 0)
+			goto refused;
 	}
+	if (peer->path_ip_be[k] != src_ip_be)
+		goto refused;
 	sg_paths_heard(&peer->paths, k, now_ms);
+	return;
+refused:
+	link->st->rx_probe_refused++;
 	return;
 bad:
 	link->st->rx_not_sctp++;
@@ -488,8 +700,13 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 		dp_pkt_free(m);
 		return;
 	}
+	if (unlikely(sg_link_src_invalid(link, info.src_ip_be))) {
+		link->st->rx_bad_src++;
+		dp_pkt_free(m);
+		return;
+	}
 	if (k == 0) {
-		peer = sg_link_peer(link, info.src_ip_be);
+		peer = sg_link_peer_rx(link, info.src_ip_be);
 	} else {
 		/* A backup path carries only peers whose path addresses
 		 * are known. */
@@ -545,6 +762,7 @@ unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc)
 
 	link->now_tsc = now_tsc;
 	link->in_input = link->hold_tsc != 0;
+	link->rx_round++;
 	for (k = 0; k < link->nb_ports; k++) {
 		n = dp_port_recv(link->ports[k], pkts, SG_BURST);
 		total += n;
@@ -564,6 +782,7 @@ unsigned int sg_link_input_queue(struct sg_link *link, uint16_t q,
 	unsigned int i, n;
 
 	link->now_tsc = now_tsc;
+	link->rx_round++;
 	n = dp_port_recv_queue(link->port, q, pkts, SG_BURST);
 	for (i = 0; i < n; i++)
 		sg_link_input_pkt(link, 0, q, pkts[i], now_tsc, now_ms);
@@ -837,6 +1056,8 @@ static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
 	unsigned int k = peer->paths.active;
 	int rc;
 
+	if (unlikely(!peer->trusted) && sg_pkt_has_cookie_ack(buf, len))
+		sg_link_peer_trust(link, peer);
 	if (link->nb_queues > 1 && k == 0)
 		rc = dp_port_send_queue(link->port, sg_link_queue_of(link, buf),
 					peer->path_ip_be[0], DP_IPPROTO_SCTP, m,

@@ -331,6 +331,9 @@ int sg_ep_open(struct dp_port *port, const struct sg_config *cfg,
 	rc = sg_link_init(ep->lk, port, cfg->max_peers, &ep->st);
 	if (rc != 0)
 		goto err_free;
+	/* strangers (sg_conn.c): how many, for how long */
+	ep->lk->max_pending = cfg->pending_peers;
+	ep->lk->pending_tsc = dp_tsc_hz() / 1000 * cfg->pending_ms;
 	/* a port with several queues: lane q (port + q) sends on queue q */
 	ep->lk->queue_port0 = cfg->port;
 	ep->lk->nb_queues = (uint16_t)dp_port_nb_queues(port);
@@ -439,12 +442,13 @@ void sg_ep_close(struct sg_ep *ep)
 	sg_ep_free(ep);
 }
 
-void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
+int sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
 {
 	struct sg_assoc_info ai = { 0 };
 	struct sockaddr *addrs = NULL;
+	char ip[16];
 	uint64_t v;
-	int n;
+	int n, rc;
 
 	if (sg_map_get(&ep->assocs, assoc, &v))
 		sg_assoc_unpack(v, &ai);
@@ -452,18 +456,31 @@ void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc)
 	if (n > 0 && addrs->sa_family == AF_CONN) {
 		const struct sockaddr_conn *sc =
 			(const struct sockaddr_conn *)addrs;
-		const struct sg_peer *p = sc->sconn_addr;
+		struct sg_peer *p = sc->sconn_addr;
 
-		if (p != NULL && p->magic == SG_PEER_MAGIC)
+		if (p != NULL && p->magic == SG_PEER_MAGIC) {
 			ai.peer_ip_be = p->ip_be;
+			sg_link_peer_trust(ep->lk, p);
+		}
 		ai.peer_port = ntohs(sc->sconn_port);
 	}
 	if (addrs != NULL)
 		usrsctp_freepaddrs(addrs);
 	ai.up = true;
-	if (sg_map_put(&ep->assocs, assoc, sg_assoc_pack(&ai)) != 0)
-		SDP_LOG(WARN, SCTP, "assoc %u: association table full (%u): "
-			"raise max_peers", assoc, ep->assocs.limit);
+	rc = sg_map_put(&ep->assocs, assoc, sg_assoc_pack(&ai));
+	if (rc == 0)
+		return 0;
+	/* An association sg cannot track could never send: end it now
+	 * (the peer sees an ABORT) rather than leave it up and mute. */
+	ep->st.assoc_table_full++;
+	SDP_LOG(ERR, SCTP, "association %u from %s aborted: the endpoint's "
+		"association table %s (%u of at most %u = 4 x max_peers): "
+		"raise sg max_peers", assoc,
+		dp_ip_str(ai.peer_ip_be, ip, sizeof(ip)),
+		rc == -ENOSPC ? "is full" : "cannot grow (out of memory)",
+		ep->assocs.count, ep->assocs.limit);
+	sg_assoc_abort(ep, assoc);
+	return rc;
 }
 
 void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc)
@@ -498,6 +515,15 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 	sctp_assoc_t id;
 	int rc = 0;
 
+	if (sg_link_src_invalid(ep->lk, peer_ip_be)) {
+		char a[16];
+
+		SDP_LOG(ERR, SCTP, "connect: %s cannot be a peer (0.0.0.0/8, "
+			"loopback, multicast, broadcast or this port's own "
+			"address): give the peer's unicast address",
+			dp_ip_str(peer_ip_be, a, sizeof(a)));
+		return -EINVAL;
+	}
 	peer = sg_link_peer(ep->lk, peer_ip_be);
 	if (peer == NULL && ep->lk->nb_peers == ep->lk->max_peers) {
 		SDP_LOG(ERR, SCTP, "connect: %u peers already known: raise "
@@ -529,10 +555,19 @@ int sg_connect(struct sg_ep *ep, uint32_t peer_ip_be, uint16_t peer_port,
 			peer_port);
 		return -EIO;
 	}
-	if (rc == 0 && sg_map_put(&ep->assocs, (uint32_t)id,
-				  sg_assoc_pack(&ai)) != 0) {
-		SDP_LOG(WARN, SCTP, "assoc %u: association table full (%u): "
-			"raise max_peers", (uint32_t)id, ep->assocs.limit);
+	if (rc == 0) {
+		rc = sg_map_put(&ep->assocs, (uint32_t)id, sg_assoc_pack(&ai));
+		if (rc != 0) {
+			ep->st.assoc_table_full++;
+			SDP_LOG(ERR, SCTP, "connect to port %u: the endpoint's "
+				"association table %s (%u of at most %u = 4 x "
+				"max_peers): raise sg max_peers", peer_port,
+				rc == -ENOSPC ? "is full" :
+						"cannot grow (out of memory)",
+				ep->assocs.count, ep->assocs.limit);
+			sg_assoc_abort(ep, (sg_assoc_t)id);
+			return rc;
+		}
 	}
 	*assoc_p = (sg_assoc_t)id;
 	return rc;
@@ -615,6 +650,8 @@ unsigned int sg_poll(struct sg_ep *ep, uint64_t now_tsc)
 	n = sg_link_input(ep->lk, now_tsc);
 	if (n != 0)
 		ep->readable = true;
+	if (ep->lk->pend_head != NULL)
+		work += sg_link_reclaim(ep->lk, now_tsc);
 	n = sg_stack_timers(now_tsc);
 	ep->st.timer_runs += n;
 	ep->lk->timer_gen += n;
@@ -671,6 +708,13 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(tx_nobufs);
 	P(rx_not_sctp);
 	P(rx_no_peer);
+	P(rx_bad_src);
+	P(rx_pending_full);
+	P(peers_reclaimed);
+	P(rx_probe_refused);
+	P(notify_cut);
+	P(notify_bad);
+	P(assoc_table_full);
 	P(events_dropped);
 	P(timer_runs);
 	P(crc_drops);
@@ -731,6 +775,7 @@ int sg_ep_paths(struct sg_ep *ep, struct dp_port *const *ports, unsigned int n,
 		return -ENOMEM;
 	for (k = 0; k < n; k++) {
 		ep->lk->ports[k + 1] = ports[k];
+		ep->lk->own_ip_be[k + 1] = dp_port_ip(ports[k]);
 		dp_port_hold(ports[k]);
 	}
 	ep->lk->nb_ports = n + 1;

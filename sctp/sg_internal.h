@@ -48,9 +48,12 @@ void sg_map_free(struct sg_map *map);
 /* @return true and the value, or false. */
 bool sg_map_get(const struct sg_map *map, uint32_t key, uint64_t *val_p);
 /* Insert, doubling the table first if it would be more than half full.
- * @return 0; -ENOSPC at limit; -ENOMEM the table could not grow (the
- * map is unchanged).  Replaces an existing key's value. */
+ * @return 0; -EINVAL key 0 (the empty mark, never a key); -ENOSPC at
+ * limit; -ENOMEM the table could not grow (the map is unchanged then).
+ * Replaces an existing key's value. */
 int sg_map_put(struct sg_map *map, uint32_t key, uint64_t val);
+/* As sg_map_put, but an existing key keeps its value: -EEXIST. */
+int sg_map_add(struct sg_map *map, uint32_t key, uint64_t val);
 /* @return true when the key was there. */
 bool sg_map_del(struct sg_map *map, uint32_t key);
 
@@ -147,6 +150,17 @@ struct sg_peer {
 	struct sg_paths paths;
 	uint32_t cum_ack;	/* its latest SACK's cumulative TSN ack */
 	bool cum_ack_valid;
+	/* Trust (sg_conn.c, "Peers a stranger can create"): a peer is
+	 * trusted once an association with it exists (its COOKIE ACK left,
+	 * or usrsctp reported the association up) or this process named it
+	 * (connect, path addresses); trusted peers live until the link is
+	 * freed.  An untrusted one sits on the link's pending list, least
+	 * recently heard first, and is reclaimed after pending_ms without a
+	 * packet or to make room for a newer stranger; a reclaimed slot
+	 * waits on the free list (lru_next) for reuse. */
+	bool trusted;
+	struct sg_peer *lru_prev, *lru_next;
+	uint64_t rx_round;	/* link->rx_round at its last packet */
 };
 
 #define SG_PEER_BLOCK 64 /* peers per allocation */
@@ -159,8 +173,16 @@ struct sg_link {
 	 * blocks[i / SG_PEER_BLOCK][i % SG_PEER_BLOCK]. */
 	struct sg_peer **blocks;
 	uint32_t nb_blocks, cap_blocks; /* allocated / slots in blocks[] */
-	uint32_t nb_peers, max_peers;
+	uint32_t nb_peers, max_peers; /* slots used (live + free) / bound
+				       * on live peers */
 	struct sg_map peer_map; /* ip_be (primary or path) -> sg_peer * */
+	/* Untrusted peers: pending list (least recently heard first), at
+	 * most max_pending of them, each reclaimed pending_tsc after its
+	 * last packet; reclaimed slots on free_peers. */
+	struct sg_peer *pend_head, *pend_tail, *free_peers;
+	uint32_t nb_pending, max_pending, nb_free;
+	uint64_t pending_tsc;	/* pending_ms in TSC ticks */
+	uint64_t rx_round;	/* +1 per sg_link_input / _queue call */
 	struct sg_peer *last;	/* last RX lookup */
 	struct sg_stats *st;
 	uint64_t seq;		/* +1 per DATA packet in and packet out: orders
@@ -168,6 +190,7 @@ struct sg_link {
 	uint64_t timer_gen;	/* +1 per usrsctp timer run (for lanes) */
 	/* Failover (sg_path.c): ports[0] == port; nb_ports 1 without. */
 	struct dp_port *ports[SG_PATHS_MAX];
+	uint32_t own_ip_be[SG_PATHS_MAX]; /* dp_port_ip of each port */
 	unsigned int nb_ports;
 	struct sg_path_config pcfg;
 	uint64_t ms_div;	/* tsc ticks per ms */
@@ -219,9 +242,32 @@ int sg_link_init(struct sg_link *link, struct dp_port *port,
 void sg_link_release(struct sg_link *link);
 /* Free the peer objects (after usrsctp is down or no longer uses them). */
 void sg_link_fini(struct sg_link *link);
-/* Find or create the peer for @ip_be. @return NULL at max_peers or when
- * memory runs out. */
+/* Find or create the peer for @ip_be, trusted: this process names it
+ * (connect, path addresses).  @return NULL for an address no peer can
+ * have (sg_link_src_invalid), at max_peers or when memory runs out. */
 struct sg_peer *sg_link_peer(struct sg_link *link, uint32_t ip_be);
+/* Find, or create untrusted, the peer a packet from @ip_be came from: a
+ * stranger takes a pending slot, the least recently heard stranger's
+ * when max_pending are pending (not one heard in this or the previous
+ * input round: its packet may be making an association right now).
+ * @return NULL (counted by the caller) when none can be had. */
+struct sg_peer *sg_link_peer_rx(struct sg_link *link, uint32_t ip_be);
+/* An association with @peer exists: never reclaim it. */
+void sg_link_peer_trust(struct sg_link *link, struct sg_peer *peer);
+/* Reclaim the strangers not heard for pending_ms (a bounded number per
+ * call). @return how many. */
+unsigned int sg_link_reclaim(struct sg_link *link, uint64_t now_tsc);
+/* Whether no peer can send from @ip_be (network order): 0.0.0.0/8,
+ * 127.0.0.0/8, multicast, 240.0.0.0/4 and broadcast, or an address of
+ * one of the link's own ports. */
+bool sg_link_src_invalid(const struct sg_link *link, uint32_t ip_be);
+/* A path probe (DP_IPPROTO_EXP payload @pl of @len bytes) from
+ * @src_ip_be on path @k: marks the path heard, or learns a path address
+ * not known yet, within the rules in sg_conn.c; anything else is counted
+ * (rx_probe_refused, or rx_not_sctp when it is no probe). */
+void sg_link_probe_in(struct sg_link *link, unsigned int k,
+		      uint32_t src_ip_be, const uint8_t *pl, uint32_t len,
+		      uint64_t now_ms);
 /* Poll the port and feed received SCTP packets to usrsctp.
  * @return packets fed. */
 unsigned int sg_link_input(struct sg_link *link, uint64_t now_tsc);
@@ -238,8 +284,10 @@ void sg_link_hold_end(struct sg_link *link, unsigned int delivered,
 void sg_link_hold_release(struct sg_link *link, uint64_t now_tsc);
 /* Age every peer's paths, switch, probe (once per ms). @return work. */
 unsigned int sg_link_paths_tick(struct sg_link *link, uint64_t now_tsc);
-/* Record that @peer is reachable at @ips[k] over path k+1. @return 0,
- * -ENOSPC. */
+/* Record that @peer is reachable at @ips[k] over path k+1 (0: no
+ * change).  @return 0; -EINVAL an address no peer can have; -EEXIST an
+ * address already belongs to another peer; -ENOSPC, -ENOMEM the table
+ * is full. */
 int sg_link_peer_paths(struct sg_link *link, struct sg_peer *peer,
 		       const uint32_t *ips, unsigned int n);
 /* usrsctp's conn_output callback (any link: addr is the peer). */
@@ -310,8 +358,15 @@ int sg_evq_init(struct sg_evq *q, uint32_t size);
 void sg_evq_fini(struct sg_evq *q);
 void sg_evq_push(struct sg_ep *ep, enum sg_event_type type,
 		 sg_assoc_t assoc, uint16_t error);
-/* Handle one usrsctp notification of @len bytes. */
+/* Handle one usrsctp notification, of which @len bytes were kept. */
 void sg_notify_handle(struct sg_ep *ep, const void *buf, size_t len);
+/* A piece of a notification as usrsctp_recvv returned it; @last: it
+ * came with MSG_EOR (the notification is handled then). */
+void sg_notify_piece(struct sg_ep *ep, const void *buf, size_t len,
+		     bool last);
+/* Bytes of a notification kept: its fixed part and the start of any
+ * cause list (sg_notify.c). */
+#define SG_NOTIFY_BYTES 256
 
 /* ---- sg_ep.c / sg_msg.c ---- */
 
@@ -366,6 +421,9 @@ struct sg_ep {
 	bool rx_stalled;	 /* no free descriptor at the last read */
 	struct sg_bigsend big;
 	struct sg_evq evq;
+	uint8_t notif[SG_NOTIFY_BYTES]; /* notification being read */
+	uint32_t notif_len;	 /* bytes of it kept so far */
+	bool notif_cut;		 /* it was longer than SG_NOTIFY_BYTES */
 	struct sg_map assocs;	 /* assoc id -> packed sg_assoc_info */
 	struct sg_stats st;
 	/* Direct placement (sg_place.c) */
@@ -427,8 +485,10 @@ uint64_t sg_assoc_pack(const struct sg_assoc_info *ai);
  * link was down peer_gone_ms (sg_gone.c).  @return associations aborted. */
 unsigned int sg_gone_tick(struct sg_ep *ep, uint64_t now_tsc);
 void sg_assoc_unpack(uint64_t v, struct sg_assoc_info *ai);
-/* Learn (or refresh) the peer of @assoc from usrsctp; marks it up. */
-void sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc);
+/* Learn (or refresh) the peer of @assoc from usrsctp; marks it up and
+ * trusts its peer.  @return 0; -ENOSPC, -ENOMEM the association table
+ * could not take it: the association is aborted (logged, counted). */
+int sg_ep_assoc_up(struct sg_ep *ep, sg_assoc_t assoc);
 void sg_ep_assoc_gone(struct sg_ep *ep, sg_assoc_t assoc);
 
 /* Read ready messages and notifications. @return messages completed. */

@@ -13,6 +13,11 @@
  * SG_MAP_SLOT_BYTES * 2..4 per entry.  A doubling allocates and rehashes
  * (O(count), amortised O(1) per insertion); it happens only when a new
  * key arrives (a new peer or association), never on a lookup.
+ *
+ * Key 0 marks an empty slot, so it can never be a key: sg_map_put and
+ * sg_map_add refuse it with -EINVAL and sg_map_get never finds it, in
+ * every build (keys come from the wire: a packet from 0.0.0.0 must not
+ * corrupt the table).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -93,6 +98,8 @@ bool sg_map_get(const struct sg_map *map, uint32_t key, uint64_t *val_p)
 {
 	uint32_t i = slot_of(map, key);
 
+	if (unlikely(key == 0))
+		return false;
 	while (map->keys[i] != 0) {
 		if (map->keys[i] == key) {
 			*val_p = map->vals[i];
@@ -103,13 +110,18 @@ bool sg_map_get(const struct sg_map *map, uint32_t key, uint64_t *val_p)
 	return false;
 }
 
-int sg_map_put(struct sg_map *map, uint32_t key, uint64_t val)
+/* Insert or (@replace) overwrite. */
+static int sg_map_insert(struct sg_map *map, uint32_t key, uint64_t val,
+			 bool replace)
 {
 	uint32_t i = slot_of(map, key);
 
-	SDP_ASSERT(key != 0);
+	if (unlikely(key == 0))
+		return -EINVAL;
 	while (map->keys[i] != 0) {
 		if (map->keys[i] == key) {
+			if (!replace)
+				return -EEXIST;
 			map->vals[i] = val;
 			return 0;
 		}
@@ -130,10 +142,22 @@ int sg_map_put(struct sg_map *map, uint32_t key, uint64_t val)
 	return 0;
 }
 
+int sg_map_put(struct sg_map *map, uint32_t key, uint64_t val)
+{
+	return sg_map_insert(map, key, val, true);
+}
+
+int sg_map_add(struct sg_map *map, uint32_t key, uint64_t val)
+{
+	return sg_map_insert(map, key, val, false);
+}
+
 bool sg_map_del(struct sg_map *map, uint32_t key)
 {
 	uint32_t i = slot_of(map, key), j, home;
 
+	if (unlikely(key == 0))
+		return false;
 	while (map->keys[i] != key) {
 		if (map->keys[i] == 0)
 			return false;

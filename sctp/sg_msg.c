@@ -828,7 +828,9 @@ unsigned int sg_msg_read(struct sg_ep *ep)
 		}
 		SDP_TRACE(RECV, n);
 		if (mflags & MSG_NOTIFICATION) {
-			sg_notify_handle(ep, dst, (size_t)n);
+			/* possibly a piece (room was peek_bytes) */
+			sg_notify_piece(ep, dst, (size_t)n,
+					(mflags & MSG_EOR) != 0);
 			if (!more)
 				sg_rxpool_put_chain(&d->pub);
 			continue;

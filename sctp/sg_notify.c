@@ -3,7 +3,10 @@
  * sg_notify.c - association events: usrsctp notifications turned into
  * sg_event entries on a bounded FIFO read by sg_next_event().
  *
- *   SCTP_ASSOC_CHANGE  COMM_UP        -> SG_EV_UP        (peer recorded)
+ *   SCTP_ASSOC_CHANGE  COMM_UP        -> SG_EV_UP        (peer recorded;
+ *                                        the association table full:
+ *                                        aborted, SG_EV_CANT_START with
+ *                                        error ENOSPC, then SG_EV_LOST)
  *                      CANT_STR_ASSOC -> SG_EV_CANT_START (forgotten)
  *                      COMM_LOST      -> SG_EV_LOST      (forgotten)
  *                      RESTART        -> SG_EV_RESTART
@@ -13,6 +16,17 @@
  *
  * The queue holds event_queue entries; when it is full further events are
  * counted (events_dropped) and discarded, never allocated.
+ *
+ * A notification may arrive in pieces: sg_msg_read reads at most the room
+ * it has (peek_bytes while a place function peeks), before it knows that a
+ * notification, not a message, comes next, and usrsctp hands the rest on
+ * the next reads (MSG_NOTIFICATION on each piece, MSG_EOR on the last).
+ * sg_notify_piece gathers the pieces: the first SG_NOTIFY_BYTES bytes are
+ * kept, the rest (the tail of a long list of error causes, as an ABORT
+ * carries) is read and counted (notify_cut), and the notification is
+ * handled at its last piece from what was kept: the fixed part (state,
+ * association) decides, never the cause list.  A notification too short
+ * for its own fixed part is counted (notify_bad), never guessed at.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -101,12 +115,16 @@ static void assoc_change(struct sg_ep *ep, const struct sctp_assoc_change *sac)
 
 	switch (sac->sac_state) {
 	case SCTP_COMM_UP:
-		sg_ep_assoc_up(ep, id);
-		sg_evq_push(ep, SG_EV_UP, id, sac->sac_error);
+		if (sg_ep_assoc_up(ep, id) == 0)
+			sg_evq_push(ep, SG_EV_UP, id, sac->sac_error);
+		else
+			sg_evq_push(ep, SG_EV_CANT_START, id, ENOSPC);
 		break;
 	case SCTP_RESTART:
-		sg_ep_assoc_up(ep, id);
-		sg_evq_push(ep, SG_EV_RESTART, id, sac->sac_error);
+		if (sg_ep_assoc_up(ep, id) == 0)
+			sg_evq_push(ep, SG_EV_RESTART, id, sac->sac_error);
+		else
+			sg_evq_push(ep, SG_EV_CANT_START, id, ENOSPC);
 		break;
 	case SCTP_COMM_LOST:
 		sg_evq_push(ep, SG_EV_LOST, id, sac->sac_error);
@@ -129,14 +147,40 @@ void sg_notify_handle(struct sg_ep *ep, const void *buf, size_t len)
 {
 	const union sctp_notification *n = buf;
 
-	if (len < sizeof(n->sn_header) || len < n->sn_header.sn_length)
+	if (len < sizeof(n->sn_header)) {
+		ep->st.notify_bad++;
 		return;
+	}
 	switch (n->sn_header.sn_type) {
 	case SCTP_ASSOC_CHANGE:
-		if (len >= sizeof(struct sctp_assoc_change))
+		/* sac_info (the ABORT's causes) may be cut: not read */
+		if (len >= sizeof(struct sctp_assoc_change) &&
+		    n->sn_header.sn_length >= sizeof(struct sctp_assoc_change))
 			assoc_change(ep, &n->sn_assoc_change);
+		else
+			ep->st.notify_bad++;
 		break;
 	default:
 		break;
 	}
+}
+
+void sg_notify_piece(struct sg_ep *ep, const void *buf, size_t len,
+		     bool last)
+{
+	size_t keep = SG_NOTIFY_BYTES - ep->notif_len;
+
+	if (keep > len)
+		keep = len;
+	memcpy(ep->notif + ep->notif_len, buf, keep);
+	ep->notif_len += (uint32_t)keep;
+	if (keep < len)
+		ep->notif_cut = true;
+	if (!last)
+		return;
+	if (ep->notif_cut)
+		ep->st.notify_cut++;
+	sg_notify_handle(ep, ep->notif, ep->notif_len);
+	ep->notif_len = 0;
+	ep->notif_cut = false;
 }

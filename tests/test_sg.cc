@@ -44,6 +44,13 @@ TEST(SgConfig, DefaultsAreValid)
 	ASSERT_EQ(0, sg_config_parse("nr_sack=2", &c));
 	EXPECT_EQ(2u, c.nr_sack);
 	EXPECT_NE(nullptr, strstr(sg_config_help(), "nr_sack="));
+	EXPECT_EQ(1024u, c.pending_peers);
+	EXPECT_EQ(5000u, c.pending_ms);
+	ASSERT_EQ(0, sg_config_parse("pending_peers=128 pending_ms=10", &c));
+	EXPECT_EQ(128u, c.pending_peers);
+	EXPECT_EQ(10u, c.pending_ms);
+	EXPECT_NE(nullptr, strstr(sg_config_help(), "pending_peers="));
+	EXPECT_NE(nullptr, strstr(sg_config_help(), "pending_ms="));
 }
 
 TEST(SgConfig, EachBadTokenIsRejected)
@@ -58,6 +65,8 @@ TEST(SgConfig, EachBadTokenIsRejected)
 		"event_queue=8", "bogus=1", "streams", "=5",
 		"max_burst=1025", "max_burst=-1", "sack_immediate=2",
 		"nr_sack=3", "nr_sack=-1",
+		"pending_peers=127", "pending_peers=16777217",
+		"pending_ms=9", "pending_ms=3600001",
 		/* relations between fields */
 		"rto_min_ms=500 rto_initial_ms=400",
 		"rto_initial_ms=5000 rto_max_ms=4000",

@@ -204,7 +204,8 @@ void hub_main(int done_fd)
 		"%" PRIu64 " messages echoed; peer map %u slots, association "
 		"map %u slots; heap +%" PRIu64 " bytes = %" PRIu64 " per "
 		"association (sizeof sg_peer %zu)\n",
-		ep->lk->nb_peers, ep->assocs.count, ups, echoed,
+		ep->lk->nb_peers - ep->lk->nb_free, ep->assocs.count, ups,
+		echoed,
 		ep->lk->peer_map.mask + 1, ep->assocs.mask + 1,
 		heap1 - heap0, (heap1 - heap0) / g_n, sizeof(sg_peer));
 	{
@@ -221,7 +222,9 @@ void hub_main(int done_fd)
 					ds.drops[d]);
 		fprintf(stderr, "\n");
 	}
-	CHECK(ep->lk->nb_peers == g_n);
+	/* every peer trusted (an association each), no stranger left */
+	CHECK(ep->lk->nb_peers - ep->lk->nb_free == g_n);
+	CHECK(ep->lk->nb_pending == 0);
 	CHECK(ep->assocs.count == g_n);
 	CHECK(ep->st.rx_no_peer == 0);
 	/* keep answering (SACKs, retransmissions) until the many side

@@ -199,8 +199,8 @@ static struct {
  * per process.  usrsctp's counters are process-wide, as is the ctx. */
 static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 {
-	char dp_json[2048], us_json[512], st_json[2048], buf[8192], ip[16];
-	char paths[400], lanes[1200];
+	char dp_json[2048], us_json[512], st_json[2048], buf[10240], ip[16];
+	char paths[400], lanes[1200], peers[320];
 	struct dp_stats dp;
 	struct sg_stats sgs;
 	struct sg_zc_stats zcs = { 0 }, z;
@@ -230,6 +230,16 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 	sg_stack_stats_json(us_json, sizeof(us_json));
 	uct_sctp_dpdk_stream_stats_json(&ctx->smap, st_json, sizeof(st_json));
 	uct_sctp_dpdk_path_json(ctx, paths, sizeof(paths));
+	/* what sg refused of a hostile or broken peer (docs/ROBUSTNESS.md) */
+	snprintf(peers, sizeof(peers), ", \"refused\": {\"no_peer\": %"
+		 PRIu64 ", \"bad_src\": %" PRIu64 ", \"pending_full\": %"
+		 PRIu64 ", \"strangers_reclaimed\": %" PRIu64
+		 ", \"probes\": %" PRIu64 ", \"notify_cut\": %" PRIu64
+		 ", \"notify_bad\": %" PRIu64 ", \"assoc_table_full\": %"
+		 PRIu64 "}", sgs.rx_no_peer, sgs.rx_bad_src,
+		 sgs.rx_pending_full, sgs.peers_reclaimed,
+		 sgs.rx_probe_refused, sgs.notify_cut, sgs.notify_bad,
+		 sgs.assoc_table_full);
 	uct_sctp_dpdk_lanes_json(ctx, lanes, sizeof(lanes));
 	/* One write: the ranks of a job share stderr, and several writes
 	 * from different processes interleave mid-line. */
@@ -258,7 +268,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 ", \"unsent_left\": %" PRIu64
 		 ", \"unsent_stalls\": %" PRIu64 ", \"unsent_stall_us\": %"
 		 PRIu64 "}, \"idle\": {\"sleeps\": %" PRIu64 ", \"blocks\": %"
-		 PRIu64 ", \"block_wakes\": %" PRIu64 "}, %s%s%s}\n",
+		 PRIu64 ", \"block_wakes\": %" PRIu64 "}, %s%s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, ctx->rx_bad_am,
@@ -282,7 +292,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 (uint64_t)(ctx->linger_cycles * 1e6 / dp_tsc_hz()),
 		 ctx->unsent_left, ctx->unsent_stalls, ctx->unsent_stall_us,
 		 ctx->idle_sleeps, ctx->idle_blocks, ctx->idle_block_wakes,
-		 lanes, st_json, paths);
+		 lanes, st_json, paths, peers);
 	fputs(buf, stderr);
 }
 

@@ -16,7 +16,8 @@
  * every frame received is delivered, answered as ARP or dropped under
  * exactly one receive-side reason (rx_pkts = delivered + arp_rx + drops);
  * and every delivered packet reached the SCTP layer or still waits on the
- * rx ring (pkts_in + rx_not_sctp + rx_no_peer + ring = delivered).
+ * rx ring (pkts_in + rx_not_sctp + rx_no_peer + rx_bad_src + ring =
+ * delivered).
  */
 #include <string.h>
 
@@ -69,7 +70,7 @@ static void check_accounting(void)
 		drops += d.drops[i];
 	drops += d.drops[DP_DROP_SCTP_CRC_ZERO];
 	if (d.rx_pkts != d.delivered + d.arp_rx + drops ||
-	    s.pkts_in + s.rx_not_sctp + s.rx_no_peer +
+	    s.pkts_in + s.rx_not_sctp + s.rx_no_peer + s.rx_bad_src +
 			    rte_ring_count(fuzz_port->rx_ring) !=
 		    d.delivered) {
 		dp_stats_print(&d, stderr);
