@@ -2,7 +2,11 @@
 /*
  * dp_arp.c - ARP for the dataplane port: a neighbour cache, resolution with
  * retries and a timeout, replies to requests for our address, and the hold
- * queue for packets waiting on a resolution.
+ * queue for packets waiting on a resolution (queue 0's own, and those
+ * queues k > 0 hand over).  Like Linux's neighbour code it sits between
+ * output and transmit: dp_out.c asks it, and it sends down only, its own
+ * frames straight into queue 0's TX buffer (dp_txq.c, bypassing the pacer)
+ * and released held frames through the pacer (dp_pace_xmit).
  *
  * Cache: open addressing on the IPv4 address, linear probing, at most 3/4
  * of the slots used.  It starts at DP_ARP_SIZE slots and doubles (rehash)
@@ -357,7 +361,7 @@ static void send_arp(struct dp_port *port, uint16_t op,
 	/* ARP bypasses the pacer: it is tiny and rare.  Under TX
 	 * back-pressure it is dropped and counted (DP_DROP_TX_FULL) like any
 	 * frame: requests are retried, a peer asks again. */
-	if (dp_tx_push(port, m, now_tsc) == 0)
+	if (dp_txq_push(port, &port->txq[0], m, now_tsc) == 0)
 		port->st.arp_tx++;
 }
 
@@ -388,9 +392,61 @@ static void release_held(struct dp_port *port, uint32_t ip_be,
 		rte_ether_addr_copy(
 			mac, &rte_pktmbuf_mtod(h->m, struct rte_ether_hdr *)
 				      ->dst_addr);
-		dp_tx_enqueue(port, h->m, now_tsc);
+		dp_pace_xmit(port, h->m, now_tsc);
 	}
 	port->nb_hold = kept;
+}
+
+int dp_arp_port_hold(struct dp_port *port, struct rte_mbuf *m,
+		     uint32_t dst_ip_be, int arp_rc, uint64_t now_tsc)
+{
+	if (arp_rc == -ENOENT)
+		dp_arp_port_request(port, dst_ip_be, now_tsc);
+	if (port->nb_hold == DP_ARP_HOLD || arp_rc == -ENOSPC) {
+		port->st.drops[DP_DROP_HOLD_FULL]++;
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	port->hold[port->nb_hold].m = m;
+	port->hold[port->nb_hold].ip_be = dst_ip_be;
+	port->nb_hold++;
+	return 0;
+}
+
+void dp_arp_port_handoff(struct dp_port *port, uint64_t now_tsc)
+{
+	struct rte_mbuf *pkts[DP_BURST];
+	struct rte_ether_addr mac;
+	unsigned int n, i;
+	uint32_t dst_ip_be;
+	int rc;
+
+	n = rte_ring_sc_dequeue_burst(port->handoff, (void **)pkts, DP_BURST,
+				      NULL);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		/* framed: the IPv4 destination is in the header */
+		memcpy(&dst_ip_be, rte_pktmbuf_mtod_offset(m, uint8_t *,
+							   RTE_ETHER_HDR_LEN +
+								   16), 4);
+		dp_arp_lock(port);
+		rc = dp_arp_lookup(&port->arp, dst_ip_be, now_tsc, &mac);
+		if (rc == 0) {
+			dp_arp_unlock(port);
+			rte_ether_addr_copy(
+				&mac, &rte_pktmbuf_mtod(m, struct rte_ether_hdr
+								*)->dst_addr);
+			dp_pace_xmit(port, m, now_tsc);
+			continue;
+		}
+		/* the queue's own lookup may have created the entry: then
+		 * the first request is still owed (m->hash.usr) */
+		if (rc == -EAGAIN && m->hash.usr == (uint32_t)-ENOENT)
+			rc = -ENOENT;
+		dp_arp_port_hold(port, m, dst_ip_be, rc, now_tsc);
+		dp_arp_unlock(port);
+	}
 }
 
 /*

@@ -770,7 +770,7 @@ err_free_all:
 	 * which must happen before their pools (ours, the pacer's gap
 	 * pool) go. */
 	rte_eth_dev_close(pid);
-	dp_tx_release(port);
+	dp_out_release(port);
 	dp_queues_free(port);
 	rte_ring_free(port->rx_ring);
 	rte_mempool_free(port->pool);
@@ -802,7 +802,7 @@ static void port_close(struct dp_port *port)
 
 	if (port == NULL)
 		return;
-	dp_tx_drain(port, dp_tsc());
+	dp_out_drain(port, dp_tsc());
 	for (i = 1; i < port->nb_queues; i++)
 		dp_port_flush_queue(port, i, dp_tsc());
 	/* af_packet: what the kernel left in the TX ring goes now */
@@ -817,7 +817,7 @@ static void port_close(struct dp_port *port)
 	port_intr_op(port->port_id, port->memif, INTR_OP_CLOSE);
 	if (port->memif_zc)
 		dp_memif_zc_release();
-	dp_tx_release(port);
+	dp_out_release(port);
 	dp_arp_port_release(port);
 	dp_queues_free(port);
 	while (rte_ring_sc_dequeue(port->rx_ring, (void **)&m) == 0)

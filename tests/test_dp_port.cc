@@ -181,9 +181,9 @@ TEST_F(DpPortTest, SendFlushUnlessThePortBatches)
 		dp_port_send_flush(port, dp_tsc());
 		dp_port_stats(port, &b);
 		EXPECT_EQ(a.tx_pkts + (batch ? 0 : 1), b.tx_pkts) << batch;
-		EXPECT_EQ(batch ? 1 : 0, port->nb_tx) << batch;
+		EXPECT_EQ(batch ? 1 : 0, port->txq[0].nb_tx) << batch;
 		dp_port_flush(port, dp_tsc()); /* the poll's flush */
-		EXPECT_EQ(0, port->nb_tx);
+		EXPECT_EQ(0, port->txq[0].nb_tx);
 		for (int i = 0; i < 1000; i++) {
 			dp_port_poll(port, dp_tsc());
 			if (unsigned int n = dp_port_recv(port, got, DP_BURST)) {

@@ -114,7 +114,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			break;
 		}
-		if (port->nb_hold > DP_ARP_HOLD || port->nb_tx > DP_BURST)
+		if (port->nb_hold > DP_ARP_HOLD || port->txq[0].nb_tx > DP_BURST)
 			abort();
 		fuzz_drain_nic();
 	}
