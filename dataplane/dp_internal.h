@@ -33,6 +33,7 @@ extern "C" {
 #define DP_ARP_MAX_ENTRIES (DP_ARP_SIZE / 4 * 3)
 #define DP_ARP_MAX_LIMIT (1u << 24)
 #define DP_ARP_HOLD 64	     /* packets held while resolving */
+#define DP_ARP_HOLD_DEST 16  /* of which for one destination */
 /* Room in front of an L4 payload for Ethernet + IPv4 + UDP headers. */
 #define DP_HDR_ROOM (RTE_ETHER_HDR_LEN + 20 + 8)
 
@@ -97,8 +98,32 @@ struct dp_arp_entry {
 	uint8_t state;		 /* enum dp_arp_state */
 	uint8_t tries;		 /* requests sent so far */
 	struct rte_ether_addr mac;
+	uint32_t seq;		 /* its record in an eviction fifo (0:
+				  * none, STATIC) */
 	uint64_t deadline_tsc;	 /* expiry (REACHABLE) or next retry */
-	uint64_t used_tsc;	 /* last lookup hit or learn: LRU order */
+	uint64_t used_tsc;	 /* last lookup hit or learn: second chance */
+};
+
+/* Eviction order of one class of entries: records in creation order; a
+ * record is live while its entry exists with the same seq. */
+struct dp_arp_rec {
+	uint32_t ip_be;
+	uint32_t seq;
+	uint64_t tsc;		 /* the entry's used_tsc when queued */
+};
+
+struct dp_arp_fifo {
+	struct dp_arp_rec *r;	 /* mask + 1 records */
+	uint32_t mask;
+	uint32_t head, tail;	 /* tail - head records queued */
+};
+
+/* Entry classes, in the order eviction takes them. */
+enum dp_arp_class {
+	DP_ARP_UNCONFIRMED = 0,	 /* learned from a request we did not ask
+				  * for, resolving, or a failed resolution */
+	DP_ARP_CONFIRMED,	 /* answered a request of ours */
+	DP_ARP_CLASSES,
 };
 
 struct dp_arp_table {
@@ -111,7 +136,12 @@ struct dp_arp_table {
 	uint64_t retry_tsc;	 /* between requests */
 	uint32_t max_tries;	 /* requests before giving up */
 	uint32_t nb_used;	 /* entries not FREE */
-	uint64_t evictions;	 /* LRU entries dropped for new ones */
+	uint64_t evictions;	 /* entries dropped for new ones */
+	uint64_t evictions_confirmed; /* of which CONFIRMED */
+	uint64_t learn_refused;	 /* unsolicited senders not learned: the
+				  * table held only confirmed entries */
+	uint32_t next_seq;	 /* for the next record (never 0) */
+	struct dp_arp_fifo fifo[DP_ARP_CLASSES];
 	bool incomplete_maybe;	 /* an INCOMPLETE entry may exist (set by
 				  * dp_arp_lookup, cleared by a dp_arp_tick
 				  * that found none): else tick skips its
@@ -128,22 +158,30 @@ void dp_arp_table_fini(struct dp_arp_table *t);
  * DP_ARP_MAX_LIMIT. */
 int dp_arp_table_set_max(struct dp_arp_table *t, uint32_t max_entries);
 /*
- * A full table (max_entries) makes room by evicting the least
- * recently used REACHABLE entry (a failed resolution counts as one);
- * STATIC and INCOMPLETE entries (packets may be held) are never evicted.
+ * A full table (max_entries) makes room by evicting, oldest first, an
+ * UNCONFIRMED entry (learned from a request nobody asked for, resolving,
+ * or failed), and only when there is none a CONFIRMED one; an entry used
+ * since it was queued gets a second chance.  A sender learned from an
+ * unsolicited request never evicts a CONFIRMED entry (it is not learned:
+ * learn_refused).  STATIC entries are never evicted.  Each eviction is
+ * O(1) amortised (records are queued once per use or class change).
  */
-/* @return 0 added; -ENOSPC every entry is static or resolving. */
+/* @return 0 added; -ENOSPC every entry is static. */
 int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 		      const struct rte_ether_addr *mac);
 /*
  * Look @ip_be up at @now_tsc.
  * @return 0 and *mac_p resolved; -EAGAIN resolution under way (hold the
  *         packet); -ENOENT an entry was just created or re-armed: send the
- *         first request now (then hold); -ENOSPC table full.
+ *         first request now (then hold); -ENOSPC every entry is
+ *         static.
  */
 int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 		  struct rte_ether_addr *mac_p);
-/* Learn @ip_be -> @mac from a request or reply; @return true if new.
+/* Learn @ip_be -> @mac from a request or reply: confirms a resolving
+ * entry (the answer to our request); a new sender stays unconfirmed and
+ * may evict only unconfirmed entries.  @return true if new or newly
+ * resolved; false refreshed, static, or not learned (learn_refused).
  * Whether a frame may teach us is dp_arp_port_input's decision. */
 bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 		  const struct rte_ether_addr *mac, uint64_t now_tsc);
