@@ -564,7 +564,7 @@ int dp_pace_xmit(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);
 /* Has the pacer work: a total or per-destination rate, frames queued, or
  * rate requests not yet applied?  false: a caller may bypass it entirely
- * (no dp_pace_enqueue/dp_pace_drain) until it turns true. */
+ * (no dp_pace_drain) until it turns true. */
 bool dp_pace_active(const struct dp_port *port);
 void dp_pace_release(struct dp_port *port);
 /* Link rate assumed when neither link= nor the driver gives one (deadline

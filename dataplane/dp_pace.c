@@ -5,6 +5,9 @@
  * Every port has a pacer, so the rate can change at run time; at rate 0
  * and with no per-destination rate, frames bypass it as long as nothing is
  * queued (order is kept: once a frame waits, later ones queue behind it).
+ * dp_pace_xmit is queue 0's transmit entry (output and ARP call it, as
+ * Linux's neighbour code calls dev_queue_xmit into the qdisc); released
+ * frames go into queue 0's TX object (dp_txq.c), which never calls back.
  *
  * Frames wait in per-destination flows (pacing/pace_fq.c, keyed by the
  * IPv4 destination; ARP and other frames share one unpaced flow): a frame

@@ -15,7 +15,7 @@
  *     0; everything after resolution leaves on its own queue);
  *   - the mempool (DPDK mempools are thread-safe).
  *
- * A queue's TX buffer takes frames from any thread (q->tx_lock: usrsctp
+ * A queue's TX buffer takes frames from any thread (port->txq[k].lock: usrsctp
  * sends a lane's SACKs and retransmissions from whichever thread runs its
  * timers); its RX side is polled by one thread at a time.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * test_dp_port.cc - a port's receive and transmit (dp_rx.c, dp_tx.c,
+ * test_dp_port.cc - a port's receive and transmit (dp_rx.c, dp_out.c,
  * dp_port.c): the zero-copy RX ring and mempool accounting, ring-full
  * drops, send errors, flush and held frames, two hot-plugged ports, and a
  * close while mbufs are still referenced.
