@@ -3,7 +3,7 @@
  * crc_copy_cost.c - crc-copy-cost: what one CRC32c pass and one copy cost
  * per byte of an SCTP packet, in TSC cycles, on this machine.
  *
- * The bulk path makes per packet one CRC32c pass on send (dp_tx_frame,
+ * The bulk path makes per packet one CRC32c pass on send (dp_out_frame,
  * ISA-L's crc32_iscsi: the default back-end without NIC offload) and one
  * on receive, and (before usrsctp-patches/0002) one more copy on send.
  * Packets of --size bytes (default: 8960, a full packet at MTU 9000, and

@@ -418,6 +418,10 @@ enum dp_drop {
 	DP_DROP_SCTP_CRC_ZERO,	/* checksum 0 on a port that verifies
 				 * every CRC: the peer runs crc=none
 				 * (logged once) */
+	DP_DROP_ARP_SENDER,	/* ARP sender 0.0.0.0, our own address, or
+				 * outside our subnet: never learned */
+	DP_DROP_HOLD_DEST_FULL,	/* ARP hold queue: DP_ARP_HOLD_DEST frames
+				 * already wait for this destination */
 	DP_DROP_MAX,
 };
 
@@ -429,6 +433,11 @@ struct dp_stats {
 	uint64_t tx_pkts, tx_bytes;	/* frames handed to the NIC */
 	uint64_t delivered;		/* packets enqueued on the rx ring */
 	uint64_t arp_rx, arp_tx;	/* ARP frames in/out */
+	/* neighbour cache (port-wide, queue 0): entries evicted for new
+	 * ones, of which confirmed (answered our request); senders of
+	 * unsolicited requests not learned because only confirmed entries
+	 * could have made room */
+	uint64_t arp_evictions, arp_evict_confirmed, arp_learn_refused;
 	uint64_t gap_frames;		/* pacer gap frames the NIC took */
 	uint64_t pace_drops;		/* frames dropped: pacer queue full
 					 * (pace_queue_us) */

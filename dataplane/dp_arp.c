@@ -2,22 +2,38 @@
 /*
  * dp_arp.c - ARP for the dataplane port: a neighbour cache, resolution with
  * retries and a timeout, replies to requests for our address, and the hold
- * queue for packets waiting on a resolution.
+ * queue for packets waiting on a resolution (queue 0's own, and those
+ * queues k > 0 hand over).  Like Linux's neighbour code it sits between
+ * output and transmit: dp_out.c asks it, and it sends down only, its own
+ * frames straight into queue 0's TX buffer (dp_txq.c, bypassing the pacer)
+ * and released held frames through the pacer (dp_pace_xmit).
  *
  * Cache: open addressing on the IPv4 address, linear probing, at most 3/4
  * of the slots used.  It starts at DP_ARP_SIZE slots and doubles (rehash)
  * when a new neighbour would fill more than that, up to max_entries
  * (DP_ARP_MAX_ENTRIES unless dp_arp_table_set_max raised it: a port takes
- * arp_max=); a table at max_entries evicts its least recently used
- * REACHABLE entry (a linear scan: only when a new neighbour arrives at a
- * full table); deletion shifts the following entries of the probe run
- * back, so probing needs no tombstones.  State machine per entry:
+ * arp_max=); deletion shifts the following entries of the probe run
+ * back, so probing needs no tombstones.
  *
- *   FREE --lookup--> INCOMPLETE --reply--> REACHABLE --ttl--> (re-armed)
+ * Eviction at max_entries: every entry but a STATIC one has one live
+ * record in the fifo of its class, UNCONFIRMED (learned from a request
+ * nobody asked for, resolving, or failed) or CONFIRMED (it answered a
+ * request of ours).  A new entry evicts the oldest UNCONFIRMED one first,
+ * a CONFIRMED one only when there is none, and a sender learned from an
+ * unsolicited request never evicts a CONFIRMED one: a flood of invented
+ * senders displaces itself, not the neighbours we talk to.  An entry used
+ * since it was queued goes to the tail once (second chance, CLOCK-like).
+ * Records of deleted or re-classed entries go stale (their seq no longer
+ * matches) and are skipped or compacted away, so each eviction costs O(1)
+ * amortised, never a scan of the slots.  State machine per entry:
+ *
+ *   FREE --lookup--> INCOMPLETE --reply--> REACHABLE (confirmed) --ttl-->
+ *                                                    (re-armed: INCOMPLETE)
+ *   FREE --request for our address--> REACHABLE (unconfirmed)
  *                        |  retry_tsc: request again, tries++
  *                        +--tries == max--> REACHABLE, expired, no MAC:
  *                                           held packets dropped
- *   REACHABLE --table full, least recently used--> FREE (evicted)
+ *   any but STATIC --table full, oldest of its class--> FREE (evicted)
  *   STATIC: configured, never expires, never overwritten or evicted.
  *
  * All time is TSC passed by the caller; the table itself is pure logic.
@@ -32,9 +48,37 @@
 
 #include "dp_internal.h"
 
+/* Room for twice @max_entries records: live ones never exceed
+ * max_entries, so a full fifo is half stale and a compaction frees at
+ * least half of it. */
+static int fifo_size(struct dp_arp_fifo *f, uint32_t max_entries)
+{
+	uint32_t n = 1;
+	struct dp_arp_rec *r;
+	uint32_t i, k = 0;
+
+	while (n < 2 * max_entries)
+		n <<= 1;
+	if (f->r != NULL && n <= f->mask + 1)
+		return 0;
+	r = calloc(n, sizeof(*r));
+	if (r == NULL)
+		return -ENOMEM;
+	for (i = f->head; i != f->tail; i++)
+		r[k++] = f->r[i & f->mask];
+	free(f->r);
+	f->r = r;
+	f->mask = n - 1;
+	f->head = 0;
+	f->tail = k;
+	return 0;
+}
+
 int dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
 		      uint64_t retry_tsc, uint32_t max_tries)
 {
+	unsigned int c;
+
 	memset(t, 0, sizeof(*t));
 	t->e = calloc(DP_ARP_SIZE, sizeof(*t->e));
 	if (t->e == NULL)
@@ -45,20 +89,38 @@ int dp_arp_table_init(struct dp_arp_table *t, uint64_t ttl_tsc,
 	t->ttl_tsc = ttl_tsc;
 	t->retry_tsc = retry_tsc;
 	t->max_tries = max_tries;
+	t->next_seq = 1;
+	for (c = 0; c < DP_ARP_CLASSES; c++) {
+		if (fifo_size(&t->fifo[c], t->max_entries) != 0) {
+			dp_arp_table_fini(t);
+			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
 void dp_arp_table_fini(struct dp_arp_table *t)
 {
+	unsigned int c;
+
 	free(t->e);
 	t->e = NULL;
 	t->nb_used = 0;
+	for (c = 0; c < DP_ARP_CLASSES; c++) {
+		free(t->fifo[c].r);
+		memset(&t->fifo[c], 0, sizeof(t->fifo[c]));
+	}
 }
 
 int dp_arp_table_set_max(struct dp_arp_table *t, uint32_t max_entries)
 {
+	unsigned int c;
+
 	if (max_entries < t->nb_used || max_entries > DP_ARP_MAX_LIMIT)
 		return -EINVAL;
+	for (c = 0; c < DP_ARP_CLASSES; c++)
+		if (fifo_size(&t->fifo[c], max_entries) != 0)
+			return -ENOMEM;
 	t->max_entries = max_entries;
 	return 0;
 }
@@ -132,32 +194,89 @@ static void delete_slot(struct dp_arp_table *t, uint32_t i)
 	t->nb_used--;
 }
 
-/* Evict the least recently used REACHABLE entry.  @return false when
- * every entry is STATIC or INCOMPLETE. */
-static bool evict_lru(struct dp_arp_table *t)
+static bool rec_live(struct dp_arp_table *t, const struct dp_arp_rec *r,
+		     struct dp_arp_entry **e_p)
 {
-	uint32_t i, victim = t->mask + 1;
-	uint64_t oldest = UINT64_MAX;
+	struct dp_arp_entry *e = probe(t, r->ip_be);
 
-	for (i = 0; i <= t->mask; i++) {
-		const struct dp_arp_entry *e = &t->e[i];
+	*e_p = e;
+	return e != NULL && e->state != DP_ARP_FREE && e->seq == r->seq;
+}
 
-		if (e->state == DP_ARP_REACHABLE && e->used_tsc <= oldest) {
-			oldest = e->used_tsc;
-			victim = i;
-		}
+/* Drop the stale records of a full fifo (amortised: at least half of a
+ * full fifo is stale, see fifo_size). */
+static void fifo_compact(struct dp_arp_table *t, struct dp_arp_fifo *f)
+{
+	struct dp_arp_entry *e;
+	uint32_t i, k = f->head;
+
+	for (i = f->head; i != f->tail; i++) {
+		struct dp_arp_rec r = f->r[i & f->mask];
+
+		if (rec_live(t, &r, &e))
+			f->r[k++ & f->mask] = r;
 	}
-	if (victim == t->mask + 1)
-		return false;
-	delete_slot(t, victim);
-	t->evictions++;
-	return true;
+	f->tail = k;
+}
+
+static void fifo_push(struct dp_arp_table *t, enum dp_arp_class c,
+		      const struct dp_arp_rec *r)
+{
+	struct dp_arp_fifo *f = &t->fifo[c];
+
+	if (f->tail - f->head > f->mask)
+		fifo_compact(t, f);
+	f->r[f->tail++ & f->mask] = *r;
+}
+
+/* Queue @e as a new member of class @c (its older record goes stale). */
+static void classify(struct dp_arp_table *t, struct dp_arp_entry *e,
+		     enum dp_arp_class c)
+{
+	struct dp_arp_rec r;
+
+	e->seq = t->next_seq++;
+	if (t->next_seq == 0)
+		t->next_seq = 1;
+	r.ip_be = e->ip_be;
+	r.seq = e->seq;
+	r.tsc = e->used_tsc;
+	fifo_push(t, c, &r);
+}
+
+/* Evict the oldest entry of class @c not used since it was queued (one
+ * used since gets a second chance at the tail).  @return false when the
+ * class is empty. */
+static bool evict_class(struct dp_arp_table *t, enum dp_arp_class c)
+{
+	struct dp_arp_fifo *f = &t->fifo[c];
+	struct dp_arp_entry *e;
+
+	while (f->head != f->tail) {
+		struct dp_arp_rec r = f->r[f->head++ & f->mask];
+
+		if (!rec_live(t, &r, &e))
+			continue;
+		if (e->used_tsc != r.tsc) {
+			r.tsc = e->used_tsc;
+			f->r[f->tail++ & f->mask] = r; /* the slot just freed */
+			continue;
+		}
+		delete_slot(t, (uint32_t)(e - t->e));
+		t->evictions++;
+		if (c == DP_ARP_CONFIRMED)
+			t->evictions_confirmed++;
+		return true;
+	}
+	return false;
 }
 
 /* The slot for @ip_be: its entry, or a free slot (growing the table when
- * it is 3/4 full, evicting at max_entries or when it cannot grow).  NULL
- * when nothing can be evicted. */
-static struct dp_arp_entry *slot_for(struct dp_arp_table *t, uint32_t ip_be)
+ * it is 3/4 full, evicting at max_entries or when it cannot grow; only an
+ * UNCONFIRMED entry unless @may_evict_confirmed).  NULL when nothing can
+ * be evicted. */
+static struct dp_arp_entry *slot_for(struct dp_arp_table *t, uint32_t ip_be,
+				     bool may_evict_confirmed)
 {
 	struct dp_arp_entry *e = probe(t, ip_be);
 
@@ -165,7 +284,9 @@ static struct dp_arp_entry *slot_for(struct dp_arp_table *t, uint32_t ip_be)
 		return e;
 	if (t->nb_used >= t->max_entries ||
 	    (t->nb_used >= (t->mask + 1) / 4 * 3 && grow(t) != 0)) {
-		if (!evict_lru(t))
+		if (!evict_class(t, DP_ARP_UNCONFIRMED) &&
+		    (!may_evict_confirmed ||
+		     !evict_class(t, DP_ARP_CONFIRMED)))
 			return NULL;
 	}
 	return probe(t, ip_be); /* a shift or a rehash moved the hole */
@@ -181,7 +302,7 @@ struct dp_arp_entry *dp_arp_find(struct dp_arp_table *t, uint32_t ip_be)
 int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 		      const struct rte_ether_addr *mac)
 {
-	struct dp_arp_entry *e = slot_for(t, ip_be);
+	struct dp_arp_entry *e = slot_for(t, ip_be, true);
 
 	if (e == NULL)
 		return -ENOSPC;
@@ -189,6 +310,7 @@ int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 		t->nb_used++;
 	e->ip_be = ip_be;
 	e->state = DP_ARP_STATIC;
+	e->seq = 0; /* no record: never evicted */
 	e->mac = *mac;
 	return 0;
 }
@@ -196,7 +318,7 @@ int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 		  struct rte_ether_addr *mac_p)
 {
-	struct dp_arp_entry *e = slot_for(t, ip_be);
+	struct dp_arp_entry *e = slot_for(t, ip_be, true);
 
 	if (e == NULL)
 		return -ENOSPC;
@@ -223,19 +345,24 @@ int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 	e->used_tsc = now_tsc;
 	e->tries = 1;
 	e->deadline_tsc = now_tsc + t->retry_tsc;
+	classify(t, e, DP_ARP_UNCONFIRMED);
 	return -ENOENT;
 }
 
 bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 		  const struct rte_ether_addr *mac, uint64_t now_tsc)
 {
-	struct dp_arp_entry *e = slot_for(t, ip_be);
-	bool fresh;
+	struct dp_arp_entry *e = slot_for(t, ip_be, false);
+	uint8_t was;
 
-	if (e == NULL || e->state == DP_ARP_STATIC)
+	if (e == NULL) {
+		t->learn_refused++;
 		return false;
-	fresh = e->state != DP_ARP_REACHABLE;
-	if (e->state == DP_ARP_FREE)
+	}
+	if (e->state == DP_ARP_STATIC)
+		return false;
+	was = e->state;
+	if (was == DP_ARP_FREE)
 		t->nb_used++;
 	e->ip_be = ip_be;
 	e->state = DP_ARP_REACHABLE;
@@ -243,7 +370,13 @@ bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 	e->tries = 0;
 	e->deadline_tsc = now_tsc + t->ttl_tsc;
 	e->used_tsc = now_tsc;
-	return fresh;
+	/* the answer to our own request confirms; a sender we never asked
+	 * stays unconfirmed (a refresh keeps the class it has) */
+	if (was == DP_ARP_INCOMPLETE)
+		classify(t, e, DP_ARP_CONFIRMED);
+	else if (was == DP_ARP_FREE)
+		classify(t, e, DP_ARP_UNCONFIRMED);
+	return was != DP_ARP_REACHABLE;
 }
 
 unsigned int dp_arp_tick(struct dp_arp_table *t, uint64_t now_tsc,
@@ -357,7 +490,7 @@ static void send_arp(struct dp_port *port, uint16_t op,
 	/* ARP bypasses the pacer: it is tiny and rare.  Under TX
 	 * back-pressure it is dropped and counted (DP_DROP_TX_FULL) like any
 	 * frame: requests are retried, a peer asks again. */
-	if (dp_tx_push(port, m, now_tsc) == 0)
+	if (dp_txq_push(port, &port->txq[0], m, now_tsc) == 0)
 		port->st.arp_tx++;
 }
 
@@ -388,9 +521,72 @@ static void release_held(struct dp_port *port, uint32_t ip_be,
 		rte_ether_addr_copy(
 			mac, &rte_pktmbuf_mtod(h->m, struct rte_ether_hdr *)
 				      ->dst_addr);
-		dp_tx_enqueue(port, h->m, now_tsc);
+		dp_pace_xmit(port, h->m, now_tsc);
 	}
 	port->nb_hold = kept;
+}
+
+int dp_arp_port_hold(struct dp_port *port, struct rte_mbuf *m,
+		     uint32_t dst_ip_be, int arp_rc, uint64_t now_tsc)
+{
+	uint32_t i, same = 0;
+
+	if (arp_rc == -ENOENT)
+		dp_arp_port_request(port, dst_ip_be, now_tsc);
+	if (port->nb_hold == DP_ARP_HOLD || arp_rc == -ENOSPC) {
+		port->st.drops[DP_DROP_HOLD_FULL]++;
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	/* one destination that never answers must not take the whole
+	 * queue from the others */
+	for (i = 0; i < port->nb_hold; i++)
+		same += port->hold[i].ip_be == dst_ip_be;
+	if (same >= DP_ARP_HOLD_DEST) {
+		port->st.drops[DP_DROP_HOLD_DEST_FULL]++;
+		rte_pktmbuf_free(m);
+		return -ENOBUFS;
+	}
+	port->hold[port->nb_hold].m = m;
+	port->hold[port->nb_hold].ip_be = dst_ip_be;
+	port->nb_hold++;
+	return 0;
+}
+
+void dp_arp_port_handoff(struct dp_port *port, uint64_t now_tsc)
+{
+	struct rte_mbuf *pkts[DP_BURST];
+	struct rte_ether_addr mac;
+	unsigned int n, i;
+	uint32_t dst_ip_be;
+	int rc;
+
+	n = rte_ring_sc_dequeue_burst(port->handoff, (void **)pkts, DP_BURST,
+				      NULL);
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		/* framed: the IPv4 destination is in the header */
+		memcpy(&dst_ip_be, rte_pktmbuf_mtod_offset(m, uint8_t *,
+							   RTE_ETHER_HDR_LEN +
+								   16), 4);
+		dp_arp_lock(port);
+		rc = dp_arp_lookup(&port->arp, dst_ip_be, now_tsc, &mac);
+		if (rc == 0) {
+			dp_arp_unlock(port);
+			rte_ether_addr_copy(
+				&mac, &rte_pktmbuf_mtod(m, struct rte_ether_hdr
+								*)->dst_addr);
+			dp_pace_xmit(port, m, now_tsc);
+			continue;
+		}
+		/* the queue's own lookup may have created the entry: then
+		 * the first request is still owed (m->hash.usr) */
+		if (rc == -EAGAIN && m->hash.usr == (uint32_t)-ENOENT)
+			rc = -ENOENT;
+		dp_arp_port_hold(port, m, dst_ip_be, rc, now_tsc);
+		dp_arp_unlock(port);
+	}
 }
 
 /*
@@ -417,6 +613,19 @@ static bool arp_trusted(struct dp_port *port, const struct rte_mbuf *m,
 	return e != NULL && e->state == DP_ARP_INCOMPLETE;
 }
 
+/*
+ * Whether @sip may be a neighbour at all: not 0.0.0.0 (an RFC 5227 probe,
+ * or the empty key), not our own address (a conflict or a spoof: we would
+ * send our own traffic to it), and inside our subnet (we never send to an
+ * address outside it, dp_out_frame).  Anything else would only fill the
+ * cache.
+ */
+static bool sender_valid(const struct dp_port *port, uint32_t sip)
+{
+	return sip != 0 && sip != port->fctx.ip_be &&
+	       ((sip ^ port->fctx.ip_be) & port->net_mask_be) == 0;
+}
+
 void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
 		       uint64_t now_tsc)
 {
@@ -429,6 +638,11 @@ void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
 	    dp_arp_parse(rte_pktmbuf_mtod(m, const uint8_t *),
 			 rte_pktmbuf_data_len(m), &op, &sha, &sip, &tip) != 0) {
 		port->st.drops[DP_DROP_ARP]++;
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (!sender_valid(port, sip)) {
+		port->st.drops[DP_DROP_ARP_SENDER]++;
 		rte_pktmbuf_free(m);
 		return;
 	}
@@ -463,10 +677,33 @@ static void tick_event(void *arg, uint32_t ip_be, enum dp_arp_event ev)
 		release_held(port, ip_be, NULL, port->arp_tick_tsc);
 }
 
+/* Drop held packets whose entry is no longer resolving (evicted for a
+ * new neighbour): nothing would ever release them. */
+static void drop_orphans(struct dp_port *port)
+{
+	uint32_t i, kept = 0;
+
+	for (i = 0; i < port->nb_hold; i++) {
+		struct dp_hold *h = &port->hold[i];
+		const struct dp_arp_entry *e = dp_arp_find(&port->arp,
+							   h->ip_be);
+
+		if (e != NULL && e->state == DP_ARP_INCOMPLETE) {
+			port->hold[kept++] = *h;
+			continue;
+		}
+		port->st.drops[DP_DROP_ARP_TIMEOUT]++;
+		rte_pktmbuf_free(h->m);
+	}
+	port->nb_hold = kept;
+}
+
 void dp_arp_port_tick(struct dp_port *port, uint64_t now_tsc)
 {
 	port->arp_tick_tsc = now_tsc;
 	dp_arp_tick(&port->arp, now_tsc, tick_event, port);
+	if (port->nb_hold != 0)
+		drop_orphans(port);
 }
 
 void dp_arp_port_release(struct dp_port *port)

@@ -45,11 +45,6 @@ struct bye_msg {
 	uint8_t kind;
 } __rte_packed;
 
-bool dp_devargs_is_memif(const char *devargs)
-{
-	return strncmp(devargs, "net_memif", 9) == 0;
-}
-
 static bool link_up(const struct dp_port *port)
 {
 	struct rte_eth_link link;

@@ -431,6 +431,11 @@ static int apply(void *arg, const char *key, const char *val)
 	return -EINVAL;
 }
 
+bool dp_devargs_is_memif(const char *devargs)
+{
+	return strncmp(devargs, "net_memif", 9) == 0;
+}
+
 /* The value of devargs key @key (up to the next comma) in @val. */
 static bool devargs_value(const char *devargs, const char *key, char *val,
 			  size_t len)

@@ -10,7 +10,7 @@
  * a lock or a barrier, then read the rings and copy into or out of the
  * regions: a burst that passed the check just before the peer died runs
  * on unmapped memory (a SIGSEGV of the surviving process in eth_memif_tx
- * under dp_tx_burst_now; test vanish-stress, docs/BENCHMARKS.md
+ * under dp_txq_burst; test vanish-stress, docs/BENCHMARKS.md
  * "Robustness").  memif's own cc_lock does not cover the unmap, and memif
  * raises no link-state event to hook.
  *

@@ -66,8 +66,8 @@ static bool idle_can_block(const struct dp_idle *idle, struct pollfd *fds,
 	for (i = 0; i < idle->nb_ports; i++) {
 		const struct dp_port *p = idle->ports[i];
 
-		if (p->nb_afp_socks == 0 || p->nb_tx != 0 ||
-		    p->nb_held != 0 || p->afp_kick_tsc != 0 ||
+		if (p->nb_afp_socks == 0 || p->txq[0].nb_tx != 0 ||
+		    p->txq[0].nb_held != 0 || p->afp_kick_tsc != 0 ||
 		    __atomic_load_n(&p->pace_busy, __ATOMIC_RELAXED) != 0)
 			return false;
 		for (k = 0; k < p->nb_afp_socks; k++) {

@@ -33,6 +33,7 @@ extern "C" {
 #define DP_ARP_MAX_ENTRIES (DP_ARP_SIZE / 4 * 3)
 #define DP_ARP_MAX_LIMIT (1u << 24)
 #define DP_ARP_HOLD 64	     /* packets held while resolving */
+#define DP_ARP_HOLD_DEST 16  /* of which for one destination */
 /* Room in front of an L4 payload for Ethernet + IPv4 + UDP headers. */
 #define DP_HDR_ROOM (RTE_ETHER_HDR_LEN + 20 + 8)
 
@@ -97,8 +98,32 @@ struct dp_arp_entry {
 	uint8_t state;		 /* enum dp_arp_state */
 	uint8_t tries;		 /* requests sent so far */
 	struct rte_ether_addr mac;
+	uint32_t seq;		 /* its record in an eviction fifo (0:
+				  * none, STATIC) */
 	uint64_t deadline_tsc;	 /* expiry (REACHABLE) or next retry */
-	uint64_t used_tsc;	 /* last lookup hit or learn: LRU order */
+	uint64_t used_tsc;	 /* last lookup hit or learn: second chance */
+};
+
+/* Eviction order of one class of entries: records in creation order; a
+ * record is live while its entry exists with the same seq. */
+struct dp_arp_rec {
+	uint32_t ip_be;
+	uint32_t seq;
+	uint64_t tsc;		 /* the entry's used_tsc when queued */
+};
+
+struct dp_arp_fifo {
+	struct dp_arp_rec *r;	 /* mask + 1 records */
+	uint32_t mask;
+	uint32_t head, tail;	 /* tail - head records queued */
+};
+
+/* Entry classes, in the order eviction takes them. */
+enum dp_arp_class {
+	DP_ARP_UNCONFIRMED = 0,	 /* learned from a request we did not ask
+				  * for, resolving, or a failed resolution */
+	DP_ARP_CONFIRMED,	 /* answered a request of ours */
+	DP_ARP_CLASSES,
 };
 
 struct dp_arp_table {
@@ -111,7 +136,12 @@ struct dp_arp_table {
 	uint64_t retry_tsc;	 /* between requests */
 	uint32_t max_tries;	 /* requests before giving up */
 	uint32_t nb_used;	 /* entries not FREE */
-	uint64_t evictions;	 /* LRU entries dropped for new ones */
+	uint64_t evictions;	 /* entries dropped for new ones */
+	uint64_t evictions_confirmed; /* of which CONFIRMED */
+	uint64_t learn_refused;	 /* unsolicited senders not learned: the
+				  * table held only confirmed entries */
+	uint32_t next_seq;	 /* for the next record (never 0) */
+	struct dp_arp_fifo fifo[DP_ARP_CLASSES];
 	bool incomplete_maybe;	 /* an INCOMPLETE entry may exist (set by
 				  * dp_arp_lookup, cleared by a dp_arp_tick
 				  * that found none): else tick skips its
@@ -128,22 +158,30 @@ void dp_arp_table_fini(struct dp_arp_table *t);
  * DP_ARP_MAX_LIMIT. */
 int dp_arp_table_set_max(struct dp_arp_table *t, uint32_t max_entries);
 /*
- * A full table (max_entries) makes room by evicting the least
- * recently used REACHABLE entry (a failed resolution counts as one);
- * STATIC and INCOMPLETE entries (packets may be held) are never evicted.
+ * A full table (max_entries) makes room by evicting, oldest first, an
+ * UNCONFIRMED entry (learned from a request nobody asked for, resolving,
+ * or failed), and only when there is none a CONFIRMED one; an entry used
+ * since it was queued gets a second chance.  A sender learned from an
+ * unsolicited request never evicts a CONFIRMED entry (it is not learned:
+ * learn_refused).  STATIC entries are never evicted.  Each eviction is
+ * O(1) amortised (records are queued once per use or class change).
  */
-/* @return 0 added; -ENOSPC every entry is static or resolving. */
+/* @return 0 added; -ENOSPC every entry is static. */
 int dp_arp_add_static(struct dp_arp_table *t, uint32_t ip_be,
 		      const struct rte_ether_addr *mac);
 /*
  * Look @ip_be up at @now_tsc.
  * @return 0 and *mac_p resolved; -EAGAIN resolution under way (hold the
  *         packet); -ENOENT an entry was just created or re-armed: send the
- *         first request now (then hold); -ENOSPC table full.
+ *         first request now (then hold); -ENOSPC every entry is
+ *         static.
  */
 int dp_arp_lookup(struct dp_arp_table *t, uint32_t ip_be, uint64_t now_tsc,
 		  struct rte_ether_addr *mac_p);
-/* Learn @ip_be -> @mac from a request or reply; @return true if new.
+/* Learn @ip_be -> @mac from a request or reply: confirms a resolving
+ * entry (the answer to our request); a new sender stays unconfirmed and
+ * may evict only unconfirmed entries.  @return true if new or newly
+ * resolved; false refreshed, static, or not learned (learn_refused).
  * Whether a frame may teach us is dp_arp_port_input's decision. */
 bool dp_arp_learn(struct dp_arp_table *t, uint32_t ip_be,
 		  const struct rte_ether_addr *mac, uint64_t now_tsc);
@@ -170,7 +208,7 @@ int dp_arp_parse(const uint8_t *frame, uint32_t len, uint16_t *op_p,
 		 struct rte_ether_addr *sha_p, uint32_t *sip_be_p,
 		 uint32_t *tip_be_p);
 
-/* ---- the port (dp_port.c, dp_rx.c, dp_tx.c) ---- */
+/* ---- the port (dp_port.c, dp_rx.c, dp_out.c, dp_txq.c) ---- */
 
 struct dp_hold {
 	struct rte_mbuf *m;	/* framed except for the destination MAC */
@@ -182,17 +220,37 @@ struct dp_drop_state {
 	uint32_t next;	/* next list entry to match */
 };
 
+/*
+ * One TX queue of the port (dp_txq.c): the burst buffer in front of the
+ * driver's TX queue @id, l2fwd's rte_eth_tx_buffer.  Every queue has one,
+ * port->txq[k]; output (dp_out.c), ARP (dp_arp.c) and the pacer
+ * (dp_pace.c) put framed frames into it, and only dp_txq.c hands them to
+ * the PMD.  Queue 0's is touched by its owning thread only; queue k > 0's
+ * takes frames from any thread under @lock (usrsctp sends a lane's SACKs
+ * and retransmissions from whichever thread runs its timers).
+ */
+struct dp_txq {
+	uint16_t id;			/* the ethdev TX queue */
+	uint16_t nb_tx;			/* frames in buf */
+	/* frames that ride at the tail of the next burst carrying anything
+	 * else (dp_port_send_held, queue 0 only), or leave when the layer
+	 * above releases them (dp_port_release_held) */
+	uint16_t nb_held;
+	uint64_t deadline_tsc;		/* drain buf by then */
+	struct dp_stats *st;		/* the queue's counters */
+	/* queue k > 0: its count of threads inside a burst (dp_bye.c waits
+	 * for 0); NULL on queue 0, whose thread runs the handshake itself */
+	uint32_t *in_burst;
+	rte_spinlock_t lock;		/* queue k > 0: senders of any thread */
+	struct rte_mbuf *buf[DP_BURST];
+	struct rte_mbuf *held[DP_BURST];
+} __rte_cache_aligned;
+
 /* Queue k > 0 of a port with queues=N (dp_queue.c): its own RX burst,
- * rx ring, TX buffer and counters.  Polled by one thread at a time; its
- * TX buffer takes frames from any thread (tx_lock). */
+ * rx ring and counters (its TX queue is port->txq[k]).  Polled by one
+ * thread at a time. */
 struct dp_queue {
 	uint16_t id;
-	uint16_t nb_tx;			/* frames in tx_buf */
-	/* tx_buf's: usrsctp sends a lane's packets (SACKs from its timers,
-	 * retransmissions) from whichever thread runs it */
-	rte_spinlock_t tx_lock;
-	uint64_t tx_deadline_tsc;	/* drain tx_buf by then */
-	struct rte_mbuf *tx_buf[DP_BURST];
 	struct rte_ring *rx_ring;	/* SPSC: poll -> recv */
 	struct dp_stats st;
 	/* threads inside a burst of this queue (dp_bye.c waits for 0
@@ -218,16 +276,10 @@ struct dp_port {
 	enum dp_crc_backend crc;	/* resolved, never AUTO */
 	bool crc_zero_logged;		/* DP_DROP_SCTP_CRC_ZERO explained
 					 * (once per port, any queue) */
-	uint16_t nb_tx;			/* frames in tx_buf */
 	uint16_t ip_id;
-	uint64_t tx_deadline_tsc;	/* drain tx_buf by then */
-	uint64_t tx_drain_tsc;		/* drain interval */
-	struct rte_mbuf *tx_buf[DP_BURST];
-	/* dp_port_send_held: framed frames (SACKs) that ride at the tail of
-	 * the next burst carrying anything else, or leave when the layer
-	 * above releases them (dp_port_release_held) */
-	uint16_t nb_held;
-	struct rte_mbuf *held[DP_BURST];
+	uint64_t tx_drain_tsc;		/* drain interval of every txq */
+	/* nb_queues TX queues (dp_txq.c); txq[0] is queue 0's */
+	struct dp_txq *txq;
 	struct rte_ring *rx_ring;	/* SPSC: poll -> dp_port_recv */
 	struct rte_mempool *pool;
 	/* mbufs without data room, for external buffers
@@ -349,7 +401,7 @@ static inline void dp_gate_leave(const struct dp_port *port)
 
 /* dp_bye.c: the memif close handshake */
 #define DP_BYE_ETHERTYPE 0x88b5	/* IEEE 802 local experimental 1 */
-/* @devargs name a memif vdev (net_memif...). */
+/* dp_config.c: @devargs name a memif vdev (net_memif...). */
 bool dp_devargs_is_memif(const char *devargs);
 
 /* @devargs name a memif vdev with zero-copy=yes (DPDK's zero-copy
@@ -390,6 +442,32 @@ void dp_bye_leave(struct dp_port *port);
 static inline bool dp_rings_off(const struct dp_port *port)
 {
 	return __atomic_load_n(&port->rings_off, __ATOMIC_RELAXED) != 0;
+}
+
+/*
+ * A burst of a queue only while the rings are on.  Queue 0 (@in_burst
+ * NULL) runs the close handshake on its own thread and only checks; a
+ * thread bursting on queue k > 0 counts itself in, then checks; dp_bye.c
+ * sets rings_off, then waits for every count to reach 0 before it lets a
+ * leaving memif peer go (both sequentially consistent: one of the two
+ * sees the other).  @return false: skip the burst.
+ */
+static inline bool dp_rings_enter(const struct dp_port *port,
+				  uint32_t *in_burst)
+{
+	if (in_burst == NULL)
+		return !dp_rings_off(port);
+	__atomic_add_fetch(in_burst, 1, __ATOMIC_SEQ_CST);
+	if (likely(__atomic_load_n(&port->rings_off, __ATOMIC_SEQ_CST) == 0))
+		return true;
+	__atomic_sub_fetch(in_burst, 1, __ATOMIC_RELEASE);
+	return false;
+}
+
+static inline void dp_rings_leave(uint32_t *in_burst)
+{
+	if (in_burst != NULL)
+		__atomic_sub_fetch(in_burst, 1, __ATOMIC_RELEASE);
 }
 
 static inline void dp_arp_lock(struct dp_port *port)
@@ -435,25 +513,58 @@ static inline bool dp_drop_active(const struct dp_drop_spec *sp)
 	return sp->every != 0 || sp->nb != 0;
 }
 
-/* dp_tx.c */
-/* Into tx_buf, bypassing the pacer; @return 0 or -ENOBUFS (dropped and
- * counted as DP_DROP_TX_FULL: the buffer is held full by back-pressure). */
-int dp_tx_push(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
-/* Through the pacer (when the port has one) into tx_buf.  @return 0, or
- * -ENOBUFS dropped and counted (pace_drops, or drop_tx_full unpaced). */
-int dp_tx_enqueue(struct dp_port *port, struct rte_mbuf *m,
-		  uint64_t now_tsc);
-void dp_tx_drain(struct dp_port *port, uint64_t now_tsc);
-void dp_tx_release(struct dp_port *port);
-/* dp_pace.c: the port's pacer (frames wait in pace_fifo) */
-/* @return 0; -ENOBUFS queue full (caller frees and counts pace_drops);
- * -EAGAIN bypassed to tx_buf, which dropped and counted it (freed). */
-int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
-		    uint64_t now_tsc);
+/*
+ * Transmit path, top to bottom; each file calls only the ones below it:
+ *
+ *   dp_out.c   IPv4 output: framing, CRC, neighbour lookup, queue choice
+ *   dp_arp.c   neighbour resolution, hold queue, ARP frames
+ *   dp_pace.c  the pacer (queue 0): dp_pace_xmit is its entry
+ *   dp_txq.c   per-queue burst buffer -> rte_eth_tx_burst
+ */
+
+/* ---- dp_txq.c: one TX queue (struct dp_txq) ---- */
+void dp_txq_init(struct dp_txq *txq, uint16_t id, struct dp_stats *st,
+		 uint32_t *in_burst);
+/* Free every buffered and held frame (the queue stays usable). */
+void dp_txq_free(struct dp_txq *txq);
+/* Hand the buffer to the NIC; what it does not take stays, in order. */
+void dp_txq_burst(struct dp_port *port, struct dp_txq *txq);
+/* Room for @n more frames in the buffer (after trying the NIC). */
+bool dp_txq_room(struct dp_port *port, struct dp_txq *txq, uint16_t n);
+/* Put a framed frame into the buffer, bypassing any pacer (the caller
+ * holds txq->lock on queues k > 0).  @return 0, or -ENOBUFS dropped and
+ * counted as DP_DROP_TX_FULL (the NIC has taken nothing for a whole
+ * burst). */
+int dp_txq_push(struct dp_port *port, struct dp_txq *txq, struct rte_mbuf *m,
+		uint64_t now_tsc);
+/* Move the held frames into the buffer, in order. */
+void dp_txq_release_held(struct dp_port *port, struct dp_txq *txq,
+			 uint64_t now_tsc);
+
+/* Keep a framed @m for the tail of the next burst (nb_held < DP_BURST). */
+static inline void dp_txq_hold(struct dp_txq *txq, struct rte_mbuf *m)
+{
+	txq->held[txq->nb_held++] = m;
+	txq->st->tx_held++;
+}
+
+/* Burst when the buffer's drain deadline has passed. */
+static inline void dp_txq_drain(struct dp_port *port, struct dp_txq *txq,
+				uint64_t now_tsc)
+{
+	if (txq->nb_tx != 0 && (int64_t)(now_tsc - txq->deadline_tsc) >= 0)
+		dp_txq_burst(port, txq);
+}
+
+/* ---- dp_pace.c: the port's pacer (frames wait in its flows) ---- */
+/* Queue 0's transmit entry: through the pacer (when it has work) into
+ * txq[0].  @return 0, or -ENOBUFS dropped and counted (pace_drops, or
+ * drop_tx_full unpaced). */
+int dp_pace_xmit(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc);
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc);
 /* Has the pacer work: a total or per-destination rate, frames queued, or
  * rate requests not yet applied?  false: a caller may bypass it entirely
- * (no dp_pace_enqueue/dp_pace_drain) until it turns true. */
+ * (no dp_pace_drain) until it turns true. */
 bool dp_pace_active(const struct dp_port *port);
 void dp_pace_release(struct dp_port *port);
 /* Link rate assumed when neither link= nor the driver gives one (deadline
@@ -473,31 +584,43 @@ int dp_pace_choose(const struct dp_config *cfg, uint32_t speed_mbps,
 const char *dp_pace_gap_blocked(const char *driver, uint32_t probe_sent,
 				uint64_t probe_left, bool counters);
 void dp_pace_stats(const struct dp_port *port, struct dp_stats *st);
-void dp_tx_burst_now(struct dp_port *port);
-bool dp_tx_room(struct dp_port *port, uint16_t n);
 int dp_tx_pace_setup(struct dp_port *port, uint32_t speed_mbps);
-/* dp_arp.c: port-level ARP (send requests, release held packets) */
+
+/* ---- dp_arp.c: port-level ARP (requests, replies, held packets) ---- */
 void dp_arp_port_input(struct dp_port *port, struct rte_mbuf *m,
 		       uint64_t now_tsc);
 void dp_arp_port_tick(struct dp_port *port, uint64_t now_tsc);
 void dp_arp_port_request(struct dp_port *port, uint32_t ip_be,
 			 uint64_t now_tsc);
 void dp_arp_port_release(struct dp_port *port);
+/* Hold a framed @m until @dst_ip_be resolves (queue 0, arp_lock held);
+ * @arp_rc is dp_arp_lookup's.  @return 0 or -ENOBUFS (dropped, counted
+ * as DP_DROP_HOLD_FULL). */
+int dp_arp_port_hold(struct dp_port *port, struct rte_mbuf *m,
+		     uint32_t dst_ip_be, int arp_rc, uint64_t now_tsc);
+/* Queue 0's poll: send or hold what queues k > 0 handed over. */
+void dp_arp_port_handoff(struct dp_port *port, uint64_t now_tsc);
+
+/* ---- dp_out.c: IPv4 output ---- */
+/* Frame @m for @dst_ip_be (CRC, headers, destination MAC when known).
+ * @return 0 framed, *arp_rc_p the ARP lookup's result; 1 the drop= hook
+ * took it (return 0 to the caller); < 0 error, freed. */
+int dp_out_frame(struct dp_port *port, struct dp_stats *st, bool q0,
+		 uint32_t dst_ip_be, uint8_t proto, struct rte_mbuf *m,
+		 uint64_t now_tsc, int *arp_rc_p);
+/* The transmit work of queue 0's poll: pacer releases, the drain
+ * deadline, af_packet kicks. */
+void dp_out_drain(struct dp_port *port, uint64_t now_tsc);
+/* Queue k > 0's poll: its drain deadline. */
+void dp_out_drain_queue(struct dp_port *port, uint16_t qid, uint64_t now_tsc);
+/* Free every frame waiting to be sent, and the pacer. */
+void dp_out_release(struct dp_port *port);
+
 /* dp_rx.c: classify one received frame of queue @q (stats @st, ring
  * @ring); queue 0 also handles ARP and the drop= hook. */
 void dp_rx_one(struct dp_port *port, struct dp_stats *st,
 	       struct rte_ring *ring, bool q0, struct rte_mbuf *m,
 	       uint64_t now_tsc);
-/* dp_tx.c: frame @m for @dst_ip_be (CRC, headers, destination MAC when
- * known).  @return 0 framed, *arp_rc_p the ARP lookup's result; 1 the
- * drop= hook took it (return 0 to the caller); < 0 error, freed. */
-int dp_tx_frame(struct dp_port *port, struct dp_stats *st, bool q0,
-		uint32_t dst_ip_be, uint8_t proto, struct rte_mbuf *m,
-		uint64_t now_tsc, int *arp_rc_p);
-/* dp_tx.c: hold a framed @m until @dst_ip_be resolves (queue 0, arp_lock
- * held); @arp_rc is dp_arp_lookup's.  @return 0 or -ENOBUFS. */
-int dp_tx_hold(struct dp_port *port, struct rte_mbuf *m, uint32_t dst_ip_be,
-	       int arp_rc, uint64_t now_tsc);
 /* dp_queue.c: queue setup/teardown within dp_port_open/close */
 int dp_queues_check(const struct dp_port *port, const struct dp_config *cfg,
 		    const char *driver, uint16_t max_rxq, uint16_t max_txq);
@@ -505,8 +628,6 @@ int dp_queues_create(struct dp_port *port, int socket);
 int dp_queues_setup(struct dp_port *port, uint16_t nb_rxd, uint16_t nb_txd,
 		    int socket);
 void dp_queues_free(struct dp_port *port);
-/* Send what queues k > 0 handed over (queue 0's poll). */
-void dp_queues_handoff(struct dp_port *port, uint64_t now_tsc);
 
 /* dp_netns.c: enter the port's namespace around control operations */
 int dp_netns_enter(const char *name, int *saved_fd_p);

@@ -5,6 +5,9 @@
  * Every port has a pacer, so the rate can change at run time; at rate 0
  * and with no per-destination rate, frames bypass it as long as nothing is
  * queued (order is kept: once a frame waits, later ones queue behind it).
+ * dp_pace_xmit is queue 0's transmit entry (output and ARP call it, as
+ * Linux's neighbour code calls dev_queue_xmit into the qdisc); released
+ * frames go into queue 0's TX object (dp_txq.c), which never calls back.
  *
  * Frames wait in per-destination flows (pacing/pace_fq.c, keyed by the
  * IPv4 destination; ARP and other frames share one unpaced flow): a frame
@@ -416,8 +419,11 @@ static void apply_dest_reqs(struct dp_pacer *p)
 	}
 }
 
-int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
-		    uint64_t now_tsc)
+/* @return 0; -ENOBUFS queue full (the caller frees and counts
+ * pace_drops); -EAGAIN bypassed to the TX buffer, which dropped and
+ * counted it (freed). */
+static int pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
+			uint64_t now_tsc)
 {
 	struct dp_pacer *p = port->pacer;
 	uint32_t dest;
@@ -432,7 +438,9 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 		set_limit(port, p);
 	if (p->q.rate_bps == 0 && pace_fq_frames(p->fq) == 0 &&
 	    !pace_fq_paced(p->fq))
-		return dp_tx_push(port, m, now_tsc) == 0 ? 0 : -EAGAIN;
+		return dp_txq_push(port, &port->txq[0], m, now_tsc) == 0
+			       ? 0
+			       : -EAGAIN;
 	dest = frame_dest(port, m);
 	/* control frames do not count against pace_queue_us: a SACK dropped
 	 * because our own data filled the queue costs the peer an RTO */
@@ -456,14 +464,15 @@ int dp_pace_enqueue(struct dp_port *port, struct rte_mbuf *m,
 static void send_gap(struct dp_port *port, struct dp_pacer *p,
 		     uint64_t now_tsc)
 {
+	struct dp_txq *txq = &port->txq[0];
 	struct rte_mbuf *g[DP_BURST];
 	uint16_t sizes[DP_BURST];
 	uint16_t i, n, room;
 
 	while (p->q.gap_debt_bytes >= PACE_GAP_MIN_WIRE_BYTES) {
-		if (!dp_tx_room(port, 1))
+		if (!dp_txq_room(port, txq, 1))
 			return;
-		room = (uint16_t)(DP_BURST - port->nb_tx);
+		room = (uint16_t)(DP_BURST - txq->nb_tx);
 		if (rte_pktmbuf_alloc_bulk(p->gap_pool, g, room) != 0)
 			return;
 		n = pace_gap_plan(&p->q, sizes, room);
@@ -471,7 +480,7 @@ static void send_gap(struct dp_port *port, struct dp_pacer *p,
 			rte_pktmbuf_attach(g[i], p->gap_frame);
 			g[i]->data_len = sizes[i];
 			g[i]->pkt_len = sizes[i];
-			dp_tx_push(port, g[i], now_tsc); /* has room */
+			dp_txq_push(port, txq, g[i], now_tsc); /* has room */
 		}
 		if (n < room)
 			rte_pktmbuf_free_bulk(g + n, (unsigned int)(room - n));
@@ -488,6 +497,7 @@ static void send_gap(struct dp_port *port, struct dp_pacer *p,
 void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 {
 	struct dp_pacer *p = port->pacer;
+	struct dp_txq *txq = &port->txq[0];
 	bool gap = p->prof.mode == PACE_MODE_GAP, queued = false;
 
 	/* Clear before reading the rate mailbox: a rate published after
@@ -499,7 +509,7 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 	if (unlikely(!rte_ring_empty(p->dest_reqs)))
 		apply_dest_reqs(p);
 	if (gap) {
-		queued = port->nb_tx != 0;
+		queued = txq->nb_tx != 0;
 		send_gap(port, p, now_tsc); /* what the last frame still owes */
 	}
 	while (pace_fq_frames(p->fq) != 0) {
@@ -512,8 +522,8 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 		 * frame behind its predecessor's gap. */
 		if ((p->q.rate_bps != 0 && !pace_may_send(&p->q, now_tsc) &&
 		     (gap || pace_fq_control_frames(p->fq) == 0)) ||
-		    !dp_tx_room(port, gap && p->q.rate_bps != 0 ? DP_BURST
-								: 1))
+		    !dp_txq_room(port, txq,
+				 gap && p->q.rate_bps != 0 ? DP_BURST : 1))
 			break;
 		m = pace_fq_dequeue(p->fq, now_tsc, &len);
 		if (m == NULL)
@@ -530,18 +540,34 @@ void dp_pace_drain(struct dp_port *port, uint64_t now_tsc)
 		 * destination's deadline are not time the total lost. */
 		p->backlogged = pace_fq_frames(p->fq) != 0 &&
 				!pace_fq_paced(p->fq);
-		dp_tx_push(port, m, now_tsc); /* has room */
+		dp_txq_push(port, txq, m, now_tsc); /* has room */
 		queued = true;
 		if (gap && p->q.rate_bps != 0)
 			send_gap(port, p, now_tsc);
 	}
 	if (queued)
-		dp_tx_burst_now(port);
+		dp_txq_burst(port, txq);
 	/* Come back next poll while anything is paced or queued. */
 	if (p->q.rate_bps != 0 || pace_fq_paced(p->fq) ||
 	    pace_fq_frames(p->fq) != 0 || !rte_ring_empty(p->dest_reqs) ||
 	    (gap && p->q.gap_debt_bytes >= PACE_GAP_MIN_WIRE_BYTES))
 		__atomic_store_n(&port->pace_busy, 1, __ATOMIC_RELAXED);
+}
+
+int dp_pace_xmit(struct dp_port *port, struct rte_mbuf *m, uint64_t now_tsc)
+{
+	int rc;
+
+	if (port->pacer == NULL)
+		return dp_txq_push(port, &port->txq[0], m, now_tsc);
+	rc = pace_enqueue(port, m, now_tsc);
+	if (unlikely(rc == -ENOBUFS)) {
+		/* the pacer's queue holds pace_queue_us already */
+		port->st.pace_drops++;
+		rte_pktmbuf_free(m);
+	}
+	/* -EAGAIN: bypassed the pacer, dropped by the TX buffer (counted) */
+	return rc == 0 ? 0 : -ENOBUFS;
 }
 
 void dp_pace_release(struct dp_port *port)
@@ -682,14 +708,14 @@ bool dp_port_tx_pending(const struct dp_port *port)
 {
 	const struct dp_pacer *p = port->pacer;
 
-	return port->nb_tx != 0 || port->nb_held != 0 ||
+	return port->txq[0].nb_tx != 0 || port->txq[0].nb_held != 0 ||
 	       (p != NULL && pace_fq_frames(p->fq) != 0);
 }
 
 unsigned int dp_port_tx_queued(const struct dp_port *port)
 {
 	const struct dp_pacer *p = port->pacer;
-	unsigned int n = port->nb_tx + port->nb_held;
+	unsigned int n = port->txq[0].nb_tx + port->txq[0].nb_held;
 
 	if (p != NULL)
 		n += pace_fq_frames(p->fq);

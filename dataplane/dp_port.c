@@ -770,7 +770,7 @@ err_free_all:
 	 * which must happen before their pools (ours, the pacer's gap
 	 * pool) go. */
 	rte_eth_dev_close(pid);
-	dp_tx_release(port);
+	dp_out_release(port);
 	dp_queues_free(port);
 	rte_ring_free(port->rx_ring);
 	rte_mempool_free(port->pool);
@@ -802,7 +802,7 @@ static void port_close(struct dp_port *port)
 
 	if (port == NULL)
 		return;
-	dp_tx_drain(port, dp_tsc());
+	dp_out_drain(port, dp_tsc());
 	for (i = 1; i < port->nb_queues; i++)
 		dp_port_flush_queue(port, i, dp_tsc());
 	/* af_packet: what the kernel left in the TX ring goes now */
@@ -817,7 +817,7 @@ static void port_close(struct dp_port *port)
 	port_intr_op(port->port_id, port->memif, INTR_OP_CLOSE);
 	if (port->memif_zc)
 		dp_memif_zc_release();
-	dp_tx_release(port);
+	dp_out_release(port);
 	dp_arp_port_release(port);
 	dp_queues_free(port);
 	while (rte_ring_sc_dequeue(port->rx_ring, (void **)&m) == 0)
@@ -989,6 +989,11 @@ void dp_port_stats(const struct dp_port *port, struct dp_stats *stats)
 
 	*stats = port->st;
 	dp_pace_stats(port, stats);
+	dp_arp_lock((struct dp_port *)port);
+	stats->arp_evictions = port->arp.evictions;
+	stats->arp_evict_confirmed = port->arp.evictions_confirmed;
+	stats->arp_learn_refused = port->arp.learn_refused;
+	dp_arp_unlock((struct dp_port *)port);
 	stats->memif_zc = port->memif_zc;
 	stats->memif_gated = port->gated;
 	stats->pool_in_use = rte_mempool_in_use_count(port->pool);
@@ -1031,6 +1036,8 @@ static const char *const drop_names[DP_DROP_MAX] = {
 	[DP_DROP_NO_MBUF] = "no_mbuf",
 	[DP_DROP_HOOK] = "hook",
 	[DP_DROP_SCTP_CRC_ZERO] = "sctp_crc_zero",
+	[DP_DROP_ARP_SENDER] = "arp_sender",
+	[DP_DROP_HOLD_DEST_FULL] = "hold_dest_full",
 };
 
 const char *dp_drop_name(enum dp_drop reason)
@@ -1053,12 +1060,15 @@ void dp_stats_print(const struct dp_stats *s, FILE *f)
 		"\ncrc_sw %" PRIu64 "\ncrc_hw %" PRIu64
 		"\ntx_bursts %" PRIu64 "\ntx_held %" PRIu64
 		"\nbye_rx %" PRIu64 "\ncrc_zero_tx %" PRIu64
-		"\ncrc_zero_rx %" PRIu64 "\n",
+		"\ncrc_zero_rx %" PRIu64 "\narp_evictions %" PRIu64
+		"\narp_evict_confirmed %" PRIu64
+		"\narp_learn_refused %" PRIu64 "\n",
 		s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		s->pace_drops, s->pace_clamps, s->pace_late, s->crc_sw,
 		s->crc_hw, s->tx_bursts, s->tx_held, s->bye_rx,
-		s->crc_zero_tx, s->crc_zero_rx);
+		s->crc_zero_tx, s->crc_zero_rx, s->arp_evictions,
+		s->arp_evict_confirmed, s->arp_learn_refused);
 	for (i = 0; i < DP_DROP_MAX; i++)
 		if (s->drops[i] != 0)
 			fprintf(f, "drop_%s %" PRIu64 "\n",
@@ -1088,7 +1098,9 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     ", \"crc_zero_tx\": %" PRIu64 ", \"crc_zero_rx\": %" PRIu64
 		     ", \"memif_gated\": %" PRIu64
 		     ", \"afp_kicks\": %" PRIu64 ", \"afp_kick_bytes\": %"
-		     PRIu64 ", \"drops\": {",
+		     PRIu64 ", \"arp_evictions\": %" PRIu64
+		     ", \"arp_evict_confirmed\": %" PRIu64
+		     ", \"arp_learn_refused\": %" PRIu64 ", \"drops\": {",
 		     s->rx_pkts, s->rx_bytes, s->tx_pkts, s->tx_bytes,
 		     s->delivered, s->arp_rx, s->arp_tx, s->gap_frames,
 		     s->pace_drops, s->pace_clamps, s->pace_late,
@@ -1097,7 +1109,8 @@ int dp_stats_json(const struct dp_stats *s, char *buf, size_t len)
 		     s->pace_polls, s->tx_bursts, s->tx_held, s->bye_rx,
 		     s->memif_zc, s->pool_in_use, s->crc_zero_tx,
 		     s->crc_zero_rx, s->memif_gated, s->afp_kicks,
-		     s->afp_kick_bytes);
+		     s->afp_kick_bytes, s->arp_evictions,
+		     s->arp_evict_confirmed, s->arp_learn_refused);
 	n = (size_t)w;
 	for (i = 0; i < DP_DROP_MAX; i++) {
 		if (s->drops[i] == 0)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * dp_rx.c - the receive half of the port's poll loop and the zero-copy
- * hand-off to the layer above.
+ * dp_rx.c - the receive half of the port's poll loop (queue 0's, and
+ * queue k's with queues=N) and the zero-copy hand-off to the layer above.
+ * A poll first does its transmit work (dp_out_drain), then receives.
  *
  * A frame is never copied: after classification the mbuf's data offset is
  * advanced past the Ethernet/IPv4(/UDP) headers with rte_pktmbuf_adj() and
@@ -178,8 +179,8 @@ unsigned int dp_port_poll(struct dp_port *port, uint64_t now_tsc)
 	if (unlikely(dp_rings_off(port)) && !dp_bye_rings_back(port))
 		return 0;
 	if (unlikely(port->handoff != NULL))
-		dp_queues_handoff(port, now_tsc);
-	dp_tx_drain(port, now_tsc);
+		dp_arp_port_handoff(port, now_tsc);
+	dp_out_drain(port, now_tsc);
 	if (unlikely(!dp_gate_enter(port)))
 		return 0; /* DPDK's interrupt thread runs (dp_gate.c) */
 	n = rte_eth_rx_burst(port->port_id, port->queue_id, pkts, DP_BURST);
@@ -207,6 +208,46 @@ unsigned int dp_port_recv(struct dp_port *port, struct rte_mbuf **pkts,
 {
 	return rte_ring_sc_dequeue_burst(port->rx_ring, (void **)pkts, n,
 					 NULL);
+}
+
+unsigned int dp_port_poll_queue(struct dp_port *port, uint16_t qid,
+				uint64_t now_tsc)
+{
+	struct rte_mbuf *pkts[DP_BURST];
+	struct dp_queue *q;
+	uint16_t i, n;
+
+	if (qid == 0)
+		return dp_port_poll(port, now_tsc);
+	q = &port->xq[qid - 1];
+	dp_out_drain_queue(port, qid, now_tsc);
+	if (!dp_rings_enter(port, &q->in_burst))
+		return 0;
+	if (unlikely(!dp_gate_enter(port))) {
+		dp_rings_leave(&q->in_burst);
+		return 0;
+	}
+	n = rte_eth_rx_burst(port->port_id, qid, pkts, DP_BURST);
+	dp_gate_leave(port);
+	dp_rings_leave(&q->in_burst);
+	q->st.rx_pkts += n;
+	if (n != 0)
+		SDP_TRACE(RX_BURST, n);
+	for (i = 0; i < n; i++) {
+		if (i + 2 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 2], void *));
+		dp_rx_one(port, &q->st, q->rx_ring, false, pkts[i], now_tsc);
+	}
+	return n;
+}
+
+unsigned int dp_port_recv_queue(struct dp_port *port, uint16_t qid,
+				struct rte_mbuf **pkts, unsigned int n)
+{
+	if (qid == 0)
+		return dp_port_recv(port, pkts, n);
+	return rte_ring_sc_dequeue_burst(port->xq[qid - 1].rx_ring,
+					 (void **)pkts, n, NULL);
 }
 
 void dp_pkt_info(const struct rte_mbuf *m, struct dp_pkt_info *info)

@@ -115,7 +115,7 @@ protected:
 };
 
 /* Fill the NIC (net_ring's loopback ring) until it refuses a frame, then
- * fill tx_buf: the port is under TX back-pressure.  @return frames the
+ * fill queue 0's TX buffer: the port is under TX back-pressure.  @return frames the
  * ring holds (drained again by drain_nic). */
 inline unsigned int fill_nic(dp_port *port)
 {

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * test_dp_arp.cc - the neighbour cache (dp_arp.c): resolution, retries,
- * expiry, static entries, LRU eviction, and on a port: ARP under TX
- * back-pressure, learning only from trusted frames.
+ * expiry, static entries, eviction (unconfirmed first, O(1) amortised),
+ * and on a port: ARP under TX back-pressure, learning only from trusted
+ * frames and possible senders, the per-destination hold bound.
  */
+#include <chrono>
+#include <deque>
+
 #include "dp_fixture.h"
 
 namespace dptest {
@@ -96,9 +100,11 @@ TEST(DpArp, StaticEntriesNeverExpireOrChange)
 	EXPECT_TRUE(rte_is_same_ether_addr(&mac, &kPeerMac));
 }
 
-/* Only entries that hold packets (resolving) or were configured fill
- * the table for good: then a new neighbour is refused. */
-TEST(DpArp, TableOfResolvingEntriesIsFull)
+/* Resolving entries are evictable (oldest first; a spoofed INIT per
+ * invented source address would otherwise fill the table with them for
+ * good); only configured entries fill it for good: then a new neighbour is
+ * refused. */
+TEST(DpArp, TableOfResolvingEntriesEvictsTheOldest)
 {
 	static dp_arp_table t;
 	rte_ether_addr mac;
@@ -107,9 +113,22 @@ TEST(DpArp, TableOfResolvingEntriesIsFull)
 	for (uint32_t i = 0; i < DP_ARP_MAX_ENTRIES; i++)
 		ASSERT_EQ(-ENOENT, dp_arp_lookup(&t, htonl(0x0a000000 + i + 1),
 						 0, &mac));
-	EXPECT_EQ(-ENOSPC, dp_arp_lookup(&t, htonl(0x0b000001), 0, &mac));
+	EXPECT_EQ(-ENOENT, dp_arp_lookup(&t, htonl(0x0b000001), 0, &mac));
+	EXPECT_EQ(1u, t.evictions);
+	EXPECT_EQ(nullptr, dp_arp_find(&t, htonl(0x0a000001)));
 	/* existing entries are still found with a full table */
-	EXPECT_EQ(-EAGAIN, dp_arp_lookup(&t, htonl(0x0a000001), 0, &mac));
+	EXPECT_EQ(-EAGAIN, dp_arp_lookup(&t, htonl(0x0a000002), 0, &mac));
+	dp_arp_table_fini(&t);
+
+	static dp_arp_table st;
+	dp_arp_table_init(&st, 10, 10, 1);
+	ASSERT_EQ(0, dp_arp_table_set_max(&st, 4));
+	for (uint32_t i = 0; i < 4; i++)
+		ASSERT_EQ(0, dp_arp_add_static(&st, htonl(0x0a000000 + i + 1),
+					       &kPeerMac));
+	EXPECT_EQ(-ENOSPC, dp_arp_lookup(&st, htonl(0x0b000001), 0, &mac));
+	EXPECT_FALSE(dp_arp_learn(&st, htonl(0x0b000002), &kPeerMac, 0));
+	dp_arp_table_fini(&st);
 }
 
 static rte_ether_addr mac_of(uint32_t i)
@@ -177,15 +196,22 @@ TEST(DpArp, FullTableEvictsLeastRecentlyUsed)
 }
 
 /* Random learns and lookups over three times the capacity against a model
- * of an LRU cache: whatever the model holds, the table finds with the right
- * MAC (eviction keeps every probe run intact). */
-TEST(DpArp, RandomChurnMatchesAnLruModel)
+ * of the documented eviction order (oldest first, an entry used since it
+ * was queued goes to the tail once): whatever the model holds, the table
+ * finds with the right MAC (eviction keeps every probe run intact). */
+TEST(DpArp, RandomChurnMatchesTheEvictionModel)
 {
 	static dp_arp_table t;
 	std::mt19937 rng(11);
 	const uint32_t universe = DP_ARP_MAX_ENTRIES * 3;
 	std::vector<uint64_t> used(universe, 0); /* 0 = absent in model */
-	uint64_t now = 1;
+	std::vector<uint64_t> seq(universe, 0);
+	struct rec {
+		uint32_t i;
+		uint64_t seq, tsc;
+	};
+	std::deque<rec> fifo;
+	uint64_t now = 1, next_seq = 1;
 	uint32_t present = 0;
 	rte_ether_addr mac;
 
@@ -200,18 +226,23 @@ TEST(DpArp, RandomChurnMatchesAnLruModel)
 			used[i] = now;
 			continue;
 		}
-		if (present == DP_ARP_MAX_ENTRIES) {
-			/* the model evicts its least recently used */
-			uint32_t v = 0;
-			for (uint32_t k = 0; k < universe; k++)
-				if (used[k] != 0 &&
-				    (used[v] == 0 || used[k] < used[v]))
-					v = k;
-			used[v] = 0;
+		while (present == DP_ARP_MAX_ENTRIES) {
+			rec r = fifo.front();
+
+			fifo.pop_front();
+			if (used[r.i] == 0 || seq[r.i] != r.seq)
+				continue;
+			if (used[r.i] != r.tsc) {
+				fifo.push_back({ r.i, r.seq, used[r.i] });
+				continue;
+			}
+			used[r.i] = 0;
 			present--;
 		}
 		ASSERT_TRUE(dp_arp_learn(&t, ip, &(mac = mac_of(i)), now));
 		used[i] = now;
+		seq[i] = next_seq++;
+		fifo.push_back({ i, seq[i], now });
 		present++;
 		ASSERT_EQ(present, t.nb_used);
 	}
@@ -220,6 +251,76 @@ TEST(DpArp, RandomChurnMatchesAnLruModel)
 			  dp_arp_find(&t, htonl(0x0a400000 + i)) != nullptr)
 			<< i;
 	EXPECT_GT(t.evictions, 0u);
+	EXPECT_EQ(0u, t.evictions_confirmed);
+	dp_arp_table_fini(&t);
+}
+
+/* Neighbours that answered our requests (confirmed) survive a flood of
+ * unsolicited senders at a full table: the flood is not learned and
+ * counted, then, with unconfirmed entries present, it displaces only
+ * those. */
+TEST(DpArp, UnsolicitedFloodKeepsConfirmedNeighbours)
+{
+	static dp_arp_table t;
+	rte_ether_addr mac;
+	const uint32_t n = DP_ARP_MAX_ENTRIES;
+	uint64_t now = 10;
+
+	ASSERT_EQ(0, dp_arp_table_init(&t, 1000000000, 10, 3));
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t ip = htonl(0x0a100000 + i);
+
+		ASSERT_EQ(-ENOENT, dp_arp_lookup(&t, ip, now++, &mac));
+		ASSERT_TRUE(dp_arp_learn(&t, ip, &(mac = mac_of(i)), now++));
+	}
+	ASSERT_EQ(n, t.nb_used);
+	/* a full table of confirmed neighbours: nothing is learned */
+	for (uint32_t i = 0; i < 1000; i++)
+		EXPECT_FALSE(dp_arp_learn(&t, htonl(0x0a200000 + i),
+					  &(mac = mac_of(i)), now++));
+	EXPECT_EQ(1000u, t.learn_refused);
+	EXPECT_EQ(0u, t.evictions);
+	/* our own traffic to a new neighbour still gets room (the oldest
+	 * confirmed one goes), and that entry is unconfirmed until it
+	 * answers: the next flood displaces only it */
+	EXPECT_EQ(-ENOENT, dp_arp_lookup(&t, htonl(0x0a300000), now++, &mac));
+	EXPECT_EQ(1u, t.evictions_confirmed);
+	EXPECT_TRUE(dp_arp_learn(&t, htonl(0x0a200000), &(mac = mac_of(7)),
+				 now++));
+	EXPECT_EQ(nullptr, dp_arp_find(&t, htonl(0x0a300000)));
+	for (uint32_t i = 1; i < 1000; i++)
+		EXPECT_TRUE(dp_arp_learn(&t, htonl(0x0a200000 + i),
+					 &(mac = mac_of(i)), now++)) << i;
+	EXPECT_EQ(1u, t.evictions_confirmed);
+	for (uint32_t i = 1; i < n; i++)
+		ASSERT_NE(nullptr, dp_arp_find(&t, htonl(0x0a100000 + i))) << i;
+	dp_arp_table_fini(&t);
+}
+
+/* Eviction does not scan the slots: 20000 evictions from a table of 2^18
+ * neighbours take well under a second (a scan per eviction visits 2^19
+ * slots each: ten billion visits). */
+TEST(DpArp, EvictionIsNotAScan)
+{
+	static dp_arp_table t;
+	rte_ether_addr mac;
+	const uint32_t n = 1u << 18;
+	uint64_t now = 10;
+
+	ASSERT_EQ(0, dp_arp_table_init(&t, 1000000000, 10, 3));
+	ASSERT_EQ(0, dp_arp_table_set_max(&t, n));
+	for (uint32_t i = 0; i < n; i++)
+		ASSERT_TRUE(dp_arp_learn(&t, htonl(0x0a000000 + i),
+					 &(mac = mac_of(i)), now++));
+	auto t0 = std::chrono::steady_clock::now();
+	for (uint32_t i = 0; i < 20000; i++)
+		ASSERT_TRUE(dp_arp_learn(&t, htonl(0x0b000000 + i),
+					 &(mac = mac_of(i)), now++));
+	double s = std::chrono::duration<double>(
+			   std::chrono::steady_clock::now() - t0).count();
+	EXPECT_EQ(20000u, t.evictions);
+	EXPECT_LT(s, 1.5) << "20000 evictions took " << s << " s";
+	dp_arp_table_fini(&t);
 }
 
 TEST(DpArp, ParseRejectsMalformed)
@@ -276,13 +377,13 @@ static rte_mbuf *arp_mbuf(dp_port *port, uint16_t op,
 	return m;
 }
 
-/* ARP requests, replies and retries while tx_buf is held full by a NIC
- * that takes nothing: each ARP frame is dropped and counted, never written
- * past tx_buf (into rx_ring and pool, the fields behind it). */
+/* ARP requests, replies and retries while queue 0's TX buffer is held
+ * full by a NIC that takes nothing: each ARP frame is dropped and counted,
+ * never written past the buffer (into held[], the field behind it, whose
+ * contents are checked; nb_held stays 0). */
 TEST_F(DpPortTest, ArpUnderTxBackPressureIsDroppedNotOverflowed)
 {
-	rte_ring *ring = port->rx_ring;
-	rte_mempool *pool = port->pool;
+	dp_txq *txq = &port->txq[0];
 	uint32_t asker = ipv4("10.0.0.60"), unresolved = ipv4("10.0.0.61");
 	rte_ether_addr asker_mac = { { 0x02, 0, 0, 0, 0, 0x60 } };
 	dp_stats before, after;
@@ -299,7 +400,10 @@ TEST_F(DpPortTest, ArpUnderTxBackPressureIsDroppedNotOverflowed)
 		ASSERT_EQ(0, dp_port_send(port, cfg.ip_be, DP_IPPROTO_EXP, m,
 					  now));
 	}
-	ASSERT_EQ(DP_BURST, port->nb_tx);
+	ASSERT_EQ(DP_BURST, txq->nb_tx);
+	ASSERT_EQ(0, txq->nb_held);
+	for (rte_mbuf *&h : txq->held)
+		h = nullptr;
 	/* a packet has no room either: dropped, counted, and the sender
 	 * told (SCTP counts it as tx_nobufs) */
 	rte_mbuf *extra = dp_pkt_alloc(port);
@@ -317,22 +421,23 @@ TEST_F(DpPortTest, ArpUnderTxBackPressureIsDroppedNotOverflowed)
 	/* the retry has no room either */
 	dp_arp_port_tick(port, now + port->arp.retry_tsc + 1);
 	dp_port_stats(port, &after);
-	/* the fields behind tx_buf are intact (restore them first, so a
+	/* the field behind the buffer is intact (restore it first, so a
 	 * failure here does not take the rest of the suite down with it) */
-	bool ring_ok = port->rx_ring == ring, pool_ok = port->pool == pool;
-	port->rx_ring = ring;
-	port->pool = pool;
-	port->nb_tx = RTE_MIN(port->nb_tx, (uint16_t)DP_BURST);
-	EXPECT_TRUE(ring_ok) << "tx_buf overflowed into rx_ring";
-	EXPECT_TRUE(pool_ok) << "tx_buf overflowed into pool";
-	EXPECT_EQ(DP_BURST, port->nb_tx);
+	bool held_ok = true;
+	for (rte_mbuf *&h : txq->held) {
+		held_ok = held_ok && h == nullptr;
+		h = nullptr;
+	}
+	txq->nb_tx = RTE_MIN(txq->nb_tx, (uint16_t)DP_BURST);
+	EXPECT_TRUE(held_ok) << "the TX buffer overflowed into held[]";
+	EXPECT_EQ(DP_BURST, txq->nb_tx);
 	EXPECT_EQ(before.drops[DP_DROP_TX_FULL] + 3,
 		  after.drops[DP_DROP_TX_FULL]);
 	EXPECT_EQ(before.arp_tx, after.arp_tx);
 	/* release: the NIC takes the buffer again, the held packet fails */
 	EXPECT_EQ(in_nic, drain_nic(port));
 	dp_port_flush(port, dp_tsc());
-	EXPECT_EQ(0, port->nb_tx);
+	EXPECT_EQ(0, txq->nb_tx);
 	for (uint32_t i = 0; i <= cfg.arp_retries; i++)
 		dp_arp_port_tick(port, now + (i + 2) * port->arp.retry_tsc + 1);
 	EXPECT_EQ(0u, port->nb_hold);
@@ -377,6 +482,68 @@ TEST_F(DpPortTest, ArpLearnsOnlyFromTrustedFrames)
 			  now);
 	ASSERT_EQ(0, dp_arp_lookup(&port->arp, d, now + 1, &mac));
 	EXPECT_TRUE(rte_is_same_ether_addr(&other, &mac));
+	dp_port_flush(port, dp_tsc());
+	drain_nic(port);
+}
+
+/* A request for us from a sender that cannot be a neighbour (0.0.0.0,
+ * our own address, outside our subnet), even with its sender MAC equal to
+ * its Ethernet source: neither learned nor answered, and counted. */
+TEST_F(DpPortTest, ArpRefusesImpossibleSenders)
+{
+	const rte_ether_addr mac = { { 0x02, 0, 0, 0, 0x71, 0x01 } };
+	const uint32_t senders[] = { 0, cfg.ip_be, ipv4("10.9.0.5") };
+	uint64_t now = dp_tsc();
+	dp_stats before, after;
+
+	dp_port_stats(port, &before);
+	for (uint32_t sip : senders) {
+		dp_arp_port_input(port, arp_mbuf(port, 1, &mac, &mac, sip,
+						 cfg.ip_be), now);
+		const dp_arp_entry *e = dp_arp_find(&port->arp, sip);
+
+		/* ours may be there as a static entry (other tests) */
+		EXPECT_TRUE(e == nullptr ||
+			    (sip == cfg.ip_be && e->state == DP_ARP_STATIC))
+			<< sip;
+	}
+	dp_port_stats(port, &after);
+	EXPECT_EQ(before.drops[DP_DROP_ARP_SENDER] + 3,
+		  after.drops[DP_DROP_ARP_SENDER]);
+	EXPECT_EQ(before.arp_tx, after.arp_tx) << "answered such a sender";
+	dp_port_flush(port, dp_tsc());
+	drain_nic(port);
+}
+
+/* One unresolved destination holds at most DP_ARP_HOLD_DEST frames: the
+ * rest are dropped and counted, and another destination still finds room
+ * in the hold queue. */
+TEST_F(DpPortTest, HoldQueueIsBoundedPerDestination)
+{
+	uint32_t a = ipv4("10.0.0.81"), b = ipv4("10.0.0.82");
+	uint64_t now = dp_tsc();
+	dp_stats before, after;
+	uint32_t held0 = port->nb_hold;
+
+	dp_port_stats(port, &before);
+	for (unsigned int i = 0; i < DP_ARP_HOLD; i++) {
+		rte_mbuf *m = dp_pkt_alloc(port);
+		rte_pktmbuf_append(m, 32);
+		dp_port_send(port, a, DP_IPPROTO_EXP, m, now);
+	}
+	EXPECT_EQ(held0 + DP_ARP_HOLD_DEST, port->nb_hold);
+	rte_mbuf *m = dp_pkt_alloc(port);
+	rte_pktmbuf_append(m, 32);
+	EXPECT_EQ(0, dp_port_send(port, b, DP_IPPROTO_EXP, m, now))
+		<< "one destination took the whole hold queue";
+	dp_port_stats(port, &after);
+	EXPECT_EQ(before.drops[DP_DROP_HOLD_DEST_FULL] + DP_ARP_HOLD -
+			  DP_ARP_HOLD_DEST,
+		  after.drops[DP_DROP_HOLD_DEST_FULL]);
+	/* neither answers: every held frame goes, counted */
+	for (uint32_t i = 0; i <= cfg.arp_retries + 1; i++)
+		dp_arp_port_tick(port, now + (i + 1) * port->arp.retry_tsc + 1);
+	EXPECT_EQ(held0, port->nb_hold);
 	dp_port_flush(port, dp_tsc());
 	drain_nic(port);
 }

@@ -204,7 +204,8 @@ TEST_F(DpPortTest, SctpCrcCheckedAndBadCrcDropped)
 		if (bad) {
 			/* corrupt one payload byte after the CRC was filled:
 			 * the frame is in the TX buffer until flushed */
-			rte_mbuf *tx = port->tx_buf[port->nb_tx - 1];
+			const dp_txq *txq = &port->txq[0];
+			rte_mbuf *tx = txq->buf[txq->nb_tx - 1];
 			rte_pktmbuf_mtod(tx, uint8_t *)[34 + 30] ^= 1;
 		}
 		dp_port_flush(port, dp_tsc());
@@ -285,9 +286,10 @@ static uint8_t *send_sctp(dp_port *from, uint32_t to_ip, uint8_t tag,
 	for (unsigned int k = 20; k < len; k++)
 		p[k] = (uint8_t)(tag + k);
 	if (dp_port_send(from, to_ip, DP_IPPROTO_SCTP, m, dp_tsc()) != 0 ||
-	    from->nb_tx == 0)
+	    from->txq[0].nb_tx == 0)
 		return nullptr;
-	return rte_pktmbuf_mtod(from->tx_buf[from->nb_tx - 1], uint8_t *) +
+	return rte_pktmbuf_mtod(from->txq[0].buf[from->txq[0].nb_tx - 1],
+				uint8_t *) +
 	       RTE_ETHER_HDR_LEN + 20;
 }
 

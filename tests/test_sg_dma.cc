@@ -25,25 +25,24 @@
  */
 #include <gtest/gtest.h>
 
-#include <functional>
 #include <string>
 #include <vector>
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "dp_internal.h"
+#include "sg_child_pair.h"
 #include "sg_internal.h"
 
+#define CHECK SG_CHILD_CHECK
+
 namespace {
+
+using sgpair::now_s;
 
 const uint16_t SCTP_PORT = 7100;
 const uint32_t MSGS = 64;
@@ -51,23 +50,6 @@ const uint32_t MSG_BYTES = 65536 - 64;
 const double DEADLINE_S = 60;
 
 std::string g_job, g_sockdir;
-
-double now_s()
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s (pid %d): %s:%d: %s\n", __func__, \
-				(int)getpid(), __FILE__, __LINE__, #cond);    \
-			_exit(2);                                             \
-		}                                                             \
-	} while (0)
 
 uint8_t pattern(uint32_t seq, uint32_t j)
 {
@@ -257,73 +239,27 @@ void sender_main()
 	_exit(0);
 }
 
-pid_t spawn(const std::function<void()> &body)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		body();
-		_exit(3);
-	}
-	return pid;
-}
-
-int reap(pid_t pid, double until)
-{
-	int st = 0;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st)
-					     : 128 + WTERMSIG(st);
-		if (now_s() > until) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-		usleep(20000);
-	}
-}
-
 } /* namespace */
 
 void run_pair(bool zc)
 {
-	struct stat st;
-	double until;
-	pid_t echo, sender = -1;
-	int rc_sender = -1, rc_echo;
+	sgpair::SgChildPair pair;
 
 	g_zc = zc;
-	g_job = "dma" + std::to_string(getpid()) + (zc ? "-zc" : "");
-	g_sockdir = "/run/sdp/" + g_job;
-	mkdir("/run/sdp", 0700);
-	ASSERT_EQ(0, mkdir(g_sockdir.c_str(), 0700)) << g_sockdir;
-	until = now_s() + DEADLINE_S + 30;
-	echo = spawn(echo_main);
+	ASSERT_NO_FATAL_FAILURE(pair.setup(zc ? "dmazc" : "dma",
+					   { "vhost", "virtio" }));
+	g_job = pair.job;
+	g_sockdir = pair.sockdir;
 	/* net_vhost is the socket's server: the client needs it there */
-	while (stat((g_sockdir + "/vhost.sock").c_str(), &st) != 0 &&
-	       now_s() < until && waitpid(echo, nullptr, WNOHANG) == 0)
-		usleep(10000);
-	if (stat((g_sockdir + "/vhost.sock").c_str(), &st) == 0) {
-		sender = spawn(sender_main);
-		rc_sender = reap(sender, until);
-	}
-	rc_echo = reap(echo, now_s() + 20);
-	EXPECT_EQ(0, rc_sender) << "sender (-1: killed at the deadline)";
-	EXPECT_EQ(0, rc_echo) << "echo child (-1: killed at the deadline)";
-	(void)!system(("rm -rf " + g_sockdir + " /var/run/dpdk/sdp-" + g_job +
-		       "-vhost /var/run/dpdk/sdp-" + g_job + "-virtio")
-			      .c_str());
+	pair.run(echo_main, "vhost.sock", sender_main, DEADLINE_S + 30);
+	EXPECT_EQ(0, pair.rc_client)
+		<< "sender (-1: killed at the deadline)";
+	EXPECT_EQ(0, pair.rc_server)
+		<< "echo child (-1: killed at the deadline)";
 }
 
 TEST(SgDma, VirtioUserPeerGetsEveryPacketFromDpdkMemory)
 {
-	if (geteuid() != 0)
-		FAIL() << "needs root (/run/sdp, vhost-user socket): run the "
-			  "test as root";
 	run_pair(false);
 }
 
@@ -331,8 +267,5 @@ TEST(SgDma, VirtioUserPeerGetsEveryPacketFromDpdkMemory)
  * too must be copied into DPDK memory before a virtio-user port sees them. */
 TEST(SgDma, ZeroCopySendFromHeapReachesAVirtioUserPeer)
 {
-	if (geteuid() != 0)
-		FAIL() << "needs root (/run/sdp, vhost-user socket): run the "
-			  "test as root";
 	run_pair(true);
 }

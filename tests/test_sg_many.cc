@@ -36,11 +36,8 @@
 #include <malloc.h>
 #include <poll.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -51,7 +48,10 @@
 #include <rte_mbuf.h>
 
 #include "dp_internal.h"
+#include "sg_child_pair.h"
 #include "sg_internal.h"
+
+#define CHECK SG_CHILD_CHECK
 
 #include <usrsctp.h>
 
@@ -68,13 +68,7 @@ const double DEADLINE_S = 240;
 std::string g_job, g_sockdir;
 uint32_t g_n;
 
-double now_s()
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+using sgpair::now_s;
 
 } /* namespace */
 
@@ -117,15 +111,6 @@ uint64_t heap_bytes()
 				     &mi_used);
 	return (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd + mi_used;
 }
-
-#define CHECK(cond)                                                           \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			fprintf(stderr, "%s (pid %d): %s:%d: %s\n", __func__, \
-				(int)getpid(), __FILE__, __LINE__, #cond);    \
-			_exit(2);                                             \
-		}                                                             \
-	} while (0)
 
 uint8_t pattern(uint32_t idx, uint32_t seq, uint32_t j)
 {
@@ -645,83 +630,40 @@ void many_main()
 
 /* ------------------------------------------------------------------ */
 
-pid_t spawn(const std::function<void()> &body)
-{
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		body();
-		_exit(3);
-	}
-	return pid;
-}
-
-/* @return exit status, or -1 when killed at the deadline. */
-int reap(pid_t pid, double until)
-{
-	int st = 0;
-
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-
-		if (r == pid)
-			return WIFEXITED(st) ? WEXITSTATUS(st)
-					     : 128 + WTERMSIG(st);
-		if (now_s() > until) {
-			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			return -1;
-		}
-		usleep(20000);
-	}
-}
-
 } /* namespace */
 
 TEST(SgManyPeers, ThousandsOfAssociationsToDistinctAddressesOverOnePort)
 {
 	const char *env = getenv("SDP_MANY_PEERS");
+	sgpair::SgChildPair pair;
 	int done[2];
-	struct stat st;
-	double until;
-	pid_t hub, many = -1;
-	int rc_many = -1, rc_hub;
 
-	if (geteuid() != 0)
-		FAIL() << "needs root (memif vdevs, /run/sdp): run the test "
-			  "as root";
 	g_n = env != nullptr ? (uint32_t)atoi(env) : 4096;
 	ASSERT_TRUE(g_n >= 1 && g_n <= 16384) << "SDP_MANY_PEERS=" << g_n;
-	g_job = "many" + std::to_string(getpid());
-	g_sockdir = "/run/sdp/" + g_job;
-	mkdir("/run/sdp", 0700);
-	ASSERT_EQ(0, mkdir(g_sockdir.c_str(), 0700)) << g_sockdir;
+	ASSERT_NO_FATAL_FAILURE(pair.setup("many", { "hub", "many" }));
+	g_job = pair.job;
+	g_sockdir = pair.sockdir;
 	ASSERT_EQ(0, pipe(done));
-
-	until = now_s() + DEADLINE_S + 30;
-	hub = spawn([&] {
-		close(done[1]);
-		hub_main(done[0]);
-	});
-	close(done[0]);
-	/* a memif client started before the server's socket exists gives
-	 * up */
-	while (stat((g_sockdir + "/memif0.sock").c_str(), &st) != 0 &&
-	       now_s() < until && waitpid(hub, nullptr, WNOHANG) == 0)
-		usleep(10000);
-	if (stat((g_sockdir + "/memif0.sock").c_str(), &st) == 0) {
-		many = spawn([&] {
+	/* the hub ends once it knows the many side is done (or gone): at
+	 * EOF on done[0], when both write ends are closed */
+	pair.run(
+		[&] {
+			close(done[1]);
+			hub_main(done[0]);
+		},
+		"memif0.sock",
+		[&] {
 			close(done[1]);
 			many_main();
-		});
-		rc_many = reap(many, until);
-	}
-	/* the hub ends once it knows the many side is done (or gone) */
-	close(done[1]);
-	rc_hub = reap(hub, now_s() + 30);
-	EXPECT_EQ(0, rc_many) << "many child (-1: killed at the deadline)";
-	EXPECT_EQ(0, rc_hub) << "hub child (-1: killed at the deadline)";
-	(void)!system(("rm -rf " + g_sockdir + " /var/run/dpdk/sdp-" + g_job +
-		       "-hub /var/run/dpdk/sdp-" + g_job + "-many")
-			      .c_str());
+		},
+		DEADLINE_S + 30,
+		[&] {
+			close(done[1]);
+			close(done[0]);
+		},
+		30);
+	EXPECT_EQ(0, pair.rc_client)
+		<< "many child (-1: killed at the deadline)";
+	EXPECT_EQ(0, pair.rc_server)
+		<< "hub child (-1: killed at the deadline)";
 }

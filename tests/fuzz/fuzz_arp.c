@@ -59,6 +59,20 @@ static void check_table(const struct dp_arp_table *t)
 		abort();
 }
 
+/* No destination holds more than DP_ARP_HOLD_DEST frames. */
+static int hold_per_dest_ok(const struct dp_port *port)
+{
+	uint32_t i, j, n;
+
+	for (i = 0; i < port->nb_hold; i++) {
+		for (j = 0, n = 0; j < port->nb_hold; j++)
+			n += port->hold[j].ip_be == port->hold[i].ip_be;
+		if (n > DP_ARP_HOLD_DEST)
+			return 0;
+	}
+	return 1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct dp_port *port = fuzz_port;
@@ -114,7 +128,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			break;
 		}
-		if (port->nb_hold > DP_ARP_HOLD || port->nb_tx > DP_BURST)
+		if (port->nb_hold > DP_ARP_HOLD ||
+		    port->txq[0].nb_tx > DP_BURST || !hold_per_dest_ok(port))
 			abort();
 		fuzz_drain_nic();
 	}

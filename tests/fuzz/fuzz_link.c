@@ -65,10 +65,12 @@ static void check_accounting(void)
 	/* receive-side reasons only: the rest are TX drops (hold_full,
 	 * tx_full, arp_timeout, no_mbuf) and the drop= hook (off here);
 	 * sctp_crc_zero is a CRC drop too: checksum 0 on this net_ring port,
-	 * which verifies every CRC (crc=auto is isal off memif) */
+	 * which verifies every CRC (crc=auto is isal off memif); arp_sender
+	 * is an ARP frame refused on receive (hold_dest_full is a TX drop) */
 	for (i = 0; i <= DP_DROP_RX_RING_FULL; i++)
 		drops += d.drops[i];
 	drops += d.drops[DP_DROP_SCTP_CRC_ZERO];
+	drops += d.drops[DP_DROP_ARP_SENDER];
 	if (d.rx_pkts != d.delivered + d.arp_rx + drops ||
 	    s.pkts_in + s.rx_not_sctp + s.rx_no_peer + s.rx_bad_src +
 			    rte_ring_count(fuzz_port->rx_ring) !=
