@@ -583,10 +583,12 @@ typedef struct uct_sctp_dpdk_rx_desc {
 /* ... and the rest of the message was discarded (no buffer to place it) */
 #define UCT_SCTP_DPDK_RX_FLAG_DISCARDED 0x8
 
-/* Bytes needed in front of an AM payload for @rx_headroom. */
+/* Bytes needed in front of an AM payload for @rx_headroom, a multiple of
+ * 8: a pool element is laid out so its data is aligned, and the mpool's
+ * own element header in front of the element must be 8-aligned too. */
 #define UCT_SCTP_DPDK_RX_OVERHEAD(_rx_headroom)                              \
-	((_rx_headroom) + sizeof(uct_recv_desc_t *) +                         \
-	 sizeof(uct_sctp_dpdk_rx_desc_t) + 7)
+	(((_rx_headroom) + sizeof(uct_recv_desc_t *) +                        \
+	  sizeof(uct_sctp_dpdk_rx_desc_t) + 7 + 7) & ~(size_t)7)
 
 static inline uct_sctp_dpdk_rx_desc_t *
 uct_sctp_dpdk_rx_desc_of(void *ucx_desc)
