@@ -964,6 +964,11 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 /* Initiator: continue ops whose data is not all sent.  @return work. */
 unsigned uct_sctp_dpdk_rma_progress(uct_sctp_dpdk_iface_t *iface);
 ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface);
+/* Iface close, first: wait (DEREG_WAIT_MS, then abort their associations)
+ * until usrsctp released the PUT data of put_zcopy cancelled by ep
+ * destroy, and complete them. */
+#define UCT_SCTP_DPDK_RMA_ORPHAN_ABORTS 64 /* peers aborted at most */
+void uct_sctp_dpdk_rma_iface_release_orphans(uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_rma_iface_cleanup(uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep);
 void uct_sctp_dpdk_rma_ep_cleanup(uct_sctp_dpdk_ep_t *ep);

@@ -1328,6 +1328,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 	if (!ucs_list_is_empty(&self->eps))
 		ucs_warn("sctp_dpdk: iface %u closed with %zu endpoints",
 			 self->id, ucs_list_length(&self->eps));
+	/* PUT data of cancelled put_zcopy still referenced: released (the
+	 * iface must still be in the table for their zero-copy releases) */
+	uct_sctp_dpdk_rma_iface_release_orphans(self);
 	/* Out of the table first: nothing is queued to us after this.  Local
 	 * eps of other ifaces that point here now fail (their ifaces rescan
 	 * on the ev_gen change). */
