@@ -105,7 +105,12 @@ extern "C" {
  * UCX (UCT_CB_PARAM_FLAG_DESC) only while fewer than half the sg
  * descriptors are lent, else delivered without the flag (UCX copies what
  * it keeps) and released at once.  So one peer's held messages never stop
- * the reading of every association.
+ * the reading of every association.  Copies waiting in an iface's RX queue
+ * for its worker are capped (RX_QUEUE_BYTES): beyond the cap an AM stays
+ * in its sg buffer, so a worker that does not progress while the poll
+ * thread reads (PROGRESS=thread) holds at most the cap plus the fixed sg
+ * pool; with the pool used up nothing more is read from usrsctp, the SCTP
+ * receive window closes and the sender is flow-controlled.
  */
 #define UCT_SCTP_DPDK_RX_COPY_BYTES 2048
 /* Local delivery (an ep to another iface of this process): at most this
@@ -253,6 +258,8 @@ typedef struct uct_sctp_dpdk_iface_config {
 	int rx_ext;		/* RX_EXT: n = sg rx_ext=0 */
 	size_t tx_zcopy_min;	/* TX_ZCOPY_MIN (sctp_dpdk_rma.c) */
 	unsigned dereg_wait_ms;	/* DEREG_WAIT_MS (sctp_dpdk_getzc.c) */
+	size_t rx_queue_bytes;	/* RX_QUEUE_BYTES: copies an iface's RX
+				 * queue may hold; UCS_MEMUNITS_INF = no cap */
 } uct_sctp_dpdk_iface_config_t;
 
 /* Association state of a peer process. */
@@ -443,6 +450,13 @@ typedef struct uct_sctp_dpdk_iface {
 	size_t am_align;		 /* data + am_align_offset is aligned */
 	size_t am_align_offset;
 	unsigned local_queued;		 /* local AMs in rx_q (rx_lock) */
+	/* Received AMs copied into small_mp/large_mp and waiting in rx_q
+	 * (rx_lock): pool bytes they occupy, and the cap (RX_QUEUE_BYTES)
+	 * beyond which a received AM stays in its sg buffer instead */
+	size_t rx_copy_bytes;
+	size_t rx_copy_max_bytes;	 /* SIZE_MAX: no cap */
+	uint64_t rx_copy_capped;	 /* AMs left in their sg buffer
+					  * by the cap (rx_lock) */
 	volatile uint32_t large_lent;	 /* large_mp descs lent to UCX */
 	ucs_list_link_t eps;		 /* all eps of this iface */
 	ucs_list_link_t pending_eps;	 /* eps with pending requests */
@@ -561,16 +575,20 @@ typedef struct uct_sctp_dpdk_rx_desc {
 
 #define UCT_SCTP_DPDK_RX_FLAG_LOCAL 0x1 /* counts in iface->local_queued */
 #define UCT_SCTP_DPDK_RX_FLAG_LARGE 0x2 /* from iface->large_mp */
+/* a received AM's copy, counted in iface->rx_copy_bytes while queued */
+#define UCT_SCTP_DPDK_RX_FLAG_COPY 0x10
 /* An RMA GET reply whose data the poll loop placed (RX_DIRECT): the
  * descriptor holds its headers only */
 #define UCT_SCTP_DPDK_RX_FLAG_PLACED 0x4
 /* ... and the rest of the message was discarded (no buffer to place it) */
 #define UCT_SCTP_DPDK_RX_FLAG_DISCARDED 0x8
 
-/* Bytes needed in front of an AM payload for @rx_headroom. */
+/* Bytes needed in front of an AM payload for @rx_headroom, a multiple of
+ * 8: a pool element is laid out so its data is aligned, and the mpool's
+ * own element header in front of the element must be 8-aligned too. */
 #define UCT_SCTP_DPDK_RX_OVERHEAD(_rx_headroom)                              \
-	((_rx_headroom) + sizeof(uct_recv_desc_t *) +                         \
-	 sizeof(uct_sctp_dpdk_rx_desc_t) + 7)
+	(((_rx_headroom) + sizeof(uct_recv_desc_t *) +                        \
+	  sizeof(uct_sctp_dpdk_rx_desc_t) + 7 + 7) & ~(size_t)7)
 
 static inline uct_sctp_dpdk_rx_desc_t *
 uct_sctp_dpdk_rx_desc_of(void *ucx_desc)
@@ -946,6 +964,11 @@ void uct_sctp_dpdk_rma_rx_reply(uct_sctp_dpdk_iface_t *iface,
 /* Initiator: continue ops whose data is not all sent.  @return work. */
 unsigned uct_sctp_dpdk_rma_progress(uct_sctp_dpdk_iface_t *iface);
 ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface);
+/* Iface close, first: wait (DEREG_WAIT_MS, then abort their associations)
+ * until usrsctp released the PUT data of put_zcopy cancelled by ep
+ * destroy, and complete them. */
+#define UCT_SCTP_DPDK_RMA_ORPHAN_ABORTS 64 /* peers aborted at most */
+void uct_sctp_dpdk_rma_iface_release_orphans(uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_rma_iface_cleanup(uct_sctp_dpdk_iface_t *iface);
 void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep);
 void uct_sctp_dpdk_rma_ep_cleanup(uct_sctp_dpdk_ep_t *ep);

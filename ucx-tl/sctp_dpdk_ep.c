@@ -180,8 +180,10 @@ ucs_status_t uct_sctp_dpdk_ep_am_short(uct_ep_h tl_ep, uint8_t id,
 			 UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES, "am_short");
 	/* One contiguous message: each extra piece costs a usrsctp_sendv. */
 	memcpy(buf + sizeof(uct_sctp_dpdk_am_hdr_t), &header, sizeof(header));
-	memcpy(buf + sizeof(uct_sctp_dpdk_am_hdr_t) + sizeof(header), payload,
-	       length);
+	/* UCT allows payload NULL with length 0 (memcpy's may not be NULL) */
+	if (length > 0)
+		memcpy(buf + sizeof(uct_sctp_dpdk_am_hdr_t) + sizeof(header),
+		       payload, length);
 	iov.iov_base = buf;
 	iov.iov_len = sizeof(uct_sctp_dpdk_am_hdr_t) + sizeof(header) + length;
 	status = uct_sctp_dpdk_ep_send(ep, id, &iov, 1);

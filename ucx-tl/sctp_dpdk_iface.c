@@ -274,6 +274,16 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, dereg_wait_ms),
 	 UCS_CONFIG_TYPE_UINT},
 
+	{"RX_QUEUE_BYTES", "4m",
+	 "Copies of received AMs (those up to 2 KiB, and larger ones copied\n"
+	 "for am_alignment) that may wait for the worker's progress, in bytes\n"
+	 "of descriptor memory. Beyond, AMs stay in their receive descriptor\n"
+	 "(RX_DESCS); when those are used up the SCTP receive window closes and\n"
+	 "the sender waits. inf: no cap (a peer may then grow the memory of a\n"
+	 "worker that does not progress under PROGRESS=thread).",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, rx_queue_bytes),
+	 UCS_CONFIG_TYPE_MEMUNITS},
+
 	{NULL}};
 
 static ucs_status_t uct_sctp_dpdk_iface_query(uct_iface_h tl_iface,
@@ -506,6 +516,17 @@ uct_sctp_dpdk_iface_desc_get(uct_sctp_dpdk_iface_t *iface, size_t length)
 	return rx;
 }
 
+/* Pool bytes a copied descriptor occupies (what RX_QUEUE_BYTES counts). */
+static UCS_F_ALWAYS_INLINE size_t
+uct_sctp_dpdk_iface_copy_bytes(const uct_sctp_dpdk_iface_t *iface,
+			       const uct_sctp_dpdk_rx_desc_t *rx)
+{
+	return UCT_SCTP_DPDK_RX_OVERHEAD(iface->rx_headroom) +
+	       ((rx->flags & UCT_SCTP_DPDK_RX_FLAG_LARGE) ?
+			iface->ctx->seg_bytes :
+			UCT_SCTP_DPDK_RX_COPY_BYTES);
+}
+
 /* Return a descriptor: sg buffer to its endpoint, a copy to its mpool. */
 static void uct_sctp_dpdk_iface_rx_free(uct_sctp_dpdk_iface_t *iface,
 					uct_sctp_dpdk_rx_desc_t *rx)
@@ -563,20 +584,31 @@ void uct_sctp_dpdk_iface_rx_msg(uct_sctp_dpdk_iface_t *iface,
 	    !uct_sctp_dpdk_iface_is_aligned(iface, data)) {
 		/* Small: copy and give the segment back at once, so a
 		 * message UCX keeps pins ~2 KiB, not SEG_SIZE.  Misaligned
-		 * for am_alignment: copy to an aligned descriptor. */
+		 * for am_alignment: copy to an aligned descriptor.  Only up
+		 * to RX_QUEUE_BYTES of copies wait for the worker: beyond,
+		 * the message keeps its segment (the drain copies it if it
+		 * is misaligned), the fixed sg pool runs out and usrsctp
+		 * closes the receive window. */
 		ucs_spin_lock(&iface->rx_lock);
-		rx = uct_sctp_dpdk_iface_desc_get(iface, length);
-		if (ucs_likely(rx != NULL)) {
+		if (ucs_likely(iface->rx_copy_bytes <
+			       iface->rx_copy_max_bytes) &&
+		    (rx = uct_sctp_dpdk_iface_desc_get(iface, length)) != NULL) {
 			memcpy(rx->data, data, length);
 			rx->am_id = am_id;
+			rx->flags |= UCT_SCTP_DPDK_RX_FLAG_COPY;
+			iface->rx_copy_bytes +=
+				uct_sctp_dpdk_iface_copy_bytes(iface, rx);
 			uct_sctp_dpdk_iface_rx_src(ctx, rx, msg);
 			uct_sctp_dpdk_iface_rx_push(iface, rx);
 			ucs_spin_unlock(&iface->rx_lock);
 			sg_msg_release(msg);
 			return;
 		}
+		if (iface->rx_copy_bytes >= iface->rx_copy_max_bytes)
+			iface->rx_copy_capped++;
 		ucs_spin_unlock(&iface->rx_lock);
-		/* Out of memory for a copy: deliver from the segment. */
+		/* Over the cap or out of memory for a copy: deliver from
+		 * the segment. */
 	}
 	rx = uct_sctp_dpdk_iface_rx_desc_init(iface, data);
 	rx->msg = msg;
@@ -673,6 +705,31 @@ uct_sctp_dpdk_iface_rx_cb_flags(uct_sctp_dpdk_iface_t *iface,
 	return UCT_CB_PARAM_FLAG_DESC;
 }
 
+/*
+ * An AM left in its sg buffer by the RX_QUEUE_BYTES cap whose data misses
+ * am_alignment: copied now, by the worker about to run its handler, and
+ * the buffer given back.  @return the descriptor to deliver (@rx itself
+ * when no descriptor is free: the data is then delivered unaligned).
+ */
+static uct_sctp_dpdk_rx_desc_t *
+uct_sctp_dpdk_iface_rx_realign(uct_sctp_dpdk_iface_t *iface,
+			       uct_sctp_dpdk_rx_desc_t *rx)
+{
+	uct_sctp_dpdk_rx_desc_t *copy;
+
+	ucs_spin_lock(&iface->rx_lock);
+	copy = uct_sctp_dpdk_iface_desc_get(iface, rx->length);
+	ucs_spin_unlock(&iface->rx_lock);
+	if (copy == NULL)
+		return rx;
+	memcpy(copy->data, rx->data, rx->length);
+	copy->am_id = rx->am_id;
+	copy->src_assoc = rx->src_assoc;
+	copy->src_sg = rx->src_sg;
+	uct_sctp_dpdk_ctx_msg_release(iface->ctx, rx->msg);
+	return copy;
+}
+
 /* Run the AM handlers of up to one burst of queued messages. */
 static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 {
@@ -688,6 +745,9 @@ static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 			&iface->rx_q, uct_sctp_dpdk_rx_desc_t, queue);
 		if (rxs[n]->flags & UCT_SCTP_DPDK_RX_FLAG_LOCAL)
 			iface->local_queued--;
+		if (rxs[n]->flags & UCT_SCTP_DPDK_RX_FLAG_COPY)
+			iface->rx_copy_bytes -=
+				uct_sctp_dpdk_iface_copy_bytes(iface, rxs[n]);
 		n++;
 	}
 	iface->rx_count -= n;
@@ -701,6 +761,10 @@ static unsigned uct_sctp_dpdk_iface_rx_drain(uct_sctp_dpdk_iface_t *iface)
 			uct_sctp_dpdk_iface_rx_free(iface, rx);
 			continue;
 		}
+		if (ucs_unlikely(rx->msg != NULL &&
+				 !uct_sctp_dpdk_iface_is_aligned(iface,
+								 rx->data)))
+			rx = uct_sctp_dpdk_iface_rx_realign(iface, rx);
 		cb_flags = uct_sctp_dpdk_iface_rx_cb_flags(iface, rx);
 		uct_iface_trace_am(&iface->super, UCT_AM_TRACE_TYPE_RECV,
 				   rx->am_id, rx->data, rx->length, "RX");
@@ -1105,6 +1169,17 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_iface_t, uct_md_h md,
 				    0;
 	self->release_desc.cb = uct_sctp_dpdk_iface_release_desc;
 	self->local_queued = 0;
+	self->rx_copy_bytes = 0;
+	self->rx_copy_capped = 0;
+	if (config->rx_queue_bytes == UCS_MEMUNITS_AUTO) {
+		ucs_error("sctp_dpdk: " UCT_SCTP_DPDK_ENV "RX_QUEUE_BYTES=auto "
+			  "is not a size: give bytes (k/m/g suffixes, default "
+			  "4m) or inf for no cap");
+		return UCS_ERR_INVALID_PARAM;
+	}
+	self->rx_copy_max_bytes = config->rx_queue_bytes == UCS_MEMUNITS_INF ?
+					  SIZE_MAX :
+					  config->rx_queue_bytes;
 	self->large_lent = 0;
 	self->rx_count = 0;
 	self->ep_seq = 0;
@@ -1253,6 +1328,9 @@ static UCS_CLASS_CLEANUP_FUNC(uct_sctp_dpdk_iface_t)
 	if (!ucs_list_is_empty(&self->eps))
 		ucs_warn("sctp_dpdk: iface %u closed with %zu endpoints",
 			 self->id, ucs_list_length(&self->eps));
+	/* PUT data of cancelled put_zcopy still referenced: released (the
+	 * iface must still be in the table for their zero-copy releases) */
+	uct_sctp_dpdk_rma_iface_release_orphans(self);
 	/* Out of the table first: nothing is queued to us after this.  Local
 	 * eps of other ifaces that point here now fail (their ifaces rescan
 	 * on the ev_gen change). */

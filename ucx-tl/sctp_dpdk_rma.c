@@ -86,6 +86,7 @@
 #include <ucs/debug/memtrack_int.h>
 
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -805,6 +806,7 @@ struct uct_sctp_dpdk_rma_op {
 	uint32_t zc_pending;
 	uint8_t zc_acked;
 	ucs_status_t zc_status;
+	uct_sctp_dpdk_peer_t *orphan_peer; /* orphaned: its ep's peer */
 	unsigned iovcnt;
 	struct iovec iov[UCT_SCTP_DPDK_RMA_MAX_IOV]; /* local buffers */
 };
@@ -1043,6 +1045,100 @@ ucs_status_t uct_sctp_dpdk_rma_iface_init(uct_sctp_dpdk_iface_t *iface)
 	}
 	iface->rma_ready = 1;
 	return UCS_OK;
+}
+
+/* Orphaned ops of @iface (their ep destroyed while usrsctp still
+ * references PUT data in the caller's buffer) whose references are not
+ * all released; with @peers non-NULL, also their peers (up to @max). */
+static unsigned uct_sctp_dpdk_rma_orphans(uct_sctp_dpdk_iface_t *iface,
+					  uct_sctp_dpdk_peer_t **peers,
+					  unsigned max, unsigned *n_p)
+{
+	uct_sctp_dpdk_rma_op_t *op;
+	unsigned count = 0, k;
+	uint32_t slot;
+
+	for (slot = 0; slot < iface->rma_ops_size; slot++) {
+		op = iface->rma_ops[slot];
+		if (op == NULL || op->ep != NULL || op->zc_pending == 0)
+			continue;
+		count++;
+		if (peers == NULL)
+			continue;
+		for (k = 0; k < *n_p && peers[k] != op->orphan_peer; k++)
+			;
+		if (k == *n_p && *n_p < max)
+			peers[(*n_p)++] = op->orphan_peer;
+	}
+	return count;
+}
+
+/*
+ * Before an iface goes: wait until usrsctp and the port release the PUT
+ * data of its orphaned ops, and complete them (their completion reports
+ * the buffer free, ep destroy's contract).  The associations live on in
+ * the device context after the iface, so without the wait a
+ * retransmission would read a buffer the caller frees after
+ * uct_iface_close.  Bounded by DEREG_WAIT_MS; past it the associations
+ * holding the data are aborted, as for memory a GET reply references
+ * (sctp_dpdk_getzc.c): a peer that has not acknowledged for that long is
+ * lost rather than memory read after it is gone.
+ */
+void uct_sctp_dpdk_rma_iface_release_orphans(uct_sctp_dpdk_iface_t *iface)
+{
+	uct_sctp_dpdk_peer_t *peers[UCT_SCTP_DPDK_RMA_ORPHAN_ABORTS];
+	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	uint64_t hz = dp_tsc_hz(), deadline;
+	unsigned n = 0, k, count;
+	int aborted = 0;
+
+	if (ctx == NULL || !iface->rma_ready ||
+	    uct_sctp_dpdk_rma_orphans(iface, NULL, 0, NULL) == 0)
+		return;
+	deadline = dp_tsc() + hz * ctx->dereg_wait_ms / 1000;
+	for (;;) {
+		uct_sctp_dpdk_rma_zc_progress(iface);
+		count = uct_sctp_dpdk_rma_orphans(iface, NULL, 0, NULL);
+		if (count == 0)
+			return;
+		if (!ctx->thread_on &&
+		    !ucs_recursive_spin_is_owner(ctx->lock, pthread_self()) &&
+		    ucs_recursive_spin_trylock(ctx->lock)) {
+			uct_sctp_dpdk_ctx_poll_all();
+			ucs_recursive_spin_unlock(ctx->lock);
+		} else {
+			sched_yield();
+		}
+		if (dp_tsc() < deadline)
+			continue;
+		if (aborted) {
+			ucs_error("sctp_dpdk: iface %u closed while %u "
+				  "cancelled put_zcopy still reference their "
+				  "buffers after their associations were "
+				  "aborted; the buffers may be read after they "
+				  "are freed", iface->id, count);
+			return;
+		}
+		n = 0;
+		uct_sctp_dpdk_rma_orphans(iface, peers,
+					  UCT_SCTP_DPDK_RMA_ORPHAN_ABORTS, &n);
+		ucs_warn("sctp_dpdk: iface %u closing: %u cancelled "
+			 "put_zcopy not acknowledged within "
+			 UCT_SCTP_DPDK_ENV "DEREG_WAIT_MS=%u: aborting %u "
+			 "association(s) so that nothing reads their buffers "
+			 "after the close (raise " UCT_SCTP_DPDK_ENV
+			 "DEREG_WAIT_MS, flush before closing, or "
+			 UCT_SCTP_DPDK_ENV "TX_ZCOPY_MIN=0 to copy PUT data)",
+			 iface->id, count, ctx->dereg_wait_ms, n);
+		ucs_recursive_spin_lock(ctx->lock);
+		for (k = 0; k < n; k++)
+			if (peers[k]->state != UCT_SCTP_DPDK_PEER_IDLE)
+				(void)sg_assoc_abort(peers[k]->sg,
+						     peers[k]->assoc);
+		ucs_recursive_spin_unlock(ctx->lock);
+		aborted = 1;
+		deadline = dp_tsc() + hz; /* the port's chained packets */
+	}
 }
 
 void uct_sctp_dpdk_rma_iface_cleanup(uct_sctp_dpdk_iface_t *iface)
@@ -1916,6 +2012,7 @@ static void uct_sctp_dpdk_rma_op_orphan(uct_sctp_dpdk_iface_t *iface,
 	}
 	ucs_list_del(&op->ep_elem);
 	ucs_list_head_init(&op->ep_elem); /* op_put's ucs_list_del: no-op */
+	op->orphan_peer = op->ep->peer;
 	op->ep = NULL;
 	op->zc_acked = 1;
 	op->zc_status = status;

@@ -9,6 +9,10 @@
 #   fuzz_frame  dp_frame_classify + CRC32c + dp_arp_parse on any frame
 #   fuzz_arp    ARP input on a net_ring port (learn, answer, hold, retry)
 #   fuzz_link   frame -> dp_port_poll -> sg_poll -> usrsctp_conninput
+#   fuzz_tl     the transport's wire format (AM and RMA headers, stream-map
+#               RTS) inside an association, through ucx-tl's receive path;
+#               built only when SDP_UCX_SRC names the configured UCX source
+#               tree the transport builds against (meson's -Ducx_src)
 #
 # Needs the release's clang and its libclang-rt-N-dev (scripts/setup.sh
 # installs them: clang-14 on Debian 12, clang-19 on Debian 13,
@@ -60,8 +64,39 @@ for src in "$ROOT"/common/*.c "$ROOT"/pacing/*.c "$ROOT"/dataplane/*.c \
   fi
   objs+=("$o")
 done
+built=()
 for h in fuzz_frame fuzz_arp fuzz_link; do
   $CC $CFLAGS -fsanitize=fuzzer "$ROOT/tests/fuzz/$h.c" "${objs[@]}" \
     $LIBS -o "$OUT/$h"
+  built+=("$OUT/$h")
 done
-echo "fuzz: built $OUT/fuzz_frame $OUT/fuzz_arp $OUT/fuzz_link"
+
+# fuzz_tl: the transport's sources too, against UCX's internal headers and
+# the config.h of its source tree (as ucx-tl/meson.build does).
+if [[ -n ${SDP_UCX_SRC:-} ]]; then
+  [[ -e $SDP_UCX_SRC/config.h && -e $SDP_UCX_SRC/src/uct/base/uct_iface.h ]] || {
+    echo "fuzz: SDP_UCX_SRC=$SDP_UCX_SRC is not a configured UCX source tree (scripts/setup-ucx-src.sh)" >&2; exit 1; }
+  ucx_ver=$(pkg-config --modversion ucx-uct)
+  ucx_num=$(( $(cut -d. -f1 <<<"$ucx_ver") * 100 + $(cut -d. -f2 <<<"$ucx_ver") ))
+  # UCX's ucs_offsetof (behind ucs_derived_of, ucs_container_of) is
+  # &((type *)0)->member, which UBSan's null and object-size checks report
+  # on every use: both are off for these objects (a real NULL dereference
+  # is still a SEGV that libFuzzer reports; ASan still bounds every access).
+  TLFLAGS="-DHAVE_CONFIG_H -isystem $SDP_UCX_SRC -isystem $SDP_UCX_SRC/src \
+    -DUCT_SCTP_DPDK_UCX_VERSION=$ucx_num -I$ROOT/ucx-tl -fno-sanitize=null,object-size"
+  tlobjs=()
+  for src in "$ROOT"/ucx-tl/*.c; do
+    o="$OUT/obj/ucx-tl_$(basename "${src%.c}").o"
+    if [[ ! -e $o || $src -nt $o || $0 -nt $o ]] ||
+       find "$ROOT/ucx-tl" "$ROOT/common" "$ROOT/dataplane" "$ROOT/sctp" \
+         -name '*.h' -newer "$o" | grep -q .; then
+      $CC $CFLAGS $TLFLAGS -fsanitize=fuzzer-no-link -c "$src" -o "$o"
+    fi
+    tlobjs+=("$o")
+  done
+  $CC $CFLAGS $TLFLAGS -fsanitize=fuzzer "$ROOT/tests/fuzz/fuzz_tl.c" \
+    "${tlobjs[@]}" "${objs[@]}" $LIBS $(pkg-config --libs ucx-uct ucx-ucs) \
+    -o "$OUT/fuzz_tl"
+  built+=("$OUT/fuzz_tl")
+fi
+echo "fuzz: built ${built[*]}"

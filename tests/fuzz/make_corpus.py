@@ -59,6 +59,39 @@ SEEDS = {
     "link/raw_frame": b"\x01" + frame(132, INIT),
 }
 
+
+def tl_rec(mode, msg):
+    """fuzz_tl: one record [len][mode][message]."""
+    return struct.pack("<HB", len(msg), mode) + msg
+
+
+def tl_hdr(am_id, flags=0):
+    """Our 8-byte header; fuzz_tl fills iface id and incarnation (mode 1)."""
+    return struct.pack("!BBHHH", am_id, flags, 0, 0, 0)
+
+
+def tl_rma(kind, flags, addr, length, offset, data=b""):
+    """Header + RMA header (key/addr put inside the region by mode 2)."""
+    return (tl_hdr(kind, 0x80 | flags) +
+            struct.pack("!QQQQIIIHH", 0, addr, length, offset, 0, 1, 0, 0, 0)
+            + data)
+
+
+SEEDS.update({
+    "tl/am_short": tl_rec(1, tl_hdr(5) + b"hello world"),
+    "tl/am_large": tl_rec(1, tl_hdr(6) + bytes(range(256)) * 10),
+    "tl/am_bad_id": tl_rec(1, tl_hdr(100) + b"x" * 8) + tl_rec(1, tl_hdr(7)
+                                                                + b"y"),
+    "tl/am_wrong_iface": tl_rec(0, tl_hdr(5) + b"z" * 16),
+    "tl/short_msg": tl_rec(1, b"\x05\x00\x00"),
+    "tl/rts": tl_rec(5, tl_hdr(9) + bytes(64)),
+    "tl/put": tl_rec(3, tl_rma(1, 0x40, 16, 64, 0, b"p" * 64)),
+    "tl/get": tl_rec(3, tl_rma(2, 0, 128, 512, 0)),
+    "tl/flush": tl_rec(3, tl_rma(3, 0, 0, 0, 0)),
+    "tl/reply_unknown": tl_rec(1, tl_rma(5, 0, 0, 8, 0, b"r" * 8)),
+    "tl/put_outside": tl_rec(1, tl_rma(1, 0x40, 0x1000, 64, 0, b"o" * 64)),
+})
+
 for name, data in SEEDS.items():
     path = os.path.join(HERE, "corpus", name)
     os.makedirs(os.path.dirname(path), exist_ok=True)

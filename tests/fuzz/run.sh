@@ -8,7 +8,8 @@
 # Fails on any crash, sanitizer report, leak or broken invariant, and when
 # the harnesses cannot be built or run (no clang, not root for the EAL):
 # a test that cannot run is not a pass.  Findings are left in
-# $FUZZ_OUT/artifacts.
+# $FUZZ_OUT/artifacts.  FUZZ_HARNESSES picks the harnesses (default
+# "frame arp link"; "tl" is fuzz_tl, which needs SDP_UCX_SRC for build.sh).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -31,7 +32,14 @@ fuzz_cleanup() {
 trap fuzz_cleanup EXIT
 mkdir -p "$OUT/artifacts"
 fails=0
-for h in frame arp link; do
+HARNESSES=${FUZZ_HARNESSES:-frame arp link}
+if [[ " $HARNESSES " == *" tl "* && -z ${SDP_UCX_SRC:-} ]]; then
+  echo "fuzz: FAIL: fuzz_tl needs SDP_UCX_SRC (the UCX source tree of meson's -Ducx_src)" >&2
+  exit 1
+fi
+# fuzz_tl: the transport's contexts live until exit by design (lsan-tl.supp)
+export LSAN_OPTIONS=suppressions=$HERE/lsan-tl.supp${LSAN_OPTIONS:+:$LSAN_OPTIONS}
+for h in $HARNESSES; do
   bin=$OUT/fuzz_$h
   if compgen -G "$HERE/regress/$h/*" >/dev/null; then
     if ! "$bin" -runs=1 "$HERE"/regress/$h/* >"$work/$h.regress.log" 2>&1; then

@@ -37,6 +37,8 @@ static int test_config(void)
 		{"UCX_SCTP_DPDK_SACK_HOLD_US", "200000"},
 		{"UCX_SCTP_DPDK_SACK_HOLD_US", "100000"},
 		{"UCX_SCTP_DPDK_SG", "sack_hold_us=-1"},
+		/* a size or inf, never auto */
+		{"UCX_SCTP_DPDK_RX_QUEUE_BYTES", "auto"},
 	};
 	char prefix[96];
 	size_t i;
@@ -61,6 +63,7 @@ static int test_config(void)
 		unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
 		unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
 		unsetenv("UCX_SCTP_DPDK_SACK_HOLD_US");
+		unsetenv("UCX_SCTP_DPDK_RX_QUEUE_BYTES");
 		setenv(bad[i].var, bad[i].value, 1);
 		fx_env_open(&e);
 		p.field_mask = UCT_IFACE_PARAM_FIELD_OPEN_MODE |
@@ -79,6 +82,7 @@ static int test_config(void)
 	unsetenv("UCX_SCTP_DPDK_POLL_LCORE");
 	unsetenv("UCX_SCTP_DPDK_EXIT_TIMEOUT");
 	unsetenv("UCX_SCTP_DPDK_SACK_HOLD_US");
+	unsetenv("UCX_SCTP_DPDK_RX_QUEUE_BYTES");
 	/* Valid values alone must not trip the cross-field checks. */
 	{
 		static char text[16384];
