@@ -94,11 +94,24 @@ done
 # ---- phase timing ------------------------------------------------------------
 PHASES=()
 phase_t0=0
-phase_start() { phase_t0=$SECONDS; log "== $1"; }
+phase_open=   # the phase running now (printed by cleanup if it fails)
+phase_start() { phase_t0=$SECONDS; phase_open=$1; log "== $1"; }
 phase_end() { # name
   local dt=$((SECONDS - phase_t0))
   PHASES+=("$(printf '%-42s %5d s' "$1" "$dt")")
+  phase_open=
   log "== $1: ${dt} s"
+}
+# Every phase's time, also when the run fails or is interrupted.
+print_phases() {
+  if [[ -n $phase_open ]]; then
+    PHASES+=("$(printf '%-42s %5d s (did not finish)' "$phase_open" $((SECONDS - phase_t0)))")
+    phase_open=
+  fi
+  if ((${#PHASES[@]})); then
+    log "phase times:"
+    printf '  %s\n' "${PHASES[@]}" >&2
+  fi
 }
 
 # ---- cleanup: processes, mounts, directory -----------------------------------
@@ -141,6 +154,7 @@ cleanup() {
       rm -rf --one-file-system -- "$R" || { log "error: could not remove $R"; ((rc == 0)) && rc=1; }
     fi
   fi
+  print_phases
   if ((rc != 0)); then log "FAILED (status $rc)"; fi
   exit "$rc"
 }
@@ -452,8 +466,6 @@ if [[ -n ${TESTS// /} ]]; then
   phase_end "MPI integration tests inside ($TESTS)"
 fi
 
-log "phase times:"
-printf '  %s\n' "${PHASES[@]}" >&2
 log "fresh $SUITE: setup.sh, the unit suite${TESTS:+ and $TESTS} passed"
 exit 0
 }
