@@ -28,7 +28,9 @@ MEMIF_RAIL_NET = "10.77.%d"
 # Jumbo frames by default: HPC Ethernet fabrics run them, and memif and veth
 # both carry 9000 (usrsctp moves ~1.7x more per CPU cycle at 9000 than at
 # 1500; docs/BENCHMARKS.md, "SCTP").  af_xdp ports keep 1500: their UMEM chunks
-# are 2 KiB in DPDK 22.11's PMD (queue set-up fails at MTU 3498 on veth).
+# are 2 KiB, at most a page less headers, in DPDK's PMD (22.11 and 24.11
+# alike: ETH_AF_XDP_FRAME_SIZE, max_rx_pktlen; queue set-up fails at MTU 3498
+# on veth).
 DEFAULT_MTU = 9000
 XDP_DEFAULT_MTU = 1500
 # The largest MTU (dataplane DP_MTU_MAX, sdp-testbed --mtu): a frame fills

@@ -133,14 +133,26 @@ MPI_LAT = (8, 2048, 8192, 16384)
 MPI_BW = (65536, 1 << 20, 4 << 20)
 
 
+RELEASE_NAMES = {"bookworm": "Debian 12 (bookworm)",
+                 "trixie": "Debian 13 (trixie)"}
+
+
 def render_mpi(files):
     out = []
     for path in files:
         d = load(path)
         tcp = d["tcp"]
         fabrics = list(d["sctp_dpdk"])
-        out.append(f"{d['mpi'].upper() if d['mpi'] == 'mpich' else 'Open MPI'}"
-                   f", MTU {d['mtu']}, medians of {d['reps']} sweeps:")
+        mpi = d['mpi'].upper() if d['mpi'] == 'mpich' else 'Open MPI'
+        if "release" in d:
+            v = d["versions"]
+            rel = RELEASE_NAMES.get(d["release"], d["release"])
+            out.append(f"{rel}: UCX {v['ucx']}, DPDK {v['dpdk']}, "
+                       f"{mpi} {v['mpich']}, its own UCX tcp; MTU "
+                       f"{d['mtu']}, medians of {d['reps']} sweeps:")
+        else:
+            out.append(f"{mpi}, MTU {d['mtu']}, medians of {d['reps']} "
+                       "sweeps:")
         out.append("")
         hdr = "| size | " + " | ".join(
             f"sctp_dpdk {f} | x tcp" for f in fabrics) + " | UCX tcp |"
@@ -364,6 +376,15 @@ SECTIONS = {
                    "--json", "bench/results/apps_vs_tcp.json",
                    "--plot", "docs/img/apps_vs_tcp.png"]],
         render=render_apps),
+    "releases": dict(
+        title="MPI on Debian 12 and Debian 13, sctp_dpdk vs each one's UCX tcp",
+        minutes=20,
+        files=["bench/results/releases_bookworm.json",
+               "bench/results/releases_trixie.json"],
+        plots=[],
+        commands=[[PY, "bench/releases.py", "--root",
+                   "/var/tmp/sdp-trixie-dev", "--rounds", "3"]],
+        render=render_mpi),
     "mpi": dict(
         title="MPI latency and bandwidth, sctp_dpdk vs UCX tcp",
         minutes=25,

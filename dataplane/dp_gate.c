@@ -2,8 +2,10 @@
 /*
  * dp_gate.c - memif bursts never run while DPDK's interrupt thread does.
  *
- * DPDK 22.11's memif tears a connection down on the EAL interrupt thread
- * when the control channel hangs up (the peer process died):
+ * DPDK's memif (22.11 and 24.11 alike: memif_disconnect and the burst
+ * functions' check are the same in both) tears a connection down on the
+ * EAL interrupt thread when the control channel hangs up (the peer
+ * process died):
  * memif_intr_handler -> memif_disconnect clears ETH_MEMIF_FLAG_CONNECTED,
  * then memif_free_regions munmaps the shared regions and rte_frees their
  * descriptors.  eth_memif_rx/tx check that flag once, on entry, without
@@ -238,7 +240,7 @@ void dp_gate_install(void)
 	    rte_intr_callback_register(ih, gate_cb, NULL) != 0) {
 		SDP_LOG(WARN, DP, "memif: cannot install the burst gate on "
 			"the EAL interrupt thread (%s): a memif peer that "
-			"dies mid-burst may crash this process (DPDK 22.11 "
+			"dies mid-burst may crash this process (DPDK's memif "
 			"unmaps its regions under the burst)",
 			strerror(errno));
 		if (efd >= 0)

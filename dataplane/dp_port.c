@@ -269,7 +269,8 @@ static int choose_crc(struct dp_port *port, const struct dp_config *cfg,
 }
 
 /*
- * memif and af_packet report a 1518-byte maximum frame in DPDK 22.11, yet
+ * memif and af_packet report a 1518-byte maximum frame (RTE_ETHER_MAX_LEN
+ * in their dev_infos_get, DPDK 22.11 and 24.11 alike), yet
  * carry larger frames: memif chains its shared-memory buffers (bsize=),
  * af_packet is bounded by its TPACKET frame (framesz=) and the kernel
  * interface MTU.  For those two the ethdev MTU stays at what they report

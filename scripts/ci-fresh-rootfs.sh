@@ -6,6 +6,12 @@
 # copied in and nothing else, then, inside it (chroot, as root):
 #     ./scripts/setup.sh               install + fetch + build
 #     ./scripts/test.sh --suite unit   the unit suite
+#     meson test mpi mpich-suite uct-gtest mpi4py
+#                                      the MPI integration tests that need
+#                                      no second machine: Open MPI and
+#                                      MPICH jobs, MPICH's test/mpi subset,
+#                                      the installed UCX's UCT gtest,
+#                                      mpi4py's suite (SDP_CI_TESTS)
 # Everything mounted or made here is removed on exit, failure or Ctrl-C.
 # Needs root.  Phase times are printed at the end.
 #
@@ -27,6 +33,13 @@
 #                           derived from /etc/apt/sources.list{,.d}
 #   SDP_CI_SETUP_TIMEOUT=S  deadline of setup.sh inside (default 1800 s)
 #   SDP_CI_TEST_TIMEOUT=S   deadline of the unit suite inside (default 900 s)
+#   SDP_CI_TESTS="..."      meson tests run after the unit suite (default
+#                           "mpi mpich-suite uct-gtest mpi4py"; empty: none);
+#                           each must be built, or the run fails naming it
+#   SDP_CI_MPI_TIMEOUT=S    deadline of those tests together (default 2400 s)
+#   The UCT gtest's build (~1-10 min) is kept between runs in
+#   $SDP_CI_CACHE_DIR/gtest-<release> (keyed by its inputs, as
+#   scripts/uct-gtest.sh does; SDP_CI_CACHE=0: built afresh).
 #   SDP_WERROR=1            passed on to setup.sh inside
 #   SDP_SRC_ARCHIVE_DIR=dir upstream source archives for the set-up scripts,
 #                           when the mirror serves no source package of the
@@ -63,6 +76,8 @@ TMP_BASE=${SDP_CI_TMPDIR:-/var/tmp}
 APT_SOURCES=${SDP_CI_APT_SOURCES:-machine}
 SETUP_TIMEOUT_S=${SDP_CI_SETUP_TIMEOUT:-1800}
 TEST_TIMEOUT_S=${SDP_CI_TEST_TIMEOUT:-900}
+TESTS=${SDP_CI_TESTS-mpi mpich-suite uct-gtest mpi4py}
+MPI_TIMEOUT_S=${SDP_CI_MPI_TIMEOUT:-2400}
 IN_CHROOT_DIR=/root/sctp-dpdk
 NEED_FREE_KB=$((8 * 1024 * 1024))   # packages + deps + build, with margin
 
@@ -72,18 +87,31 @@ die() { echo "$PROG: error: $*" >&2; exit 1; }
 [[ $EUID -eq 0 ]] || die "needs root (debootstrap, mount, chroot): sudo $0"
 [[ $APT_SOURCES == machine || $APT_SOURCES == debootstrap ]] ||
   die "SDP_CI_APT_SOURCES='$APT_SOURCES' is invalid: use machine or debootstrap"
-for v in CACHE_DAYS SETUP_TIMEOUT_S TEST_TIMEOUT_S; do
+for v in CACHE_DAYS SETUP_TIMEOUT_S TEST_TIMEOUT_S MPI_TIMEOUT_S; do
   [[ ${!v} =~ ^[0-9]+$ ]] || die "$v='${!v}' is not a whole number (see the SDP_CI_* settings in $0)"
 done
 
 # ---- phase timing ------------------------------------------------------------
 PHASES=()
 phase_t0=0
-phase_start() { phase_t0=$SECONDS; log "== $1"; }
+phase_open=   # the phase running now (printed by cleanup if it fails)
+phase_start() { phase_t0=$SECONDS; phase_open=$1; log "== $1"; }
 phase_end() { # name
   local dt=$((SECONDS - phase_t0))
   PHASES+=("$(printf '%-42s %5d s' "$1" "$dt")")
+  phase_open=
   log "== $1: ${dt} s"
+}
+# Every phase's time, also when the run fails or is interrupted.
+print_phases() {
+  if [[ -n $phase_open ]]; then
+    PHASES+=("$(printf '%-42s %5d s (did not finish)' "$phase_open" $((SECONDS - phase_t0)))")
+    phase_open=
+  fi
+  if ((${#PHASES[@]})); then
+    log "phase times:"
+    printf '  %s\n' "${PHASES[@]}" >&2
+  fi
 }
 
 # ---- cleanup: processes, mounts, directory -----------------------------------
@@ -126,6 +154,7 @@ cleanup() {
       rm -rf --one-file-system -- "$R" || { log "error: could not remove $R"; ((rc == 0)) && rc=1; }
     fi
   fi
+  print_phases
   if ((rc != 0)); then log "FAILED (status $rc)"; fi
   exit "$rc"
 }
@@ -389,6 +418,11 @@ echo force-unsafe-io >"$R/etc/dpkg/dpkg.cfg.d/sctp-dpdk-ci-unsafe-io"
 log "in the chroot: policy-rc.d (no daemons), dpkg force-unsafe-io (no fsync)"
 
 # ---- mounts -------------------------------------------------------------------
+# The root filesystem on itself first, private: '/' inside is then a mount
+# point ('ip netns exec' remounts it rslave; the testbed's namespaces), and
+# nothing mounted below it propagates to this machine.
+mount --bind "$R" "$R"
+mount --make-private "$R"
 mount -t proc proc "$R/proc"
 mount -t sysfs sysfs "$R/sys"
 mount --bind /dev "$R/dev"
@@ -397,6 +431,10 @@ mount --bind /dev/pts "$R/dev/pts"
 mount -t tmpfs -o mode=1777 shm "$R/dev/shm"
 mount -t tmpfs -o mode=755 run "$R/run"
 mkdir -m 1777 "$R/run/lock"
+if [[ " $TESTS " == *" uct-gtest "* && ${SDP_CI_CACHE:-1} != 0 ]]; then
+  mkdir -p "$CACHE_DIR/gtest-$SUITE" "$R/var/cache/sctp-dpdk-gtest"
+  mount --bind "$CACHE_DIR/gtest-$SUITE" "$R/var/cache/sctp-dpdk-gtest"
+fi
 log "mounted: $(mounts_under "$R" | sort | sed "s#^$R##" | tr '\n' ' ')"
 
 in_chroot() { # seconds what command-line
@@ -413,8 +451,21 @@ phase_start "unit suite inside the fresh system"
 in_chroot "$TEST_TIMEOUT_S" "the unit suite inside the fresh $SUITE" './scripts/test.sh --suite unit'
 phase_end "unit suite inside the fresh system"
 
-log "phase times:"
-printf '  %s\n' "${PHASES[@]}" >&2
-log "fresh $SUITE: setup.sh and the unit suite passed"
+# ---- phase 5: the MPI integration tests, inside ------------------------------------
+if [[ -n ${TESTS// /} ]]; then
+  phase_start "MPI integration tests inside ($TESTS)"
+  built=$(chroot "$R" /usr/bin/env -i "${CHROOT_ENV[@]}" /bin/bash -c \
+    "cd $IN_CHROOT_DIR/build && meson test --list 2>/dev/null") ||
+    die "meson test --list failed inside the fresh $SUITE"
+  for t in $TESTS; do
+    grep -qE "(^| )$t\$" <<<"$built" ||
+      die "test '$t' is not built in the fresh $SUITE (scripts/setup.sh's warnings above say why; SDP_CI_TESTS chooses the tests)"
+  done
+  in_chroot "$MPI_TIMEOUT_S" "the MPI integration tests inside the fresh $SUITE" \
+    "cd build && meson test --no-rebuild --print-errorlogs --num-processes 1 $TESTS"
+  phase_end "MPI integration tests inside ($TESTS)"
+fi
+
+log "fresh $SUITE: setup.sh, the unit suite${TESTS:+ and $TESTS} passed"
 exit 0
 }

@@ -1,13 +1,16 @@
 #!/bin/bash
-# uct-gtest.sh - judge the transport by UCX 1.13.1's own UCT gtest suite.
+# uct-gtest.sh - judge the transport by the installed UCX's own UCT gtest
+# suite (UCX 1.13.1 on Debian 12, 1.18.1 on Debian 13).
 #
 # Builds the UCT part of UCX's test/gtest out of tree, into a cache outside
 # any checkout, and links it against the INSTALLED libucs/libuct/libucp
-# (Debian's libucx0 1.13.1): the process then has one libuct, the one
+# (Debian's libucx0): the process then has one libuct, the one
 # libuct_sctp_dpdk.so links and registers with.  The tree only provides
 # the sources and its config.h (Debian's flags, scripts/setup-ucx-src.sh).
-# The one change to UCX's sources is tests/uct/gtest/*.patch, applied to
-# the cached copy: it adds `sctp_dpdk` to the transports the UCT test cases
+# The one change to UCX's sources is
+# tests/uct/gtest/ucx-<version>-gtest-sctp_dpdk.patch (one per UCX version
+# the suite runs with; the macro moved between releases), applied to the
+# cached copy: it adds `sctp_dpdk` to the transports the UCT test cases
 # are instantiated for (UCT_TEST_NO_SELF_TLS in uct/uct_test.h).
 #
 # Every test case runs in its own process under a memory limit (some grew
@@ -28,7 +31,7 @@
 #   scripts/uct-gtest.sh --wire self        (default: local, then self with
 #                                            the cases of CASES_WIRE, inline)
 #
-# Environment: SDP_UCX_SRC (configured UCX 1.13.1 tree), SDP_UCT_LIB
+# Environment: SDP_UCX_SRC (the configured tree of the installed UCX), SDP_UCT_LIB
 # (libuct_sctp_dpdk.so), SDP_GTEST_CACHE (/var/cache/sctp-dpdk-gtest),
 # SDP_GTEST_AS_BYTES (address-space limit, 6000000000), SDP_GTEST_TIMEOUT_S
 # (per case, 900), SDP_GTEST_JOBS (compile jobs, 2), SDP_GTEST_LOG_DIR.
@@ -37,13 +40,12 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${SDP_BUILD_DIR:-$ROOT/build}
 DEPS=${SDP_DEPS_DIR:-$ROOT/.deps}
-UCX_SRC=${SDP_UCX_SRC:-$DEPS/ucx/ucx-1.13.1}
+UCX_SRC=${SDP_UCX_SRC:-}
 LIB=${SDP_UCT_LIB:-$BUILD/ucx-tl/libuct_sctp_dpdk.so}
 CACHE=${SDP_GTEST_CACHE:-/var/cache/sctp-dpdk-gtest}
 AS_BYTES=${SDP_GTEST_AS_BYTES:-6000000000}
 TIMEOUT_S=${SDP_GTEST_TIMEOUT_S:-900}
 JOBS=${SDP_GTEST_JOBS:-2}
-PATCH=$ROOT/tests/uct/gtest/ucx-1.13.1-gtest-sctp_dpdk.patch
 
 # The UCT test cases run; each is one process.
 CASES_DEFAULT="test_uct_pending uct_flush_test uct_cancel_test
@@ -92,10 +94,19 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-[ -f "$UCX_SRC/config.h" ] && [ -d "$UCX_SRC/test/gtest/uct" ] ||
-	die "SDP_UCX_SRC=$UCX_SRC is not a configured UCX 1.13.1 tree: run scripts/setup-ucx-src.sh"
 ver=$(pkg-config --modversion ucx-uct 2>/dev/null || true)
-[ "$ver" = "1.13.1" ] || die "installed UCX is '$ver', the suite needs 1.13.1 (libucx-dev)"
+[ -n "$ver" ] || die "no installed UCX (pkg-config ucx-uct): install libucx-dev (scripts/setup.sh)"
+if [ -z "$UCX_SRC" ]; then
+	UCX_SRC=$(ls -d "$DEPS/ucx/ucx-$ver" "$DEPS/ucx/ucx-$ver"+* 2>/dev/null | head -n 1 || true)
+fi
+[ -n "$UCX_SRC" ] && [ -f "$UCX_SRC/config.h" ] && [ -d "$UCX_SRC/test/gtest/uct" ] ||
+	die "SDP_UCX_SRC='$UCX_SRC' is not a configured UCX $ver tree: run scripts/setup-ucx-src.sh (it prints the path)"
+src_ver=$(sed -n 's/^#define UCT_VERNO_STRING *"\(.*\)"/\1/p' "$UCX_SRC/src/uct/api/version.h")
+[ "$src_ver" = "$ver" ] ||
+	die "SDP_UCX_SRC=$UCX_SRC is UCX '$src_ver' but the installed UCX is $ver: the gtest links the installed libraries, so its sources must be of the same version (scripts/setup-ucx-src.sh)"
+PATCH=$ROOT/tests/uct/gtest/ucx-$ver-gtest-sctp_dpdk.patch
+[ -f "$PATCH" ] ||
+	die "no $PATCH: the suite is instantiated for sctp_dpdk by one such patch per UCX version (add sctp_dpdk to UCT_TEST_NO_SELF_TLS in test/gtest/uct/uct_test.h of UCX $ver and save the diff there)"
 case "$CACHE" in
 "$ROOT"/*) die "SDP_GTEST_CACHE=$CACHE is inside the checkout: use a directory outside it" ;;
 esac
@@ -118,6 +129,12 @@ if [ ! -x "$BIN" ]; then
 	mkdir -p "$DIR/obj" "$DIR/inc"
 	# <gtest/uct/uct_test.h> (v2/, ...) must find the patched copy too.
 	ln -sfn "$DIR/src" "$DIR/inc/gtest"
+	# The tree's config.h, found first (-I$DIR/inc), without HAVE_ROCM:
+	# Debian 13's UCX is built with ROCm, whose headers only the gtest's
+	# GPU memory helpers include (common/mem_buffer.cc; nothing in src/
+	# changes layout with it); sctp_dpdk moves host memory only.
+	sed 's|^#define HAVE_ROCM 1$|/* HAVE_ROCM left out for the gtest (scripts/uct-gtest.sh) */|' \
+		"$UCX_SRC/config.h" > "$DIR/inc/config.h"
 	# The flags of the tree's test/gtest/Makefile (BASE_CXXFLAGS,
 	# GTEST_CXXFLAGS, gtest_CPPFLAGS) without -Werror: newer compilers
 	# warn where UCX's CI compiler did not.

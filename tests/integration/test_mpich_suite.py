@@ -13,8 +13,9 @@ limit) runs twice:
 Each run has a deadline (the entry's timeLimit, else DEFAULT_LIMIT_S; the
 subset caps it at SUBSET_LIMIT_S, --limit at any value) and
 passes when it exits 0 and rank 0 printed MPICH's "No Errors".  The result
-of each is pass, fail or hang; the run fails when a test passes over tcp
-but not over sctp_dpdk.  sctp_dpdk runs first: when it passed, no tcp
+of each is pass, fail or hang (or error: the launcher could not set the
+testbed up, so nothing was tried; that fails the run); the run fails when a
+test passes over tcp but not over sctp_dpdk.  sctp_dpdk runs first: when it passed, no tcp
 result can fail the run, so tcp gets at most TCP_LIMIT_AFTER_PASS_S (its
 result is then only a comparison; "hang" means "not done by that cap");
 when it did not pass, tcp gets the full deadline.
@@ -130,6 +131,11 @@ def run_one(e, tls, tests_dir, limit):
     dt = time.monotonic() - t0
     if rc == 124:
         return "hang", dt, out
+    # The launcher could not build the virtual testbed: neither transport
+    # was tried, so this run proves nothing either way.
+    m = re.search(r"RuntimeError: (sdp-testbed .*)", out)
+    if rc != 0 and m:
+        return "error", dt, out + f"\n[testbed not set up: {m.group(1)}]"
     ok = rc == 0 and re.search(r"^\s*No Errors\s*$", out, re.M)
     if ok and tls == "sctp_dpdk" and e.np >= 2 and \
             len(re.findall(r"sdp\.sctp: endpoint on SCTP port", out)) < e.np:
@@ -187,6 +193,11 @@ def suite(entries, tests_dir, markdown=None):
                         f"{t[1]:.1f} |\n")
             for label, why in skipped:
                 f.write(f"| `{label}` | not run: {why} | | not run | |\n")
+    broken = [f"{label} over {tls}" for label, s, t in rows
+              for tls, r in (("sctp_dpdk", s), ("tcp", t))
+              if r[0] == "error"]
+    harness.check(not broken, "the testbed could not be set up for: "
+                  f"{broken} (output above names the failing command)")
     harness.check(not regressions,
                   f"passes over tcp but not over sctp_dpdk: {regressions}")
     harness.check(n > 0, "no test ran")
