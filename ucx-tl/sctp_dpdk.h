@@ -239,6 +239,7 @@ typedef struct uct_sctp_dpdk_iface_config {
 	char *sg_extra;		/* extra sctp key=value tokens */
 	int stats;		/* print counters at exit (JSON, stderr) */
 	double exit_timeout_s;	/* bound of the exit drain, seconds */
+	unsigned guard_ms;	/* GUARD_MS: stall guard interval, 0 = off */
 	int self_wire;		/* SELF_WIRE: device = both ends of a
 				 * memif pair in this process */
 	char *stream_tag_mask;	/* STREAM_TAG_MASK (sctp_dpdk_stream.c) */
@@ -341,6 +342,15 @@ typedef struct uct_sctp_dpdk_ctx {
 	pthread_t poll_thread;
 	int poll_lcore;		      /* -1: not pinned */
 	unsigned idle_sleep_us;
+	/* Stall guard (inline progress, sctp_dpdk_guard.c): polls when no
+	 * worker did for guard_ms. */
+	unsigned guard_ms;	      /* 0: off */
+	int guard_on;
+	int guard_stop;		      /* atomic */
+	pthread_t guard_thread;
+	pid_t guard_pid;	      /* the process that started it */
+	uint64_t guard_rounds;	      /* stalled intervals it polled in */
+	uint64_t guard_polls;	      /* polls it made */
 	/* Counters (under lock) */
 	uint64_t rx_msgs;	      /* messages taken from sg_recv */
 	uint64_t rx_drops;	      /* unknown iface, bad header, chains */
@@ -747,6 +757,15 @@ uct_sctp_dpdk_poll_thread_start(uct_sctp_dpdk_ctx_t *ctx,
 				const uct_sctp_dpdk_iface_config_t *config);
 /* Stop and join it (no-op when not running). */
 void uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_ctx_t *ctx);
+
+/* ---- sctp_dpdk_guard.c: the stall guard (inline progress) ---- */
+
+/* Start the guard thread unless PROGRESS=thread or GUARD_MS=0. */
+ucs_status_t
+uct_sctp_dpdk_guard_start(uct_sctp_dpdk_ctx_t *ctx,
+			  const uct_sctp_dpdk_iface_config_t *config);
+/* Stop and join it (no-op when not running). */
+void uct_sctp_dpdk_guard_stop(uct_sctp_dpdk_ctx_t *ctx);
 
 /* ---- sctp_dpdk_peer.c: peers and their associations ---- */
 

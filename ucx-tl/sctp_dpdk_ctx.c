@@ -268,7 +268,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 ", \"unsent_left\": %" PRIu64
 		 ", \"unsent_stalls\": %" PRIu64 ", \"unsent_stall_us\": %"
 		 PRIu64 "}, \"idle\": {\"sleeps\": %" PRIu64 ", \"blocks\": %"
-		 PRIu64 ", \"block_wakes\": %" PRIu64 "}, %s%s%s%s}\n",
+		 PRIu64 ", \"block_wakes\": %" PRIu64 "}, \"guard\": {\"rounds\": %"
+		 PRIu64 ", \"polls\": %" PRIu64 "}, %s%s%s%s}\n",
 		 ctx->dev_index, dp_ip_str(ctx->ip_be, ip, sizeof(ip)),
 		 ctx->rx_msgs,
 		 ctx->rx_drops, ctx->rx_stale, ctx->rx_closed, ctx->rx_bad_am,
@@ -292,7 +293,8 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 (uint64_t)(ctx->linger_cycles * 1e6 / dp_tsc_hz()),
 		 ctx->unsent_left, ctx->unsent_stalls, ctx->unsent_stall_us,
 		 ctx->idle_sleeps, ctx->idle_blocks, ctx->idle_block_wakes,
-		 lanes, st_json, paths, peers);
+		 uct_sctp_dpdk_devs[0]->guard_rounds,
+		 uct_sctp_dpdk_devs[0]->guard_polls, lanes, st_json, paths, peers);
 	fputs(buf, stderr);
 }
 
@@ -570,7 +572,7 @@ uct_sctp_dpdk_devs_create(const uct_sctp_dpdk_iface_config_t *config)
 	for (k = 1; k < ndevs; k++)
 		uct_sctp_dpdk_devs[k]->thread_on =
 			uct_sctp_dpdk_devs[0]->thread_on;
-	return UCS_OK;
+	return uct_sctp_dpdk_guard_start(uct_sctp_dpdk_devs[0], config);
 
 err:
 	while (k-- > 0) {
@@ -709,7 +711,7 @@ uct_sctp_dpdk_self_wire_create(const uct_sctp_dpdk_iface_config_t *config)
 	uct_sctp_dpdk_devs[1]->thread_on = uct_sctp_dpdk_devs[0]->thread_on;
 	ucs_debug("sctp_dpdk: SELF_WIRE: sdp0 = %s (server) and %s (client)",
 		  ip[0], ip[1]);
-	return UCS_OK;
+	return uct_sctp_dpdk_guard_start(uct_sctp_dpdk_devs[0], config);
 }
 
 uct_sctp_dpdk_ctx_t *uct_sctp_dpdk_ctx_peek_dev(unsigned dev)
@@ -987,6 +989,7 @@ static void uct_sctp_dpdk_ctx_teardown_all(void)
 	uint64_t deadline;
 	unsigned k;
 
+	uct_sctp_dpdk_guard_stop(uct_sctp_dpdk_devs[0]);
 	uct_sctp_dpdk_poll_thread_stop(uct_sctp_dpdk_devs[0]);
 	ucs_recursive_spin_lock(&uct_sctp_dpdk_lock);
 	uct_sctp_dpdk_devs_drain();

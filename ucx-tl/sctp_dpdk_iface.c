@@ -192,6 +192,15 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, failover),
 	 UCS_CONFIG_TYPE_STRING},
 
+	{"GUARD_MS", "10",
+	 "Stall guard of inline progress: when no worker polled the port for\n"
+	 "this many milliseconds (the application computes, or blocks outside\n"
+	 "MPI as in MPICH's finalize barrier), a thread polls it so lost\n"
+	 "packets are retransmitted and SACKs sent; received messages still\n"
+	 "wait for the worker. 0: off. Not used with PROGRESS=thread.",
+	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, guard_ms),
+	 UCS_CONFIG_TYPE_UINT},
+
 	{"EXIT_TIMEOUT", "5s",
 	 "At exit, wait at most this long for peers to acknowledge what was\n"
 	 "sent (0: no wait); raise it when the exit warning names it.",

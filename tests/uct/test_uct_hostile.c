@@ -360,6 +360,9 @@ static int test_rma_foreign(void)
 	int fd;
 
 	setenv("UCX_SCTP_DPDK_LANES", "2", 1); /* the peer inherits it */
+	/* The peer holds the real reply by not progressing ('H'); its stall
+	 * guard would serve the GET meanwhile. */
+	setenv("UCX_SCTP_DPDK_GUARD_MS", "0", 1);
 	fd = hostile_start(&e, &t, dev, ifa, &region);
 	if (fd < 0)
 		return 1;
