@@ -8,6 +8,8 @@ vhost, apps/sdp-mpirun --fabric vhost); no kernel networking in the path.
     4 MiB, collectives, ANY_SOURCE, ordering; every byte checked); every
     rank's port must be a virtio_user port (no fallback to another
     fabric or transport).
+  - Both MPIs, 4 ranks: tests/mpi/mpi_rma.c (one-sided, every rank's
+    transport served puts and gets).
   - The switch is gone after the job, also after a job that failed: no
     daemon of the job, no run directory, the job's hugepages given back.
 
@@ -62,10 +64,13 @@ def check_gone(job, pages_before):
           f"job, {pages_before} before: the switch's were not given back")
 
 
-def mpirun(impl, np, job, prog_argv, timeout=300):
+def mpirun(impl, np, job, prog_argv, timeout=300, env=()):
     cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", impl, "--fabric",
            "vhost", "-np", str(np), "--job", job, "--timeout",
-           str(timeout)] + prog_argv
+           str(timeout)]
+    for kv in env:
+        cmd += ["--env", kv]
+    cmd += prog_argv
     return subprocess.run(cmd, capture_output=True, text=True,
                           timeout=timeout + 180)
 
@@ -93,6 +98,30 @@ def test_mpi_check(impl, np=4):
     check_gone(job, before)
 
 
+def test_one_sided(impl, np=4):
+    """Put/Get/Accumulate 1 B..1 MiB through the transport's RMA path."""
+    exe = os.path.join(BIN, f"mpi_rma_{impl}")
+    check(os.access(exe, os.X_OK), f"{exe} missing (SDP_MPI_TEST_DIR)")
+    job = f"w{impl[0]}{os.getpid() % 100000}"
+    before = hugepages()
+    r = mpirun(impl, np, job, [exe, "--max-size", str(1 << 20)],
+               env=["UCX_SCTP_DPDK_STATS=y"])
+    out = r.stdout + r.stderr
+    m = re.search(r"^(\d+) passed, (\d+) failed$", r.stdout, re.M)
+    check(r.returncode == 0 and m and m.group(2) == "0" and
+          m.group(1) == "5", f"{impl} one-sided -np {np} over vhost: rc "
+          f"{r.returncode}\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+    rma = re.findall(r'"rma": \{"put_msgs": (\d+), "get_reqs": (\d+), '
+                     r'"refused": (\d+)[,}]', out)
+    check(len(rma) == np, f"{len(rma)} of {np} ranks printed rma stats")
+    check(all(int(p) > 0 and int(g) > 0 and f == "0" for p, g, f in rma),
+          f"put msgs/get reqs/refused per rank {rma}: one-sided MPI did "
+          "not go over sctp_dpdk's RMA path, or accesses were refused")
+    print("    rma stats per rank (put msgs, get reqs, refused): " +
+          ", ".join("/".join(x) for x in rma))
+    check_gone(job, before)
+
+
 def test_failed_job_tears_down():
     job = f"vf{os.getpid() % 100000}"
     before = hugepages()
@@ -113,5 +142,7 @@ if __name__ == "__main__":
     for impl in impls:
         run(f"{impl}: 4 ranks over Open vSwitch (vhost-user), all checks",
             lambda: test_mpi_check(impl))
+        run(f"{impl}: 4 ranks, one-sided Put/Get/Accumulate over the switch",
+            lambda: test_one_sided(impl))
     run("a failed job's switch is torn down", test_failed_job_tears_down)
     harness.done()
