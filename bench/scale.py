@@ -43,7 +43,28 @@ MPIRUN = os.path.join(ROOT, "apps", "sdp-mpirun")
 UP_RE = re.compile(r"testbed for (\d+) ranks up in ([\d.]+) s")
 
 
-def job(fabric, mpi, n, size, steps, timeout):
+def mem_available_mib():
+    with open("/proc/meminfo") as f:
+        for line in f:
+            if line.startswith("MemAvailable:"):
+                return int(line.split()[1]) // 1024
+    return 0
+
+
+# Never start a job the machine cannot hold (it is shared): the next size
+# needs ranks x the largest peak RSS per rank measured so far, plus this
+# margin (the launcher, the switch, the other users).
+MEM_MARGIN_MIB = 3072
+
+
+def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
+    need = n * per_rank_mib + MEM_MARGIN_MIB
+    if per_rank_mib and mem_available_mib() < need:
+        raise SystemExit(f"scale: {fabric} {n} ranks needs ~{need} MiB "
+                         f"({per_rank_mib:.0f} MiB per rank measured at a "
+                         f"smaller size, plus {MEM_MARGIN_MIB}) and "
+                         f"{mem_available_mib()} MiB are available: stop "
+                         "at a smaller --ranks or free memory")
     prog = os.path.join(BUILD, "apps", f"sdp-mpi-proxy-{mpi}")
     if not os.access(prog, os.X_OK):
         sys.exit(f"scale: {prog} missing: ninja -C build first")
@@ -158,9 +179,11 @@ def main():
             return 77
         rows = []
         for fabric in a.fabrics.split(","):
+            per_rank = 0
             for n in [int(x) for x in a.ranks.split(",")]:
                 rows.append(job(fabric, a.mpi, n, a.size, a.steps,
-                                a.timeout))
+                                a.timeout, per_rank))
+                per_rank = max(per_rank, rows[-1]["hwm_mib_max"])
                 if a.json:  # keep what was measured if a later job fails
                     with open(a.json, "w") as f:
                         json.dump(rows, f, indent=1)
