@@ -40,6 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 BUILD = os.environ.get("SDP_BUILD_DIR", os.path.join(ROOT, "build"))
 MPIRUN = os.path.join(ROOT, "apps", "sdp-mpirun")
+LOG_DIR = "/tmp"  # --log-dir: the whole output of a failed job
 UP_RE = re.compile(r"testbed for (\d+) ranks up in ([\d.]+) s")
 
 
@@ -84,9 +85,18 @@ def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
     res = [o for o in objs if o.get("verified")]
     up = UP_RE.search(p.stderr)
     if p.returncode != 0 or not cost or not res or not up:
-        tail = "\n".join(out.splitlines()[-25:])
-        raise SystemExit(f"scale: {fabric} {n} ranks failed (rc "
-                         f"{p.returncode}):\n{' '.join(cmd)}\n{tail}")
+        log = os.path.join(LOG_DIR, f"scale-{fabric}-{n}.log")
+        with open(log, "w") as f:
+            f.write(" ".join(cmd) + "\n" + out)
+        errs = [l for l in out.splitlines()
+                if re.search(r"error|MPI_ERR|failed|timed out|abort", l, re.I)]
+        print(f"scale: {fabric} {n} ranks FAILED (rc {p.returncode}, "
+              f"{wall:.0f} s), whole output in {log}; first errors:\n" +
+              "\n".join(errs[:12]), file=sys.stderr, flush=True)
+        return {"fabric": fabric, "mpi": mpi, "ranks": n,
+                "failed": f"rc {p.returncode} after {wall:.0f} s: " +
+                (errs[0].strip()[:160] if errs else "no result line"),
+                "log": log}
     c, r = cost[-1], res[-1]
     row = {"fabric": fabric, "mpi": mpi, "ranks": n, "size": size,
            "steps": steps, "up_s": float(up.group(2)),
@@ -113,6 +123,10 @@ def table(rows):
            "(max) | of it shared (mbuf pool) | switch hugepages |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
+        if "failed" in r:
+            out.append(f"| {r['fabric']} | {r['ranks']} | failed: "
+                       f"{r['failed']} |||||||")
+            continue
         out.append(f"| {r['fabric']} | {r['ranks']} | {r['up_s']:.1f} s | "
                    f"{r['init_s']:.1f} s | {r['first_s']:.2f} s | "
                    f"{r['a2a_ms']:.2f} ms | {r['wall_s']:.0f} s | "
@@ -128,7 +142,8 @@ def plot(rows, path):
     import matplotlib.pyplot as plt
     fig, axs = plt.subplots(1, 3, figsize=(13, 4))
     for fabric, mark in (("bridge", "o-"), ("vhost", "s-")):
-        rs = sorted((r for r in rows if r["fabric"] == fabric),
+        rs = sorted((r for r in rows if r["fabric"] == fabric and
+                     "failed" not in r),
                     key=lambda r: r["ranks"])
         if not rs:
             continue
@@ -170,7 +185,14 @@ def main():
     ap.add_argument("--json")
     ap.add_argument("--plot")
     ap.add_argument("--render", help="stored results: table and plot only")
+    ap.add_argument("--log-dir", default="/tmp",
+                    help="where a failed job's whole output goes")
+    ap.add_argument("--only", action="append", default=[],
+                    metavar="FABRIC:RANKS", help="measure only these jobs "
+                    "and merge them into --json (replacing its rows)")
     a = ap.parse_args()
+    global LOG_DIR
+    LOG_DIR = a.log_dir
     if a.render:
         rows = json.load(open(a.render))
     else:
@@ -178,16 +200,26 @@ def main():
             print("scale: needs root (testbeds)", file=sys.stderr)
             return 77
         rows = []
-        for fabric in a.fabrics.split(","):
-            per_rank = 0
-            for n in [int(x) for x in a.ranks.split(",")]:
-                rows.append(job(fabric, a.mpi, n, a.size, a.steps,
-                                a.timeout, per_rank))
-                per_rank = max(per_rank, rows[-1]["hwm_mib_max"])
-                if a.json:  # keep what was measured if a later job fails
-                    with open(a.json, "w") as f:
-                        json.dump(rows, f, indent=1)
-                        f.write("\n")
+        plan = [(f, int(n)) for f in a.fabrics.split(",")
+                for n in a.ranks.split(",")]
+        if a.only:
+            plan = [(o.split(":")[0], int(o.split(":")[1])) for o in a.only]
+            if a.json and os.path.exists(a.json):
+                rows = [r for r in json.load(open(a.json))
+                        if (r["fabric"], r["ranks"]) not in plan]
+        for fabric, n in plan:
+            if any(r["fabric"] == fabric and "failed" in r for r in rows
+                   if not a.only):
+                continue  # a smaller job of this fabric failed
+            known = [r["hwm_mib_max"] for r in rows
+                     if r["fabric"] == fabric and "failed" not in r]
+            rows.append(job(fabric, a.mpi, n, a.size, a.steps, a.timeout,
+                            max(known, default=0)))
+            rows.sort(key=lambda r: (r["fabric"], r["ranks"]))
+            if a.json:  # keep what was measured if a later job fails
+                with open(a.json, "w") as f:
+                    json.dump(rows, f, indent=1)
+                    f.write("\n")
     print(table(rows))
     if a.plot:
         plot(rows, a.plot)
