@@ -360,6 +360,8 @@ def render_scale(files):
     rows = load(files[0])
     need(rows, "scale: no rows")
     for r in rows:
+        if "failed" in r:
+            continue  # shown as failed, with its reason
         need(r["init_s"] > 0 and r["a2a_ms"] > 0 and r["hwm_mib_mean"] > 0,
              f"scale: {r['fabric']} {r['ranks']} ranks: a zero figure "
              f"(init {r['init_s']}, a2a {r['a2a_ms']}, rss "
@@ -464,15 +466,6 @@ SECTIONS = {
                    "bench/results/scale.json", "--plot",
                    "docs/img/scale.png"]],
         render=render_scale),
-    "vhost": dict(
-        title="The vhost fabric vs UCX tcp over the veth bridge",
-        minutes=15,
-        files=["bench/results/vhost_vs_tcp.json"],
-        plots=["docs/img/vhost_vs_tcp.png"],
-        commands=[[PY, "bench/vhost_vs_tcp.py", "--reps", "3",
-                   "--json", "bench/results/vhost_vs_tcp.json",
-                   "--plot", "docs/img/vhost_vs_tcp.png"]],
-        render=render_vhost),
     "seeds": dict(
         title="The seeds' experiments",
         minutes=60,
