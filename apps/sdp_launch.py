@@ -32,6 +32,10 @@ MEMIF_RAIL_NET = "10.77.%d"
 # alike: ETH_AF_XDP_FRAME_SIZE, max_rx_pktlen; queue set-up fails at MTU 3498
 # on veth).
 DEFAULT_MTU = 9000
+# vhost fabric (sdp-testbed vhost): the vhost-user backend reads packets
+# only from memory this process shared with it, which the EAL keeps in one
+# memfd with --no-huge --single-file-segments.
+VHOST_DP = "eal=--single-file-segments"
 XDP_DEFAULT_MTU = 1500
 # The largest MTU (dataplane DP_MTU_MAX, sdp-testbed --mtu): a frame fills
 # one DPDK mbuf, whose size is 16-bit.
@@ -162,8 +166,9 @@ class Testbed:
                  rate=None, kernel_ip=False, netem_hosts=None,
                  attach=False, xdp=False, rails=1, netem_rails=None,
                  memif_zc=False):
-        if fabric not in ("memif", "bridge"):
-            raise ValueError(f"--fabric {fabric!r}: use memif or bridge")
+        if fabric not in ("memif", "bridge", "vhost"):
+            raise ValueError(f"--fabric {fabric!r}: use memif, bridge or "
+                             "vhost")
         self.fabric = fabric
         self.job = job or default_job()
         self.hosts = 2 if fabric == "memif" else hosts
@@ -210,6 +215,20 @@ class Testbed:
             zc = ["--memif-zc"] if self.memif_zc else []
             out = self._tb("memif", "up", "--job", self.job,
                            "--mtu", str(self.mtu), *rails, *zc)
+        elif self.fabric == "vhost":
+            if self.rails > 1 or self.netem or self.netem_hosts or \
+                    self.rate or self.kernel_ip or self.xdp:
+                raise ValueError("--fabric vhost has one port per host on "
+                                 "Open vSwitch: no rails, impairment, "
+                                 "kernel addresses or af_xdp (use --fabric "
+                                 "bridge)")
+            try:
+                out = self._tb("vhost", "up", "--job", self.job, "--hosts",
+                               str(self.hosts), "--mtu", str(self.mtu),
+                               timeout=120 + self.hosts)
+            except Exception:
+                self._down()
+                raise
         else:
             args = ["bridge", "up", "--job", self.job, "--hosts",
                     str(self.hosts), "--mtu", str(self.mtu)]
@@ -286,6 +305,8 @@ class Testbed:
                                   f"sdp-{self.job}-h{i}")
         cfg = (f"dev={dev} ip={self.ip(i, rail)}/24 prefix={prefix} "
                f"mtu={self.mtu} lcore={i % ncpu}")
+        if self.fabric == "vhost":
+            cfg += " " + VHOST_DP
         if self.fabric == "bridge" and self.attach:
             cfg += f" netns={self.env[f'SDP_NS_{i}']}"
         return (cfg + " " + extra).strip()

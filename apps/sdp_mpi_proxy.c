@@ -18,7 +18,11 @@
  * Every received byte is checked against the sender's pattern (rank, step,
  * neighbour, offset); a wrong byte fails the run (exit 1).  Output: one JSON
  * object on rank 0's stdout: wall time, mean communication time per step
- * (the slowest rank's), and its median over steps.
+ * (the slowest rank's), and its median over steps; what a job's size costs:
+ * the slowest rank's MPI_Init, its first step (which connects the ranks:
+ * UCX opens endpoints on first use), and each rank's memory after the
+ * steps (/proc/self/status: peak RSS, anonymous and shared resident KiB,
+ * the largest and the mean over ranks).
  */
 #include <mpi.h>
 #include <stdint.h>
@@ -74,6 +78,25 @@ static void check(const uint8_t *b, size_t n, int src, int step, int k,
 	}
 }
 
+/* KiB of one "Key:   N kB" line of /proc/self/status, 0 if absent. */
+static double status_kib(const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	double v = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (f == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, key, n) == 0 && line[n] == ':') {
+			v = strtod(line + n + 1, NULL);
+			break;
+		}
+	fclose(f);
+	return v;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -100,7 +123,10 @@ int main(int argc, char **argv)
 	double *comm_s, t0, wall;
 	size_t per_step;
 
+	double init_s = now_s(), first_s;
+
 	MPI_Init(&argc, &argv);
+	init_s = now_s() - init_s;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	for (int i = 1; i < argc; i++) {
@@ -233,6 +259,36 @@ int main(int argc, char **argv)
 		}
 	}
 	wall = now_s() - t0;
+	first_s = comm_s[0];
+	{
+		/* the cost of the job's size: slowest MPI_Init and first
+		 * step; memory per rank (largest, mean) */
+		static const char *const keys[] = { "VmHWM", "RssAnon",
+						    "RssShmem" };
+		double mem[3], mem_max[3], mem_sum[3], init_max, first_max;
+
+		for (int k = 0; k < 3; k++)
+			mem[k] = status_kib(keys[k]);
+		MPI_Reduce(mem, mem_max, 3, MPI_DOUBLE, MPI_MAX, 0,
+			   MPI_COMM_WORLD);
+		MPI_Reduce(mem, mem_sum, 3, MPI_DOUBLE, MPI_SUM, 0,
+			   MPI_COMM_WORLD);
+		MPI_Reduce(&init_s, &init_max, 1, MPI_DOUBLE, MPI_MAX, 0,
+			   MPI_COMM_WORLD);
+		MPI_Reduce(&first_s, &first_max, 1, MPI_DOUBLE, MPI_MAX, 0,
+			   MPI_COMM_WORLD);
+		if (rank == 0)
+			printf("{\"label\": \"%s\", \"ranks\": %d, "
+			       "\"init_s_max\": %.3f, \"first_step_s_max\": "
+			       "%.3f, \"hwm_kib_max\": %.0f, "
+			       "\"hwm_kib_mean\": %.0f, \"anon_kib_max\": %.0f, "
+			       "\"anon_kib_mean\": %.0f, \"shmem_kib_max\": "
+			       "%.0f, \"shmem_kib_mean\": %.0f}\n",
+			       label, nranks, init_max, first_max, mem_max[0],
+			       mem_sum[0] / nranks, mem_max[1],
+			       mem_sum[1] / nranks, mem_max[2],
+			       mem_sum[2] / nranks);
+	}
 	{
 		double *all_comm = NULL, mean = 0, worst_mean = 0, med;
 		double sum = 0, wall_max;

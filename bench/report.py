@@ -365,6 +365,40 @@ def render_apps(files):
     return "\n".join(out)
 
 
+# ------------------------------------------------------------ scale
+def render_scale(files):
+    sys.path.insert(0, HERE)
+    import scale
+    rows = load(files[0])
+    need(rows, "scale: no rows")
+    for r in rows:
+        if "failed" in r:
+            continue  # shown as failed, with its reason
+        need(r["init_s"] > 0 and r["a2a_ms"] > 0 and r["hwm_mib_mean"] > 0,
+             f"scale: {r['fabric']} {r['ranks']} ranks: a zero figure "
+             f"(init {r['init_s']}, a2a {r['a2a_ms']}, rss "
+             f"{r['hwm_mib_mean']}): the job measured nothing")
+        need(r["shmem_mib_mean"] <= r["hwm_mib_max"],
+             f"scale: {r['fabric']} {r['ranks']}: shared part above the "
+             "peak RSS")
+    return scale.table(rows)
+
+
+# ------------------------------------------------------------ vhost
+def render_vhost(files):
+    sys.path.insert(0, HERE)
+    import vhost_vs_tcp
+    d = load(files[0])
+    for size, row in d["compare"]["tcp"].items():
+        need(row["latency_us_p50"] > 0 and row["verified"],
+             f"vhost: UCX tcp at {size} B: latency {row['latency_us_p50']}, "
+             f"verified {row['verified']}")
+    for f, rows in d["compare"]["sctp_dpdk"].items():
+        need(all(r["verified"] for r in rows.values()),
+             f"vhost: sctp_dpdk over {f}: a size not verified")
+    return vhost_vs_tcp.table(d)
+
+
 # ------------------------------------------------------------ registry
 SECTIONS = {
     "apps": dict(
@@ -444,6 +478,15 @@ SECTIONS = {
                    "--rails", "1,2,3", "--json", "bench/results/seed003.json",
                    "--plot", "docs/img/seed003.png"]],
         render=render_rails),
+    "scale": dict(
+        title="Job size: start-up, memory, all-to-all, 2..128 ranks",
+        minutes=25,
+        files=["bench/results/scale.json"],
+        plots=["docs/img/scale.png"],
+        commands=[[PY, "bench/scale.py", "--json",
+                   "bench/results/scale.json", "--plot",
+                   "docs/img/scale.png"]],
+        render=render_scale),
     "seeds": dict(
         title="The seeds' experiments",
         minutes=60,

@@ -67,6 +67,8 @@ PACKAGES=(
   lammps hpcc
   # fuzzing (tests/fuzz): clang with libFuzzer and the sanitizer runtimes
   "${REL_CLANG_PKGS[@]}"
+  # the vhost testbed's switch (sdp-testbed vhost runs its own daemons)
+  "${REL_OVS_PKGS[@]}"
 )
 
 log() { echo "setup: $*" >&2; }
@@ -102,6 +104,16 @@ if [[ ${#missing[@]} -gt 0 ]]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q \
     --no-install-recommends --allow-downgrades "${missing[@]}" >&2 ||
     die "apt-get install failed for: ${missing[*]}"
+  # The package starts the system's Open vSwitch service where systemd
+  # runs; the testbed never uses it (each vhost job starts its own switch
+  # with its own database and run directory), so the service installed
+  # here is stopped and left disabled, and nothing else is touched.
+  if [[ " ${missing[*]} " == *" openvswitch-switch"* ]] &&
+    command -v systemctl >/dev/null && systemctl is-active --quiet openvswitch-switch.service; then
+    log "stopping and disabling openvswitch-switch.service (installed just now; sdp-testbed vhost starts its own switch)"
+    $SUDO systemctl disable --now openvswitch-switch.service >&2 ||
+      log "warning: could not stop openvswitch-switch.service: stop it with systemctl stop openvswitch-switch"
+  fi
 else
   log "all ${#PACKAGES[@]} packages present"
 fi

@@ -121,7 +121,8 @@ struct SgChildPair {
 	}
 
 	/*
-	 * Run @server until it created @sock in sockdir, then @client;
+	 * Run @server until it created @sock in sockdir (or @sock itself,
+	 * an absolute path), then @client;
 	 * reap the client by @deadline_s from now, call @client_done (the
 	 * server may wait for it), and give the server @server_grace_s more.
 	 */
@@ -130,7 +131,8 @@ struct SgChildPair {
 		 const std::function<void()> &client_done = nullptr,
 		 double server_grace_s = 20)
 	{
-		const std::string path = sockdir + "/" + sock;
+		const std::string path =
+			sock[0] == '/' ? sock : sockdir + "/" + sock;
 		double until = now_s() + deadline_s;
 		struct stat sb;
 		pid_t srv = spawn(server);

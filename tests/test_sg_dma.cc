@@ -22,6 +22,12 @@
  *
  * Needs root (/run/sdp).  No hugepages: virtio-user shares --no-huge
  * memory when the EAL keeps it in one memfd (--single-file-segments).
+ *
+ * With SDP_SG_DMA_SOCKS=ECHO_SOCK,SENDER_SOCK both children are
+ * virtio-user ports, each the server of its socket, and whatever is on the
+ * other side of the sockets carries the frames: the vhost testbed's Open
+ * vSwitch (tests/integration/test_dma_ovs.py), whose vhost-user ports read
+ * the packets through the same translation.
  */
 #include <gtest/gtest.h>
 
@@ -50,6 +56,14 @@ const uint32_t MSG_BYTES = 65536 - 64;
 const double DEADLINE_S = 60;
 
 std::string g_job, g_sockdir;
+/* SDP_SG_DMA_SOCKS: the two vhost-user sockets of a switch (echo,
+ * sender); empty: the echo child is the net_vhost backend itself */
+std::string g_sock_echo, g_sock_sender;
+
+bool via_switch()
+{
+	return !g_sock_echo.empty();
+}
 
 uint8_t pattern(uint32_t seq, uint32_t j)
 {
@@ -64,20 +78,24 @@ struct node {
 
 void node_up(node &n, bool vhost)
 {
-	char dpc[512];
+	char dpc[768];
 	dp_config *dcfg = new dp_config;
 	sg_config scfg;
+	std::string dev;
 
+	if (via_switch())
+		dev = "net_virtio_user0,server=1,path=" +
+		      (vhost ? g_sock_echo : g_sock_sender);
+	else if (vhost)
+		dev = "net_vhost0,iface=" + g_sockdir + "/vhost.sock";
+	else
+		dev = "net_virtio_user0,path=" + g_sockdir + "/vhost.sock";
 	snprintf(dpc, sizeof(dpc),
 		 "dev=%s ip=10.78.1.%d/24 prefix=sdp-%s-%s mem=256 "
 		 "eal=--single-file-segments idle_sleep_us=20 "
 		 "link_wait_ms=15000",
-		 vhost ? ("net_vhost0,iface=" + g_sockdir + "/vhost.sock")
-				 .c_str()
-		       : ("net_virtio_user0,path=" + g_sockdir +
-			  "/vhost.sock")
-				 .c_str(),
-		 vhost ? 1 : 2, g_job.c_str(), vhost ? "vhost" : "virtio");
+		 dev.c_str(), vhost ? 1 : 2, g_job.c_str(),
+		 vhost ? "vhost" : "virtio");
 	CHECK(dp_config_parse(dpc, dcfg) == 0);
 	CHECK(dp_eal_init(dcfg) == 0);
 	CHECK(dp_port_open(dcfg, &n.port) == 0);
@@ -164,7 +182,7 @@ void echo_main()
 	/* until the sender has every echo (it closes first) */
 	while (dp_port_link_up(n.port, nullptr) && now_s() < n.end)
 		sg_poll(n.ep, dp_tsc());
-	node_stats(n, "echo (vhost)");
+	node_stats(n, via_switch() ? "echo (virtio-user)" : "echo (vhost)");
 	_exit(0);
 }
 
@@ -245,13 +263,28 @@ void run_pair(bool zc)
 {
 	sgpair::SgChildPair pair;
 
+	const char *socks = getenv("SDP_SG_DMA_SOCKS");
+
 	g_zc = zc;
+	if (socks != nullptr && *socks != '\0') {
+		std::string s(socks);
+		size_t comma = s.find(',');
+
+		ASSERT_NE(std::string::npos, comma)
+			<< "SDP_SG_DMA_SOCKS='" << s << "': expected "
+			<< "ECHO_SOCK,SENDER_SOCK";
+		g_sock_echo = s.substr(0, comma);
+		g_sock_sender = s.substr(comma + 1);
+	}
 	ASSERT_NO_FATAL_FAILURE(pair.setup(zc ? "dmazc" : "dma",
 					   { "vhost", "virtio" }));
 	g_job = pair.job;
 	g_sockdir = pair.sockdir;
-	/* net_vhost is the socket's server: the client needs it there */
-	pair.run(echo_main, "vhost.sock", sender_main, DEADLINE_S + 30);
+	/* net_vhost is the socket's server: the client needs it there; on a
+	 * switch both children are servers of their own sockets, and the
+	 * echo child's socket appears once it is up */
+	pair.run(echo_main, via_switch() ? g_sock_echo : "vhost.sock",
+		 sender_main, DEADLINE_S + 30);
 	EXPECT_EQ(0, pair.rc_client)
 		<< "sender (-1: killed at the deadline)";
 	EXPECT_EQ(0, pair.rc_server)

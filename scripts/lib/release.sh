@@ -12,6 +12,8 @@
 #   REL_CLANG_PKGS     clang with libFuzzer and the sanitizer runtimes
 #                      (tests/fuzz): the release's default clang major
 #   REL_CLANG          the clang binary those install
+#   REL_OVS_PKGS       Open vSwitch with DPDK, the switch of the vhost
+#                      testbed (sdp-testbed vhost; test mpi-vhost)
 #
 # Versions are not pinned here: UCX, usrsctp, mimalloc, MPICH are built or
 # fetched from the source package of whatever version is installed
@@ -33,12 +35,14 @@ release_init() {
     REL_MIMALLOC_PKG=libmimalloc2.0
     REL_CLANG_PKGS=(clang-14 libclang-rt-14-dev)
     REL_CLANG=clang-14
+    REL_OVS_PKGS=(openvswitch-switch-dpdk)
     ;;
   trixie)
     REL_NAME="Debian 13 (trixie)"
     REL_MIMALLOC_PKG=libmimalloc3
     REL_CLANG_PKGS=(clang-19 libclang-rt-19-dev)
     REL_CLANG=clang-19
+    REL_OVS_PKGS=(openvswitch-switch-dpdk)
     ;;
   *)
     echo "${DEBSRC_NAME:-setup}: error: this system's release is '${codename:-unknown}' (VERSION_CODENAME in /etc/os-release); supported: Debian 12 (bookworm) and Debian 13 (trixie). A derivative: set SDP_RELEASE=bookworm or SDP_RELEASE=trixie, the Debian release it is based on" >&2

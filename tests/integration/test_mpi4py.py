@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """The test suite of mpi4py (upstream's own, for the installed
 python3-mpi4py) under Open MPI over UCX_TLS=sctp_dpdk, two ranks on a memif
-pair, through apps/sdp-mpirun.
+pair, through apps/sdp-mpirun.  `--fabric vhost|bridge --np N` runs it
+over that fabric with N ranks instead (N files, N verdicts).
 
 Excluded, with reasons:
   spawn, dynproc  MPI_Comm_spawn / connect-accept start or join processes
@@ -20,6 +21,7 @@ pt2pt they were skipped: it refuses MPI_THREAD_MULTIPLE).  UCX logs
 cases osc ucx hands to UCP (also with tcp); those tests still pass.  The
 skip count is printed."""
 
+import argparse
 import os
 import re
 import subprocess
@@ -31,7 +33,7 @@ from harness import check, run
 EXCLUDE = ["spawn", "dynproc", "test_win"]
 
 
-def test_suite():
+def test_suite(fabric="memif", np=2):
     tests = os.environ["SDP_MPI4PY_TESTS"]
     # Each rank writes its own file: on one shared stdout the two ranks'
     # verdicts interleave character by character now and then ("OOKK"),
@@ -43,7 +45,7 @@ def test_suite():
         rank_cmd = ('exec /usr/bin/python3 "$@" '
                     '>"$0/rank.$OMPI_COMM_WORLD_RANK" 2>&1')
         cmd = [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", "openmpi",
-               "--fabric", "memif", "-np", "2", "--timeout", "1200",
+               "--fabric", fabric, "-np", str(np), "--timeout", "1200",
                "/bin/sh", "-c", rank_cmd, out_dir] + suite
         r = subprocess.run(cmd, capture_output=True, text=True, timeout=1500)
         ranks = {}
@@ -53,7 +55,7 @@ def test_suite():
     out = r.stdout + r.stderr + "".join(ranks.values())
     tail = "\n".join(f"--- {n} (last 2000 chars)\n{t[-2000:]}"
                      for n, t in ranks.items())
-    check(sorted(ranks) == ["rank.0", "rank.1"],
+    check(sorted(ranks) == sorted(f"rank.{i}" for i in range(np)),
           f"expected one output file per rank, got {sorted(ranks)}\n"
           f"{(r.stdout + r.stderr)[-4000:]}")
     ran = [int(m.group(1)) for t in ranks.values()
@@ -63,16 +65,21 @@ def test_suite():
     check(not any("FAILED (" in t for t in ranks.values()),
           f"a rank reported FAILED\n{tail}")
     check(r.returncode == 0, f"rc {r.returncode}\n{out[-4000:]}")
-    check(len(ran) == 2 and len(oks) == 2,
+    check(len(ran) == np and len(oks) == np,
           f"expected both ranks to report OK: ran {ran}, ok {oks}\n{tail}")
     check(min(ran) >= 1000, f"only {ran} tests ran")
     eps = len(re.findall(r"sdp\.sctp: endpoint on SCTP port", out))
-    check(eps >= 2, "the ranks did not run over sctp_dpdk")
+    check(eps >= np, "the ranks did not run over sctp_dpdk")
     print(f"    ran {ran} tests per rank, OK from {oks}")
 
 
 if __name__ == "__main__":
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--fabric", choices=["memif", "bridge", "vhost"],
+                    default="memif")
+    ap.add_argument("--np", type=int, default=2)
+    a = ap.parse_args()
     harness.require_root()
-    run("mpi4py test suite, Open MPI, 2 ranks over sctp_dpdk (memif)",
-        test_suite)
+    run(f"mpi4py test suite, Open MPI, {a.np} ranks over sctp_dpdk "
+        f"({a.fabric})", lambda: test_suite(a.fabric, a.np))
     harness.done()

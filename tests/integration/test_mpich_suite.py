@@ -27,8 +27,10 @@ Entries not run, with reasons (counted and printed):
               shared.
 
   test_mpich_suite.py [--full] [--only NAME ...] [--limit S] [--markdown FILE]
+                      [--fabric memif|bridge|vhost]
       default: the SUBSET below (the meson test); --full: every entry of
-      pt2pt/testlist (~10 min; results in docs/CONFORMANCE.md).
+      pt2pt/testlist (~10 min; results in docs/CONFORMANCE.md); --fabric
+      puts every sctp_dpdk run on that fabric (vhost: Open vSwitch).
 Environment: SDP_MPICH_TESTS = the configured test/mpi directory.
 """
 
@@ -106,6 +108,9 @@ def read_testlist(path):
 _runs = 0
 
 
+SCTP_FABRIC = None  # --fabric: where the sctp_dpdk runs go
+
+
 def run_one(e, tls, tests_dir, limit):
     """One run of entry e over tls with a deadline of limit seconds:
     ('pass'|'fail'|'hang', seconds, log)."""
@@ -113,6 +118,8 @@ def run_one(e, tls, tests_dir, limit):
     _runs += 1
     job = f"m{os.getpid() % 10000:04d}{_runs % 1000:03d}"
     fabric = "memif" if (tls == "sctp_dpdk" and e.np == 2) else "bridge"
+    if tls == "sctp_dpdk" and SCTP_FABRIC:
+        fabric = SCTP_FABRIC
     cmd = [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", "mpich",
            "--fabric", fabric, "--tls", tls, "-np", str(e.np),
            "--job", job, "--timeout", str(limit)]
@@ -211,9 +218,14 @@ def main():
     ap.add_argument("--only", action="append", default=[],
                     help="only entries whose program is NAME")
     ap.add_argument("--markdown", help="write the result table here")
+    ap.add_argument("--fabric", choices=["memif", "bridge", "vhost"],
+                    help="the sctp_dpdk runs' fabric (default: memif for 2 "
+                    "ranks, else bridge); tcp stays on the bridge")
     ap.add_argument("--limit", type=int,
                     help="cap every deadline at this many seconds")
     a = ap.parse_args()
+    global SCTP_FABRIC
+    SCTP_FABRIC = a.fabric
     harness.require_root()
     tests_dir = os.environ.get("SDP_MPICH_TESTS", "")
     testlist = os.path.join(tests_dir, "pt2pt", "testlist")
