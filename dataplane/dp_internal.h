@@ -336,6 +336,9 @@ struct dp_port {
 	/* memif close handshake (dp_bye.c): while rings_off is set no
 	 * queue bursts (the peer is leaving or we are) */
 	bool memif;			/* driver net_memif */
+	bool intr_ctl;			/* driver handles its connection on the
+					 * EAL interrupt thread: memif,
+					 * virtio_user (vhost-user) */
 	uint32_t rings_off;		/* __atomic: bursts skipped */
 	bool peer_left;			/* we answered the peer's BYE */
 	bool bye_down_seen;		/* link seen down since rings_off */

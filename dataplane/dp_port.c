@@ -9,6 +9,7 @@
  * order; dp_port_open() unwinds through the same ladder on failure.
  */
 #include <errno.h>
+#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -362,6 +363,15 @@ static int start_port(uint16_t pid, const struct rte_eth_dev_info *info,
  * The interrupt thread runs its callbacks one at a time and EAL alarms are
  * among them: memif ports are stopped, restarted and closed from an alarm,
  * so these never overlap memif's own handling.
+ *
+ * virtio_user as a vhost-user server (the vhost fabric: the switch is the
+ * client and reconnects at once when the port stops) accepts and drops
+ * connections on the interrupt thread too (virtio_user_dev_server_reconnect,
+ * the delayed disconnect handler).  A close on the calling thread while it
+ * handled the switch's reconnect freed an fd the thread then put back into
+ * its epoll set: "PANIC in eal_intr_thread_main(): Error adding fd ...
+ * epoll_ctl, Bad file descriptor" at a rank's exit (MPICH, 4 ranks).  Its
+ * ports are closed from an alarm as well.
  */
 #define INTR_OP_WAIT_MS 10000
 
@@ -398,16 +408,17 @@ static void intr_op_cb(void *arg)
 	__atomic_store_n(&op->done, 1, __ATOMIC_RELEASE);
 }
 
-/* Run @kind for a memif port on the interrupt thread (see above); other
- * drivers here.  @return what dev_start / dev_close returned. */
-static int port_intr_op(uint16_t port_id, bool memif, enum intr_op_kind kind)
+/* Run @kind on the interrupt thread for a driver that handles its
+ * connection there (memif, virtio_user: see above); others here.  @return what dev_start / dev_close returned. */
+static int port_intr_op(uint16_t port_id, bool on_intr,
+			enum intr_op_kind kind)
 {
 	struct intr_op op = { .port_id = port_id, .kind = kind, .done = 0 };
 	struct timespec ts = { 0, 200 * 1000 };
 	uint64_t end;
 	int rc;
 
-	if (!memif)
+	if (!on_intr)
 		return intr_op_run(port_id, kind);
 	rc = rte_eal_alarm_set(1, intr_op_cb, &op);
 	if (rc != 0) {
@@ -431,6 +442,28 @@ static int port_intr_op(uint16_t port_id, bool memif, enum intr_op_kind kind)
 		return intr_op_run(port_id, kind);
 	}
 	return op.rc;
+}
+
+/*
+ * virtio_user writes its vhost-user messages with sendmsg() without
+ * MSG_NOSIGNAL: a message to a switch that already closed the connection
+ * (a port stopping at exit while the switch resets it) raised SIGPIPE and
+ * killed the rank (Open MPI, 4 ranks on the vhost fabric: "exited on
+ * signal 13").  Where the process still has SIGPIPE's default action it
+ * is ignored, so the write fails with EPIPE, which the driver handles; an
+ * application's own handler is left alone.
+ */
+static void virtio_user_no_sigpipe(uint16_t port_id)
+{
+	struct sigaction old;
+
+	if (sigaction(SIGPIPE, NULL, &old) != 0 || old.sa_handler != SIG_DFL ||
+	    (old.sa_flags & SA_SIGINFO))
+		return;
+	signal(SIGPIPE, SIG_IGN);
+	SDP_LOG(INFO, DP, "port %u (net_virtio_user): SIGPIPE ignored (was "
+		"the default action): a write to a closed vhost-user socket "
+		"fails with EPIPE instead of killing the process", port_id);
 }
 
 /* The link's speed in Mbit/s; 0 when the driver does not know it
@@ -571,6 +604,10 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 		goto err_free_port;
 	port->dev = info.device;
 	port->memif = strcmp(info.driver_name, "net_memif") == 0;
+	port->intr_ctl = port->memif ||
+			 strcmp(info.driver_name, "net_virtio_user") == 0;
+	if (strcmp(info.driver_name, "net_virtio_user") == 0)
+		virtio_user_no_sigpipe(port->port_id);
 	port->gated = port->memif &&
 		      (cfg->memif_gate == 1 ||
 		       (cfg->memif_gate == DP_MEMIF_GATE_AUTO &&
@@ -815,7 +852,7 @@ static void port_close(struct dp_port *port)
 	/* Stop and close the device before freeing any pool it may hold
 	 * mbufs of: gap frames are indirect mbufs of the pacer's gap pool
 	 * that sit in TX descriptors until the PMD frees them. */
-	port_intr_op(port->port_id, port->memif, INTR_OP_CLOSE);
+	port_intr_op(port->port_id, port->intr_ctl, INTR_OP_CLOSE);
 	if (port->memif_zc)
 		dp_memif_zc_release();
 	dp_out_release(port);
