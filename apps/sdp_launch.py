@@ -34,8 +34,10 @@ MEMIF_RAIL_NET = "10.77.%d"
 DEFAULT_MTU = 9000
 # vhost fabric (sdp-testbed vhost): the vhost-user backend reads packets
 # only from memory this process shared with it, which the EAL keeps in one
-# memfd with --no-huge --single-file-segments.
-VHOST_DP = "eal=--single-file-segments"
+# memfd with --no-huge --single-file-segments.  The link comes up once the
+# switch's PMD set the device's rings up; with more ranks than CPUs that
+# took more than the default 5 s now and then, so ranks wait up to 30 s.
+VHOST_DP = "eal=--single-file-segments link_wait_ms=30000"
 XDP_DEFAULT_MTU = 1500
 # The largest MTU (dataplane DP_MTU_MAX, sdp-testbed --mtu): a frame fills
 # one DPDK mbuf, whose size is 16-bit.
