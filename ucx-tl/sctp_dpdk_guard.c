@@ -63,10 +63,11 @@ static void *uct_sctp_dpdk_guard_thread(void *arg)
 		}
 		if (!ucs_recursive_spin_trylock(ctx->lock))
 			continue; /* someone is inside the stack */
-		for (i = 0; i < UCT_SCTP_DPDK_GUARD_POLLS; i++)
+		for (i = 0; i < UCT_SCTP_DPDK_GUARD_POLLS; i++) {
+			ctx->guard_polls++;
 			if (uct_sctp_dpdk_ctx_poll_all() == 0)
 				break;
-		ctx->guard_polls += i + (i < UCT_SCTP_DPDK_GUARD_POLLS);
+		}
 		ctx->guard_rounds++;
 		seen = ctx->poll_count;
 		ucs_recursive_spin_unlock(ctx->lock);
