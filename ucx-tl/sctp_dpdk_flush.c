@@ -18,7 +18,9 @@
  *
  *   ep_flush:    pending requests -> UCS_ERR_NO_RESOURCE (UCT contract: the
  *                caller adds a pending flush, so it cannot complete before
- *                requests queued ahead of it); association drained ->
+ *                requests queued ahead of it; called from that pending
+ *                flush's own callback it goes on, the requests ahead of
+ *                it having left); association drained ->
  *                UCS_OK; else UCS_INPROGRESS and @comp (if any) is
  *                completed from iface progress once drained.
  *   iface_flush: pending eps or any ep's association not drained ->
@@ -147,7 +149,13 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 		uct_sctp_dpdk_rma_ep_flush(ep, flags, NULL);
 		return UCS_OK;
 	}
-	if (!ucs_queue_is_empty(&ep->pending_q)) {
+	/* Requests queued before this flush must leave first.  While the
+	 * ep's queue is being dispatched its head is the caller (UCP's
+	 * pending flush calls uct_ep_flush again from its callback): the
+	 * queue then holds only requests queued after the flush, and
+	 * answering NO_RESOURCE would keep the flush pending forever. */
+	if (!ucs_queue_is_empty(&ep->pending_q) &&
+	    !(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH)) {
 		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
 		return UCS_ERR_NO_RESOURCE;
 	}
