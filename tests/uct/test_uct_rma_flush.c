@@ -76,7 +76,7 @@ static uint64_t flush_unacked(uct_ep_h ep)
 
 static int test_flush(int queued_ep)
 {
-	uint8_t dev[64], ifa[64], *pattern;
+	uint8_t *pattern;
 	uint64_t off = 0, unacked, at_completion = 0, bad;
 	unsigned puts = 0, more;
 	uct_rkey_bundle_t rk;
@@ -88,19 +88,14 @@ static int test_flush(int queued_ep)
 	iface_t t;
 	env_t e;
 
-	setenv("UCX_SCTP_DPDK_SG", "sndbuf=256k", 1);
-	if (fx_rma_start(&e, &t, dev, ifa, &info) != 0)
-		return 1;
-	CHECK_OK(uct_rkey_unpack(e.comp, info.a_rkey, &rk), "unpack A");
 	pattern = malloc(RMA_BIG);
 	if (pattern == NULL)
 		return 1;
 	fx_rma_fill(pattern, RMA_BIG, 5);
-	ep = fx_ep_to(&t, dev, ifa);
-	/* The association is up. */
-	st = fx_rma_op(ep, RMA_PUT_SHORT, pattern, FLUSH_PUT_BYTES,
-		       info.a_addr, rk.rkey);
-	CHECK(st == UCS_OK, "first put: %s", ucs_status_string(st));
+	ep = fx_rma_connect(&e, &t, &info, &rk, "sndbuf=256k", pattern,
+			    FLUSH_PUT_BYTES);
+	if (ep == NULL)
+		return 1;
 	off = FLUSH_PUT_BYTES;
 	fx_comp_init(&comp);
 	if (queued_ep) {
@@ -219,7 +214,7 @@ static void pend_purge_cb(uct_pending_req_t *self, void *arg)
 
 static int test_flush_pending(void)
 {
-	uint8_t dev[64], ifa[64], *pattern;
+	uint8_t *pattern;
 	uint64_t off = 0, bad;
 	uct_rkey_bundle_t rk;
 	unsigned puts;
@@ -233,18 +228,14 @@ static int test_flush_pending(void)
 	iface_t t;
 	env_t e;
 
-	setenv("UCX_SCTP_DPDK_SG", "sndbuf=256k", 1);
-	if (fx_rma_start(&e, &t, dev, ifa, &info) != 0)
-		return 1;
-	CHECK_OK(uct_rkey_unpack(e.comp, info.a_rkey, &rk), "unpack A");
 	pattern = malloc(RMA_BIG);
 	if (pattern == NULL)
 		return 1;
 	fx_rma_fill(pattern, RMA_BIG, 6);
-	ep = fx_ep_to(&t, dev, ifa);
-	st = fx_rma_op(ep, RMA_PUT_SHORT, pattern, FLUSH_PUT_BYTES,
-		       info.a_addr, rk.rkey);
-	CHECK(st == UCS_OK, "first put: %s", ucs_status_string(st));
+	ep = fx_rma_connect(&e, &t, &info, &rk, "sndbuf=256k", pattern,
+			    FLUSH_PUT_BYTES);
+	if (ep == NULL)
+		return 1;
 	off = FLUSH_PUT_BYTES;
 	puts = flush_fill(ep, &info, rk.rkey, pattern, &off, FLUSH_MAX_PUTS);
 	CHECK(off + 3 * FLUSH_PUT_BYTES <= RMA_BIG && puts < FLUSH_MAX_PUTS,

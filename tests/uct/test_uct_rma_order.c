@@ -140,7 +140,7 @@ static int test_rma_order(void)
 static int test_rma_order_zcopy(void)
 {
 	uint64_t counts = 0, seen = 0, early = 0;
-	uint8_t dev[64], ifa[64], *put_buf;
+	uint8_t *put_buf;
 	uct_rkey_bundle_t a_rk;
 	fx_rma_probe_t probe;
 	rma_info_t info;
@@ -154,18 +154,12 @@ static int test_rma_order_zcopy(void)
 	iface_t t;
 	env_t e;
 
-	setenv("UCX_SCTP_DPDK_SG", "sndbuf=256k", 1);
-	if (fx_rma_start(&e, &t, dev, ifa, &info) != 0)
-		return 1;
-	CHECK_OK(uct_rkey_unpack(e.comp, info.a_rkey, &a_rk), "unpack A");
-	put_buf = malloc(ORDER_ZC_BYTES);
+	put_buf = calloc(1, ORDER_ZC_BYTES);
 	if (put_buf == NULL)
 		return 1;
-	ep = fx_ep_to(&t, dev, ifa);
-	/* The association is up. */
-	st = fx_rma_op(ep, RMA_PUT_SHORT, put_buf, 8, info.a_addr,
-		       a_rk.rkey);
-	CHECK(st == UCS_OK, "first put: %s", ucs_status_string(st));
+	ep = fx_rma_connect(&e, &t, &info, &a_rk, "sndbuf=256k", put_buf, 8);
+	if (ep == NULL)
+		return 1;
 	for (k = 0; k < ORDER_ZC_ROUNDS && fx_failures == 0; k++) {
 		probe.seed = 200 + k;
 		probe.length = ORDER_ZC_BYTES;

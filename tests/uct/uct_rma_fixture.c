@@ -389,6 +389,30 @@ int fx_rma_start(env_t *e, iface_t *t, uint8_t *dev, uint8_t *ifa,
 	return 0;
 }
 
+uct_ep_h fx_rma_connect(env_t *e, iface_t *t, rma_info_t *info,
+			uct_rkey_bundle_t *a_rk, const char *sg,
+			const uint8_t *first, size_t first_len)
+{
+	uint8_t dev[64], ifa[64];
+	ucs_status_t st;
+	uct_ep_h ep;
+
+	if (sg != NULL)
+		setenv("UCX_SCTP_DPDK_SG", sg, 1);
+	if (fx_rma_start(e, t, dev, ifa, info) != 0)
+		return NULL;
+	st = uct_rkey_unpack(e->comp, info->a_rkey, a_rk);
+	CHECK_OK(st, "unpack A");
+	if (st != UCS_OK)
+		return NULL;
+	ep = fx_ep_to(t, dev, ifa);
+	/* The association is up once a PUT has completed. */
+	st = fx_rma_op(ep, RMA_PUT_SHORT, (uint8_t *)first, first_len,
+		       info->a_addr, a_rk->rkey);
+	CHECK(st == UCS_OK, "first put: %s", ucs_status_string(st));
+	return ep;
+}
+
 void fx_rma_stop(env_t *e, iface_t *t)
 {
 	uct_iface_close(t->iface);

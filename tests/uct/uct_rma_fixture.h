@@ -120,6 +120,13 @@ ucs_status_t fx_rma_op(uct_ep_h ep, int kind, uint8_t *local, size_t len,
  * @ifa and its regions into @info.  @return 0, or -1 (reason printed). */
 int fx_rma_start(env_t *e, iface_t *t, uint8_t *dev, uint8_t *ifa,
 		 rma_info_t *info);
+/** fx_rma_start with UCX_SCTP_DPDK_SG=@sg (NULL: as set), region A's
+ * rkey unpacked into @a_rk, an ep to the peer, and one put_short of
+ * @first_len bytes of @first at A's start (the association is up).
+ * @return the ep, or NULL (reason printed). */
+uct_ep_h fx_rma_connect(env_t *e, iface_t *t, rma_info_t *info,
+			uct_rkey_bundle_t *a_rk, const char *sg,
+			const uint8_t *first, size_t first_len);
 
 /** Close @t; after a passing test let the peer deregister and exit (else
  * the exit cleanup kills it); close @e. */
