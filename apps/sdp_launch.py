@@ -38,6 +38,8 @@ DEFAULT_MTU = 9000
 # switch's PMD set the device's rings up; with more ranks than CPUs that
 # took more than the default 5 s now and then, so ranks wait up to 30 s.
 VHOST_DP = "eal=--single-file-segments link_wait_ms=30000"
+# How long sdp-testbed gets to clean up after a TERM past its time limit
+TESTBED_GRACE_S = 30
 XDP_DEFAULT_MTU = 1500
 # The largest MTU (dataplane DP_MTU_MAX, sdp-testbed --mtu): a frame fills
 # one DPDK mbuf, whose size is 16-bit.
@@ -204,12 +206,43 @@ class Testbed:
         self.client_idx = 1 - self.server_idx
 
     def _tb(self, *args, timeout=120):
-        r = subprocess.run([TESTBED] + list(args), capture_output=True,
-                           text=True, timeout=timeout)
-        if r.returncode != 0:
+        """Run sdp-testbed in its own session: a Ctrl-C at the terminal
+        reaches this process, not the testbed half-way through up or
+        down.  Interrupted, up gets SIGTERM (its trap removes what it
+        made) and down runs to its end; both are waited for, then the
+        KeyboardInterrupt goes on (subprocess.run would SIGKILL the
+        testbed and leave a half-made switch)."""
+        p = subprocess.Popen([TESTBED] + list(args), stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True,
+                             start_new_session=True)
+        interrupted = timed_out = False
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                out, err = p.communicate(
+                    timeout=max(0.1, deadline - time.monotonic()))
+                break
+            except KeyboardInterrupt:
+                interrupted = True
+                if args[:1] != ("down",) and p.poll() is None:
+                    p.terminate()
+            except subprocess.TimeoutExpired:
+                # TERM (its traps clean up), then KILL after a grace time
+                if timed_out:
+                    p.kill()
+                else:
+                    p.terminate()
+                timed_out = True
+                deadline = time.monotonic() + TESTBED_GRACE_S
+        if interrupted:
+            raise KeyboardInterrupt()
+        if timed_out:
+            raise RuntimeError(f"sdp-testbed {' '.join(args)} still ran "
+                               f"after {timeout} s: stopped")
+        if p.returncode != 0:
             raise RuntimeError(f"sdp-testbed {' '.join(args)} failed "
-                               f"({r.returncode}): {r.stderr.strip()}")
-        return r.stdout
+                               f"({p.returncode}): {err.strip()}")
+        return out
 
     def __enter__(self):
         rails = ["--rails", str(self.rails)] if self.rails > 1 else []
@@ -228,7 +261,7 @@ class Testbed:
                 out = self._tb("vhost", "up", "--job", self.job, "--hosts",
                                str(self.hosts), "--mtu", str(self.mtu),
                                timeout=120 + self.hosts)
-            except Exception:
+            except BaseException:  # also KeyboardInterrupt (Ctrl-C, TERM)
                 self._down()
                 raise
         else:
@@ -247,7 +280,7 @@ class Testbed:
                 args += ["--netem-rail", str(k), v]
             try:
                 out = self._tb(*args)
-            except Exception:
+            except BaseException:  # also KeyboardInterrupt (Ctrl-C, TERM)
                 self._down()
                 raise
         for line in out.splitlines():
@@ -263,12 +296,16 @@ class Testbed:
             print(f"sdp-launch: teardown: {e}", file=sys.stderr)
 
     def __exit__(self, *exc):
-        for p in self.procs:
-            stop(p)
-            if p.returncode is None:  # stop() gave up: it still runs
-                continue
-            reaped(p)
-        self._down()
+        # down runs whatever happens while the processes stop (a second
+        # Ctrl-C included): the switch of a vhost job must not outlive it
+        try:
+            for p in self.procs:
+                stop(p)
+                if p.returncode is None:  # stop() gave up: it still runs
+                    continue
+                reaped(p)
+        finally:
+            self._down()
         return False
 
     def ip(self, i, rail=0):

@@ -487,6 +487,15 @@ SECTIONS = {
                    "bench/results/scale.json", "--plot",
                    "docs/img/scale.png"]],
         render=render_scale),
+    "vhost": dict(
+        title="The vhost fabric vs UCX tcp on the bridge",
+        minutes=3,
+        files=["bench/results/vhost_vs_tcp.json"],
+        plots=["docs/img/vhost_vs_tcp.png"],
+        commands=[[PY, "bench/vhost_vs_tcp.py", "--mpi", "openmpi",
+                   "--reps", "3", "--json", "bench/results/vhost_vs_tcp.json",
+                   "--plot", "docs/img/vhost_vs_tcp.png"]],
+        render=render_vhost),
     "seeds": dict(
         title="The seeds' experiments",
         minutes=60,

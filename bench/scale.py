@@ -17,8 +17,9 @@ Per job:
   rss        per rank after the steps (/proc/self/status): peak RSS
              (VmHWM) and its shared part (RssShmem: the EAL's memfd, the
              mbuf pool; ranks use no hugepages), mean and largest
-  switch     the vhost switch's hugepages (sdp-testbed vhost reserves
-             SDP_TESTBED_OVS_MEM_MB, default 512 MiB, per job)
+  switch     the vhost switch's hugepages (sdp-testbed vhost sizes them
+             from the ranks and MTU, SDP_TESTBED_OVS_MEM_MB overrides;
+             sdp-mpirun reports them)
 
   bench/scale.py [--ranks 2,4,...] [--fabrics bridge,vhost] [--mpi openmpi]
                  [--size B] [--steps N] [--json F] [--plot F]
@@ -42,6 +43,7 @@ BUILD = os.environ.get("SDP_BUILD_DIR", os.path.join(ROOT, "build"))
 MPIRUN = os.path.join(ROOT, "apps", "sdp-mpirun")
 LOG_DIR = "/tmp"  # --log-dir: the whole output of a failed job
 UP_RE = re.compile(r"testbed for (\d+) ranks up in ([\d.]+) s")
+SWITCH_RE = re.compile(r"switch (\d+) MiB of hugepages")
 
 
 def mem_available_mib():
@@ -84,6 +86,7 @@ def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
     cost = [o for o in objs if "init_s_max" in o]
     res = [o for o in objs if o.get("verified")]
     up = UP_RE.search(p.stderr)
+    sw = SWITCH_RE.search(p.stderr)
     if p.returncode != 0 or not cost or not res or not up:
         log = os.path.join(LOG_DIR, f"scale-{fabric}-{n}.log")
         with open(log, "w") as f:
@@ -106,9 +109,7 @@ def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
            "hwm_mib_max": c["hwm_kib_max"] / 1024,
            "shmem_mib_mean": c["shmem_kib_mean"] / 1024,
            "anon_mib_mean": c["anon_kib_mean"] / 1024,
-           "switch_huge_mib": (int(os.environ.get("SDP_TESTBED_OVS_MEM_MB",
-                                                  "512"))
-                               if fabric == "vhost" else 0)}
+           "switch_huge_mib": int(sw.group(1)) if sw else 0}
     print(f"scale: {fabric:6s} {n:4d} ranks: up {row['up_s']:.1f} s, "
           f"init {row['init_s']:.1f} s, first a2a {row['first_s']:.2f} s, "
           f"a2a {row['a2a_ms']:.2f} ms, wall {wall:.1f} s, rss "

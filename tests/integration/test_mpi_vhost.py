@@ -10,15 +10,19 @@ vhost, apps/sdp-mpirun --fabric vhost); no kernel networking in the path.
     fabric or transport).
   - Both MPIs, 4 ranks: tests/mpi/mpi_rma.c (one-sided, every rank's
     transport served puts and gets).
-  - The switch is gone after the job, also after a job that failed: no
-    daemon of the job, no run directory, the job's hugepages given back.
+  - The switch is gone after the job, also after a job that failed, one
+    past its --timeout, one interrupted by Ctrl-C and one whose launcher
+    was killed by SIGKILL (the switch's guard): no daemon of the job, no
+    run directory, the job's hugepages given back.
 
 Needs root and Debian's openvswitch-switch-dpdk; without them the test
 fails naming the missing piece."""
 
 import os
 import re
+import signal
 import subprocess
+import time
 
 import harness
 from harness import check, run
@@ -35,8 +39,9 @@ def hugepages():
 
 
 def job_pids(job):
-    """PIDs whose command line names the job's switch directory."""
-    needle = f"/run/sdp/{job}/ovs/"
+    """PIDs whose command line names the job's switch directory, and the
+    switch's guard."""
+    needles = (f"/run/sdp/{job}/ovs/", f"vhost guard --job {job} ")
     pids = []
     for d in os.listdir("/proc"):
         if not d.isdigit():
@@ -48,7 +53,7 @@ def job_pids(job):
                 zombie = re.search(r"^State:\s+Z", f.read(), re.M)
         except OSError:
             continue
-        if needle in cmd and not zombie:
+        if any(n in cmd for n in needles) and not zombie:
             pids.append(int(d))
     return pids
 
@@ -130,6 +135,65 @@ def test_failed_job_tears_down():
     check_gone(job, before)
 
 
+def test_timed_out_job_tears_down():
+    """sdp-mpirun --timeout stops the ranks and takes the switch down."""
+    job = f"vt{os.getpid() % 100000}"
+    before = hugepages()
+    r = mpirun("mpich", 2, job, ["sleep", "60"], timeout=5)
+    check(r.returncode == 124, f"a job past --timeout exited {r.returncode}"
+          f", not 124\n{r.stderr[-2000:]}")
+    check_gone(job, before)
+
+
+def start_job(job, seconds):
+    """sdp-mpirun in its own process group (as a shell's foreground job),
+    returned once its switch runs."""
+    cmd = [os.path.join(APPS, "sdp-mpirun"), "--mpi", "mpich", "--fabric",
+           "vhost", "-np", "2", "--job", job, "--timeout", "120",
+           "sleep", str(seconds)]
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    deadline = time.monotonic() + 60
+    while not os.path.exists(f"/run/sdp/{job}/vhost.env"):
+        check(p.poll() is None and time.monotonic() < deadline,
+              f"job {job}'s switch did not come up: rc {p.poll()}")
+        time.sleep(0.2)
+    time.sleep(1)   # the ranks start
+    return p
+
+
+def test_interrupted_job_tears_down():
+    """Ctrl-C: SIGINT to the launcher's whole process group."""
+    job = f"vi{os.getpid() % 100000}"
+    before = hugepages()
+    p = start_job(job, 60)
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        _, err = p.communicate(timeout=120)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        raise
+    check(p.returncode == 130, f"interrupted sdp-mpirun exited "
+          f"{p.returncode}, not 130\n{err[-2000:]}")
+    check_gone(job, before)
+
+
+def test_killed_launcher_tears_down():
+    """A launcher killed outright (SIGKILL: no trap runs) leaves its
+    switch to the guard, which takes it down within seconds."""
+    job = f"vk{os.getpid() % 100000}"
+    before = hugepages()
+    p = start_job(job, 15)
+    os.kill(p.pid, signal.SIGKILL)
+    p.communicate()
+    deadline = time.monotonic() + 30
+    while (job_pids(job) or os.path.exists(f"/run/sdp/{job}")) and \
+            time.monotonic() < deadline:
+        time.sleep(0.5)
+    check_gone(job, before)
+
+
 if __name__ == "__main__":
     harness.require_root()
     if not os.access(OVS, os.X_OK):
@@ -145,4 +209,9 @@ if __name__ == "__main__":
         run(f"{impl}: 4 ranks, one-sided Put/Get/Accumulate over the switch",
             lambda: test_one_sided(impl))
     run("a failed job's switch is torn down", test_failed_job_tears_down)
+    run("a job past --timeout: switch torn down", test_timed_out_job_tears_down)
+    run("Ctrl-C (SIGINT to the launcher's group): switch torn down",
+        test_interrupted_job_tears_down)
+    run("launcher killed by SIGKILL: the guard tears the switch down",
+        test_killed_launcher_tears_down)
     harness.done()

@@ -27,8 +27,9 @@ Entries not run, with reasons (counted and printed):
               shared.
 
   test_mpich_suite.py [--full] [--only NAME ...] [--limit S] [--markdown FILE]
-                      [--fabric memif|bridge|vhost]
-      default: the SUBSET below (the meson test); --full: every entry of
+                      [--fabric memif|bridge|vhost] [--np MIN-MAX]
+      default: the SUBSET below (the meson test); --np 4-8: the entries
+      of pt2pt/testlist with 4 to 8 processes; --full: every entry of
       pt2pt/testlist (~10 min; results in docs/CONFORMANCE.md); --fabric
       puts every sctp_dpdk run on that fabric (vhost: Open vSwitch).
 Environment: SDP_MPICH_TESTS = the configured test/mpi directory.
@@ -223,7 +224,16 @@ def main():
                     "ranks, else bridge); tcp stays on the bridge")
     ap.add_argument("--limit", type=int,
                     help="cap every deadline at this many seconds")
+    ap.add_argument("--np", metavar="MIN-MAX",
+                    help="only entries of MIN..MAX processes, from the "
+                    "whole pt2pt testlist (e.g. 4-8: the many-rank ones)")
     a = ap.parse_args()
+    np_range = None
+    if a.np:
+        m = re.fullmatch(r"(\d+)-(\d+)", a.np)
+        if not m or int(m.group(1)) > int(m.group(2)):
+            ap.error(f"--np {a.np!r}: expected MIN-MAX, e.g. 4-8")
+        np_range = (int(m.group(1)), int(m.group(2)))
     global SCTP_FABRIC
     SCTP_FABRIC = a.fabric
     harness.require_root()
@@ -235,7 +245,7 @@ def main():
               "(meson: -Dmpich_tests=DIR)")
         print("0 passed, 1 failed")
         sys.exit(1)
-    if a.full or a.only:
+    if a.full or a.only or np_range:
         entries = read_testlist(testlist)
     else:
         listed = {e.line for e in read_testlist(testlist)}
@@ -247,12 +257,17 @@ def main():
             sys.exit(1)
     if a.only:
         entries = [e for e in entries if e.name in a.only]
+    if np_range:
+        entries = [e for e in entries
+                   if np_range[0] <= e.np <= np_range[1]]
     limit = a.limit or (None if (a.full or a.only) else SUBSET_LIMIT_S)
     if limit:
         for e in entries:
             e.limit = min(e.limit, limit)
     what = ("full pt2pt testlist" if a.full else
-            f"pt2pt {', '.join(a.only)}" if a.only else "pt2pt subset")
+            f"pt2pt {', '.join(a.only)}" if a.only else
+            f"pt2pt entries of {a.np} processes" if np_range else
+            "pt2pt subset")
     harness.run(f"MPICH test/mpi {what}: sctp_dpdk vs UCX tcp "
                 f"({len(entries)} entries)",
                 lambda: suite(entries, tests_dir, a.markdown))
