@@ -125,6 +125,9 @@ struct dp_config {
 	uint32_t tx_drain_us;	/* buffered TX drain deadline; default 100 */
 	bool udp_encap;		/* SCTP over UDP (RFC 6951) */
 	uint16_t udp_port;	/* encapsulation port; default 9899 */
+	uint16_t udp_remote_port; /* destination port towards a peer whose
+				   * source port is not known; 0 (default)
+				   * = udp_port */
 	enum dp_crc_backend crc; /* CRC32c back-end; default AUTO */
 	/* ARP */
 	uint32_t arp_retries;	/* requests before giving up; default 5 */

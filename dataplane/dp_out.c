@@ -103,7 +103,7 @@ int dp_out_frame(struct dp_port *port, struct dp_stats *st, bool q0,
 			: port->ip_id++;
 	dp_frame_build(hdr, &port->fctx.mac, &dst_mac, port->fctx.ip_be,
 		       dst_ip_be, proto, udp ? port->cfg.udp_port : 0,
-		       (uint16_t)l4_len, ip_id, port->ip_cksum_tx_offload);
+		       port->udp_dport, (uint16_t)l4_len, ip_id, port->ip_cksum_tx_offload);
 	SDP_TRACE(PORT_SEND, l4_len);
 	*arp_rc_p = rc;
 	return 0;

@@ -594,6 +594,8 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	port->probed = probed;
 	port->mtu = cfg->mtu;
 	port->udp_encap = cfg->udp_encap;
+	port->udp_dport = cfg->udp_remote_port != 0 ? cfg->udp_remote_port
+						    : cfg->udp_port;
 	port->fctx.ip_be = cfg->ip_be;
 	port->fctx.udp_port = cfg->udp_encap ? cfg->udp_port : 0;
 	port->net_mask_be =

@@ -485,7 +485,7 @@ rte_mbuf *spoofed_init(dp_port *port, uint32_t src_be, uint32_t dst_be,
 	dmac.addr_bytes[1] = 0x5d;
 	memcpy(dmac.addr_bytes + 2, &dst_be, 4);
 	dp_frame_build(f, &port->fctx.mac, &dmac, src_be, dst_be,
-		       DP_IPPROTO_SCTP, 0, len, 1, false);
+		       DP_IPPROTO_SCTP, 0, 0, len, 1, false);
 	return m;
 }
 
@@ -619,6 +619,73 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 	adopt(&cli);
 	EXPECT_TRUE(expect_line(cli, "INTACT", 120));
 	EXPECT_TRUE(expect_line(srv, "COUNTED", 30));
+	EXPECT_EQ(0, reap(cli, 20));
+	EXPECT_EQ(0, reap(srv, 20));
+}
+
+/*
+ * RFC 6951 section 5.1: the remote encapsulation port is learned from
+ * what each peer sends, per path.  The client listens on 9900 and sends
+ * to the server's 9899 (udp_remote_port, what a NAT that rewrites the
+ * source port looks like to the server): the server's replies must go to
+ * 9900, the port the client's packets came from, or nothing the server
+ * sends ever arrives and the association never comes up.
+ */
+TEST_F(SgTwoNodes, UdpEncapRepliesGoToThePeersSourcePort)
+{
+	constexpr uint32_t kMsgs = 20;
+
+	Child srv = spawn([&](Node &n) {
+		sg_event ev;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+
+		n.up(true, "server", "", "udp=1 udp_port=9899");
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		for (;;) {
+			CHILD_CHECK(n.recv(b, meta, 30));
+			if (meta.ppid == PPID_END)
+				break;
+			n.send(ev.assoc, meta.stream, 0, PPID_DATA, b.data(),
+			       b.size());
+		}
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		sg_assoc_t a = 0;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		MsgHdr h;
+
+		n.up(false, "client", "",
+		     "udp=1 udp_port=9900 udp_remote_port=9899");
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 15));
+		n.report("UP");
+		for (uint32_t i = 0; i < kMsgs; i++) {
+			auto msg = make_msg((uint16_t)(i % 4), i, 100 + i * 700,
+					    false);
+			n.send(a, (uint16_t)(i % 4), 0, PPID_DATA, msg.data(),
+			       msg.size());
+			CHILD_CHECK(n.recv(b, meta, 30));
+			CHILD_CHECK(b == msg);
+			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+		}
+		n.send(a, 0, 0, PPID_END, "end", 3);
+		CHILD_CHECK(n.recv(b, meta, 30));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		n.report("ECHOED");
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&cli);
+	EXPECT_TRUE(expect_line(cli, "UP", 30));
+	EXPECT_TRUE(expect_line(cli, "ECHOED", 60));
 	EXPECT_EQ(0, reap(cli, 20));
 	EXPECT_EQ(0, reap(srv, 20));
 }
