@@ -291,6 +291,16 @@ struct dp_pkt_info {
 void dp_pkt_info(const struct rte_mbuf *m, struct dp_pkt_info *info);
 
 /**
+ * RFC 6951: send SCTP packet @m, about to go to dp_port_send*(@port), to
+ * UDP port @dport (host order), the source port of the peer's packets
+ * (dp_pkt_info.udp_sport), instead of udp_remote_port.  No effect when
+ * @dport is 0 or the port does not encapsulate.  Set it on every send: it
+ * is consumed by the send.
+ */
+void dp_pkt_set_udp_dport(const struct dp_port *port, struct rte_mbuf *m,
+			  uint16_t dport);
+
+/**
  * Allocate an empty TX mbuf from the port's pool with headroom for every
  * header the port prepends.  @return NULL when the pool is exhausted.
  */

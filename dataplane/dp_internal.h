@@ -275,6 +275,8 @@ struct dp_port {
 	uint16_t udp_dport;	/* RFC 6951: destination port of a frame
 				 * whose sender named none (udp_remote_port
 				 * or udp_port), host order */
+	int udp_dport_off;	/* dynfield of dp_pkt_set_udp_dport */
+	uint64_t udp_dport_flag; /* its dynflag in ol_flags; 0 without udp */
 	bool ip_cksum_tx_offload;
 	bool ip_cksum_rx_offload;
 	bool crc_rx_offload;

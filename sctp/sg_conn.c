@@ -589,6 +589,8 @@ static unsigned int sg_link_replay(struct sg_link *link, struct sg_peer *peer,
 		}
 		memcpy(p, r->pkt, r->len);
 		memset(p + 8, 0, 4); /* CRC32c: filled again on the way out */
+		dp_pkt_set_udp_dport(link->ports[k], m,
+				     peer->path_udp_port[k]);
 		if (dp_port_send(link->ports[k], peer->path_ip_be[k],
 				 DP_IPPROTO_SCTP, m, link->now_tsc) == 0)
 			n++;
@@ -720,6 +722,8 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 	link->st->pkts_in++;
 	link->pst.pkts_in[k]++;
 	peer->last_rx_tsc = now_tsc;
+	if (info.udp_encap)
+		peer->path_udp_port[k] = info.udp_sport;
 	if (link->nb_ports > 1) {
 		sg_paths_heard(&peer->paths, k, now_ms);
 		if (unlikely(peer->paths.await_rx && k == peer->paths.active))
@@ -1058,6 +1062,7 @@ static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
 
 	if (unlikely(!peer->trusted) && sg_pkt_has_cookie_ack(buf, len))
 		sg_link_peer_trust(link, peer);
+	dp_pkt_set_udp_dport(link->ports[k], m, peer->path_udp_port[k]);
 	if (link->nb_queues > 1 && k == 0)
 		rc = dp_port_send_queue(link->port, sg_link_queue_of(link, buf),
 					peer->path_ip_be[0], DP_IPPROTO_SCTP, m,
