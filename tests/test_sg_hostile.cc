@@ -776,8 +776,13 @@ TEST_F(SgTwoNodes, WrongVtagPacketsChangeNoPeerState)
 			n.send(ev.assoc, meta.stream, 0, PPID_DATA, b.data(),
 			       b.size());
 		}
-		fprintf(stderr, "server: path port %u\n", worst);
+		sg_stats st;
+
+		sg_ep_stats(n.ep, &st);
+		fprintf(stderr, "server: path port %u, rx_bad_vtag %" PRIu64
+			"\n", worst, st.rx_bad_vtag);
 		CHILD_CHECK(worst == 9899);
+		CHILD_CHECK(st.rx_bad_vtag == kMsgs);
 		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
 		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
 		n.down();
