@@ -340,7 +340,10 @@ unsigned int dp_port_mbufs_in_use(const struct dp_port *port);
  * @return 0 queued; -EMSGSIZE payload above the MTU; -EHOSTUNREACH
  *         destination off-link; -ENOBUFS dropped and counted: ARP hold
  *         queue full (drop_hold_full), pacer queue full (pace_drops) or
- *         TX buffer held full by the NIC (drop_tx_full).  A packet the
+ *         TX buffer held full by the NIC (drop_tx_full; frames already
+ *         in the buffer are kept, this one is refused: the caller may
+ *         send it again, as usrsctp does with chunks of a packet whose
+ *         output failed with ENOBUFS).  A packet the
  *         drop= hook chooses is freed, counted (drop "hook") and 0 returned,
  *         as a lossy wire would.
  */
