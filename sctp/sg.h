@@ -441,7 +441,7 @@ struct sg_stats {
 					   * own address) */
 	uint64_t rx_bad_vtag;		  /* packets whose verification tag
 					   * is none we gave the peer: they
-					   * change no peer or path state
+					   * change no UDP port or path state
 					   * (usrsctp drops them) */
 	uint64_t rx_pending_full;	  /* packets from a new source
 					   * dropped: pending_peers strangers

@@ -687,9 +687,13 @@ static bool sg_link_input_ext(struct sg_link *link, struct sg_peer *peer,
  * it.  Anyone who can put a peer's address on a packet could otherwise
  * move its UDP port (RFC 6951), keep a dead path "heard" or feed a SACK
  * to failover.  So only a packet carrying a tag we gave the peer (our
- * INIT / INIT ACK's Initiate Tag) updates the peer's state; before we
- * sent either there is no association to protect, and the INIT's port
- * is where our INIT ACK must go.  Every packet still goes to usrsctp.
+ * INIT / INIT ACK's Initiate Tag) updates where the peer is and which of
+ * its paths work; before we sent either there is no association to
+ * protect, and the INIT's port is where our INIT ACK must go.  Every
+ * packet still goes to usrsctp.  Receive times and the DATA sequence
+ * (sg_assoc_quiet) are kept for every packet: lanes give one peer
+ * several associations, more than the two tags kept, and a forged DATA
+ * only makes a flush wait for our next packet.
  */
 static inline bool sg_peer_vtag_ok(const struct sg_peer *peer,
 				   const uint8_t *sctp)
@@ -742,14 +746,14 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 	}
 	link->st->pkts_in++;
 	link->pst.pkts_in[k]++;
+	peer->last_rx_tsc = now_tsc;
 	if (unlikely(!sg_peer_vtag_ok(peer, rte_pktmbuf_mtod(m,
 							  const uint8_t *)))) {
-		/* usrsctp checks the tag and drops what fails; nothing
-		 * of ours learns from the packet on the way */
+		/* usrsctp checks the tag and drops what fails; where the
+		 * peer is and which paths work is not learned from it */
 		link->st->rx_bad_vtag++;
-		goto deliver;
+		goto data;
 	}
-	peer->last_rx_tsc = now_tsc;
 	if (info.udp_encap)
 		peer->path_udp_port[k] = info.udp_sport;
 	if (link->nb_ports > 1) {
@@ -759,6 +763,7 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 		sg_pkt_note_sack(peer, rte_pktmbuf_mtod(m, const uint8_t *),
 				 rte_pktmbuf_data_len(m));
 	}
+data:
 	if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
 			    rte_pktmbuf_data_len(m), link->st)) {
 		peer->last_rx_data_tsc = now_tsc;
@@ -773,7 +778,6 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 				link->st->rx_data_wrong_queue++;
 		}
 	}
-deliver:
 	len = rte_pktmbuf_data_len(m);
 	if (link->rx_ext && sg_link_input_ext(link, peer, m, len)) {
 		SDP_TRACE(CONNINPUT, len);

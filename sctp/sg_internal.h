@@ -155,7 +155,7 @@ struct sg_peer {
 	 * Initiate Tags of our latest two INIT / INIT ACK chunks to it (a
 	 * retransmitted INIT gets a new INIT ACK tag; the peer may answer
 	 * either), network order, 0 = none yet.  Only a packet carrying one
-	 * of them changes the peer's or its paths' state (sg_conn.c,
+	 * of them changes its UDP ports or its paths' state (sg_conn.c,
 	 * "What a packet may change"). */
 	uint32_t rx_vtag[2];
 	struct sg_paths paths;
