@@ -125,6 +125,9 @@ struct dp_config {
 	uint32_t tx_drain_us;	/* buffered TX drain deadline; default 100 */
 	bool udp_encap;		/* SCTP over UDP (RFC 6951) */
 	uint16_t udp_port;	/* encapsulation port; default 9899 */
+	uint16_t udp_remote_port; /* destination port towards a peer whose
+				   * source port is not known; 0 (default)
+				   * = udp_port */
 	enum dp_crc_backend crc; /* CRC32c back-end; default AUTO */
 	/* ARP */
 	uint32_t arp_retries;	/* requests before giving up; default 5 */
@@ -288,6 +291,16 @@ struct dp_pkt_info {
 void dp_pkt_info(const struct rte_mbuf *m, struct dp_pkt_info *info);
 
 /**
+ * RFC 6951: send SCTP packet @m, about to go to dp_port_send*(@port), to
+ * UDP port @dport (host order), the source port of the peer's packets
+ * (dp_pkt_info.udp_sport), instead of udp_remote_port.  No effect when
+ * @dport is 0 or the port does not encapsulate.  Set it on every send: it
+ * is consumed by the send.
+ */
+void dp_pkt_set_udp_dport(const struct dp_port *port, struct rte_mbuf *m,
+			  uint16_t dport);
+
+/**
  * Allocate an empty TX mbuf from the port's pool with headroom for every
  * header the port prepends.  @return NULL when the pool is exhausted.
  */
@@ -327,7 +340,10 @@ unsigned int dp_port_mbufs_in_use(const struct dp_port *port);
  * @return 0 queued; -EMSGSIZE payload above the MTU; -EHOSTUNREACH
  *         destination off-link; -ENOBUFS dropped and counted: ARP hold
  *         queue full (drop_hold_full), pacer queue full (pace_drops) or
- *         TX buffer held full by the NIC (drop_tx_full).  A packet the
+ *         TX buffer held full by the NIC (drop_tx_full; frames already
+ *         in the buffer are kept, this one is refused: the caller may
+ *         send it again, as usrsctp does with chunks of a packet whose
+ *         output failed with ENOBUFS).  A packet the
  *         drop= hook chooses is freed, counted (drop "hook") and 0 returned,
  *         as a lossy wire would.
  */

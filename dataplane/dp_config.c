@@ -48,6 +48,9 @@ static const char help_text[] =
 	"  own_mac=0|1        1: our MAC is 02:5d:<ip>, not the port's "
 	"(default 0)\n"
 	"  udp_port=N         encapsulation port (default 9899)\n"
+	"  udp_remote_port=N  encapsulation port of a peer not heard from "
+	"yet (default udp_port); a peer's replies go to its packets' source "
+	"port\n"
 	"  crc=auto|offload|isal|sse42|table|none  SCTP CRC32c (default "
 	"auto: none on memif, else offload or isal); none: checksum 0, "
 	"RFC 9653\n"
@@ -337,6 +340,7 @@ static int apply(void *arg, const char *key, const char *val)
 	RANGE("mbufs", 0, 4194304, nb_mbufs)
 	RANGE("tx_drain_us", 1, 100000, tx_drain_us)
 	RANGE("udp_port", 1, 65535, udp_port)
+	RANGE("udp_remote_port", 0, 65535, udp_remote_port)
 	RANGE("arp_retries", 1, 100, arp_retries)
 	RANGE("arp_retry_ms", 1, 60000, arp_retry_ms)
 	RANGE("arp_ttl_ms", 100, 86400000, arp_ttl_ms)

@@ -138,7 +138,8 @@ uint16_t dp_frame_hdr_len(bool udp)
 void dp_frame_build(uint8_t *hdr, const struct rte_ether_addr *src_mac,
 		    const struct rte_ether_addr *dst_mac, uint32_t src_ip_be,
 		    uint32_t dst_ip_be, uint8_t proto, uint16_t udp_port,
-		    uint16_t l4_len, uint16_t ip_id, bool ip_cksum_offload)
+		    uint16_t udp_dport, uint16_t l4_len, uint16_t ip_id,
+		    bool ip_cksum_offload)
 {
 	struct rte_ether_hdr *eth = (struct rte_ether_hdr *)hdr;
 	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)(eth + 1);
@@ -153,7 +154,7 @@ void dp_frame_build(uint8_t *hdr, const struct rte_ether_addr *src_mac,
 
 		ip_payload = (uint16_t)(l4_len + 8);
 		udp->src_port = rte_cpu_to_be_16(udp_port);
-		udp->dst_port = rte_cpu_to_be_16(udp_port);
+		udp->dst_port = rte_cpu_to_be_16(udp_dport);
 		udp->dgram_len = rte_cpu_to_be_16(ip_payload);
 		udp->dgram_cksum = 0; /* allowed by RFC 6951 */
 		proto = DP_IPPROTO_UDP;

@@ -76,13 +76,16 @@ enum dp_verdict dp_frame_classify(const struct dp_frame_ctx *ctx,
 /*
  * Write Ethernet + IPv4 (+ UDP when @udp_port != 0) headers for an L4
  * payload of @l4_len bytes into @hdr, which must have dp_frame_hdr_len()
- * bytes.  The IPv4 checksum is computed unless @ip_cksum_offload.
+ * bytes.  UDP goes from our @udp_port to the peer's @udp_dport (host
+ * order; RFC 6951: the peer's port is the one its packets come from).
+ * The IPv4 checksum is computed unless @ip_cksum_offload.
  */
 uint16_t dp_frame_hdr_len(bool udp);
 void dp_frame_build(uint8_t *hdr, const struct rte_ether_addr *src_mac,
 		    const struct rte_ether_addr *dst_mac, uint32_t src_ip_be,
 		    uint32_t dst_ip_be, uint8_t proto, uint16_t udp_port,
-		    uint16_t l4_len, uint16_t ip_id, bool ip_cksum_offload);
+		    uint16_t udp_dport, uint16_t l4_len, uint16_t ip_id,
+		    bool ip_cksum_offload);
 
 /* ---- ARP (dp_arp.c): neighbour cache, pure logic on time and bytes ---- */
 
@@ -269,6 +272,11 @@ struct dp_port {
 	uint16_t queue_id;
 	uint16_t mtu;
 	bool udp_encap;
+	uint16_t udp_dport;	/* RFC 6951: destination port of a frame
+				 * whose sender named none (udp_remote_port
+				 * or udp_port), host order */
+	int udp_dport_off;	/* dynfield of dp_pkt_set_udp_dport */
+	uint64_t udp_dport_flag; /* its dynflag in ol_flags; 0 without udp */
 	bool ip_cksum_tx_offload;
 	bool ip_cksum_rx_offload;
 	bool crc_rx_offload;

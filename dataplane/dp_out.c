@@ -32,12 +32,19 @@ int dp_out_frame(struct dp_port *port, struct dp_stats *st, bool q0,
 {
 	uint32_t l4_len = rte_pktmbuf_pkt_len(m);
 	bool udp = port->udp_encap && proto == DP_IPPROTO_SCTP;
+	uint16_t udp_dport = port->udp_dport;
 	uint16_t hlen = dp_frame_hdr_len(udp);
 	uint32_t ip_payload = l4_len + (udp ? 8 : 0);
 	struct rte_ether_addr dst_mac;
 	uint16_t ip_id;
 	uint8_t *hdr;
 	int rc;
+
+	if (m->ol_flags & port->udp_dport_flag) {
+		udp_dport = *RTE_MBUF_DYNFIELD(m, port->udp_dport_off,
+					       uint16_t *);
+		m->ol_flags &= ~port->udp_dport_flag;
+	}
 
 	/* a chain (sg's usrsctp chains) has the SCTP common header in its
 	 * first segment, and room in front of it for ours */
@@ -103,7 +110,8 @@ int dp_out_frame(struct dp_port *port, struct dp_stats *st, bool q0,
 			: port->ip_id++;
 	dp_frame_build(hdr, &port->fctx.mac, &dst_mac, port->fctx.ip_be,
 		       dst_ip_be, proto, udp ? port->cfg.udp_port : 0,
-		       (uint16_t)l4_len, ip_id, port->ip_cksum_tx_offload);
+		       udp_dport, (uint16_t)l4_len, ip_id,
+		       port->ip_cksum_tx_offload);
 	SDP_TRACE(PORT_SEND, l4_len);
 	*arp_rc_p = rc;
 	return 0;

@@ -19,6 +19,7 @@
 #include <rte_lcore.h>
 #include <rte_eal_memconfig.h>
 #include <rte_malloc.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_pci.h>
 
 #include <rte_version.h>
@@ -547,6 +548,37 @@ static void pool_name(char *name, size_t len, const char *what, uint16_t pid)
 		snprintf(name, len, "%s_%u_%u", what, pid, ++kept);
 }
 
+/*
+ * RFC 6951: the destination UDP port of one frame travels with its mbuf,
+ * in a dynamic field that is valid only while the dynamic flag is set
+ * (ol_flags is reset when an mbuf is allocated or received, the field is
+ * not).  Registration returns the same offset in every port and process.
+ */
+static int dp_udp_dport_register(struct dp_port *port)
+{
+	static const struct rte_mbuf_dynfield field = {
+		.name = "sdp_dynfield_udp_dport",
+		.size = sizeof(uint16_t),
+		.align = __alignof__(uint16_t),
+	};
+	static const struct rte_mbuf_dynflag flag = {
+		.name = "sdp_dynflag_udp_dport",
+	};
+	int off, bit;
+
+	off = rte_mbuf_dynfield_register(&field);
+	bit = rte_mbuf_dynflag_register(&flag);
+	if (off < 0 || bit < 0) {
+		SDP_LOG(ERR, DP, "port %u: cannot register the mbuf field of "
+			"the UDP destination port: %s", port->port_id,
+			rte_strerror(rte_errno));
+		return -rte_errno;
+	}
+	port->udp_dport_off = off;
+	port->udp_dport_flag = 1ull << bit;
+	return 0;
+}
+
 static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 {
 	struct rte_eth_conf conf;
@@ -594,10 +626,17 @@ static int port_open(const struct dp_config *cfg, struct dp_port **port_p)
 	port->probed = probed;
 	port->mtu = cfg->mtu;
 	port->udp_encap = cfg->udp_encap;
+	port->udp_dport = cfg->udp_remote_port != 0 ? cfg->udp_remote_port
+						    : cfg->udp_port;
 	port->fctx.ip_be = cfg->ip_be;
 	port->fctx.udp_port = cfg->udp_encap ? cfg->udp_port : 0;
 	port->net_mask_be =
 		rte_cpu_to_be_32(~((1u << (32 - cfg->prefix_len)) - 1));
+	if (cfg->udp_encap) {
+		rc = dp_udp_dport_register(port);
+		if (rc != 0)
+			goto err_free_port;
+	}
 
 	rc = rte_eth_dev_info_get(pid, &info);
 	if (rc != 0)

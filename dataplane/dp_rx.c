@@ -18,6 +18,7 @@
 
 #include <rte_ethdev.h>
 #include <rte_ip.h>
+#include <rte_mbuf_dyn.h>
 
 #include "dp_internal.h"
 #include "sdp_trace.h"
@@ -262,6 +263,15 @@ void dp_pkt_info(const struct rte_mbuf *m, struct dp_pkt_info *info)
 	info->udp_sport = info->udp_encap
 				  ? (uint16_t)(l4[-8] << 8 | l4[-7])
 				  : 0;
+}
+
+void dp_pkt_set_udp_dport(const struct dp_port *port, struct rte_mbuf *m,
+			  uint16_t dport)
+{
+	if (port->udp_dport_flag == 0 || dport == 0)
+		return;
+	*RTE_MBUF_DYNFIELD(m, port->udp_dport_off, uint16_t *) = dport;
+	m->ol_flags |= port->udp_dport_flag;
 }
 
 struct rte_mbuf *dp_pkt_alloc(struct dp_port *port)

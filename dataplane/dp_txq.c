@@ -14,9 +14,11 @@
  * The buffer goes to the NIC when it is full, on an explicit flush, or
  * when its drain deadline (tx_drain_us, l2fwd-style) passes.  Frames the
  * NIC does not take after TX_RETRIES stay buffered, in order (see
- * dp_txq_burst); a frame that finds the buffer still full is dropped and
- * counted (DP_DROP_TX_FULL): the loop never spins on a stuck queue, SCTP
- * retransmits.
+ * dp_txq_burst); a frame that finds the buffer still full is refused:
+ * freed, counted (DP_DROP_TX_FULL) and reported as -ENOBUFS, which the
+ * sctp layer hands to usrsctp as "not sent" (its chunks stay unsent and
+ * leave on its next output, no retransmission timeout involved).  The
+ * loop never spins on a stuck queue.
  *
  * Held frames (queue 0, dp_port_send_held): they ride at the tail of the
  * next burst that carries another frame, after every frame queued before

@@ -439,6 +439,10 @@ struct sg_stats {
 					   * peer can have (0.0.0.0/8, 127/8,
 					   * multicast, 240/4, broadcast, our
 					   * own address) */
+	uint64_t rx_bad_vtag;		  /* packets whose verification tag
+					   * is none we gave the peer: they
+					   * change no UDP port or path state
+					   * (usrsctp drops them) */
 	uint64_t rx_pending_full;	  /* packets from a new source
 					   * dropped: pending_peers strangers
 					   * all heard this input round (also

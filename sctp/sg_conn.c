@@ -589,6 +589,8 @@ static unsigned int sg_link_replay(struct sg_link *link, struct sg_peer *peer,
 		}
 		memcpy(p, r->pkt, r->len);
 		memset(p + 8, 0, 4); /* CRC32c: filled again on the way out */
+		dp_pkt_set_udp_dport(link->ports[k], m,
+				     peer->path_udp_port[k]);
 		if (dp_port_send(link->ports[k], peer->path_ip_be[k],
 				 DP_IPPROTO_SCTP, m, link->now_tsc) == 0)
 			n++;
@@ -679,6 +681,31 @@ static bool sg_link_input_ext(struct sg_link *link, struct sg_peer *peer,
 	return true;
 }
 
+/*
+ * What a packet may change: usrsctp authenticates a packet by its
+ * verification tag only when it processes it, after this layer has read
+ * it.  Anyone who can put a peer's address on a packet could otherwise
+ * move its UDP port (RFC 6951), keep a dead path "heard" or feed a SACK
+ * to failover.  So only a packet carrying a tag we gave the peer (our
+ * INIT / INIT ACK's Initiate Tag) updates where the peer is and which of
+ * its paths work; before we sent either there is no association to
+ * protect, and the INIT's port is where our INIT ACK must go.  Every
+ * packet still goes to usrsctp.  Receive times and the DATA sequence
+ * (sg_assoc_quiet) are kept for every packet: lanes give one peer
+ * several associations, more than the two tags kept, and a forged DATA
+ * only makes a flush wait for our next packet.
+ */
+static inline bool sg_peer_vtag_ok(const struct sg_peer *peer,
+				   const uint8_t *sctp)
+{
+	uint32_t vtag;
+
+	if (peer->rx_vtag[0] == 0)
+		return true;
+	memcpy(&vtag, sctp + 4, 4);
+	return vtag == peer->rx_vtag[0] || vtag == peer->rx_vtag[1];
+}
+
 /* One received packet of path @k (for queues, path 0, queue @q). */
 static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 			      uint16_t q, struct rte_mbuf *m, uint64_t now_tsc,
@@ -720,6 +747,15 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 	link->st->pkts_in++;
 	link->pst.pkts_in[k]++;
 	peer->last_rx_tsc = now_tsc;
+	if (unlikely(!sg_peer_vtag_ok(peer, rte_pktmbuf_mtod(m,
+							  const uint8_t *)))) {
+		/* usrsctp checks the tag and drops what fails; where the
+		 * peer is and which paths work is not learned from it */
+		link->st->rx_bad_vtag++;
+		goto data;
+	}
+	if (info.udp_encap)
+		peer->path_udp_port[k] = info.udp_sport;
 	if (link->nb_ports > 1) {
 		sg_paths_heard(&peer->paths, k, now_ms);
 		if (unlikely(peer->paths.await_rx && k == peer->paths.active))
@@ -727,6 +763,7 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 		sg_pkt_note_sack(peer, rte_pktmbuf_mtod(m, const uint8_t *),
 				 rte_pktmbuf_data_len(m));
 	}
+data:
 	if (sg_pkt_has_data(rte_pktmbuf_mtod(m, const uint8_t *),
 			    rte_pktmbuf_data_len(m), link->st)) {
 		peer->last_rx_data_tsc = now_tsc;
@@ -1058,6 +1095,14 @@ static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
 
 	if (unlikely(!peer->trusted) && sg_pkt_has_cookie_ack(buf, len))
 		sg_link_peer_trust(link, peer);
+	dp_pkt_set_udp_dport(link->ports[k], m, peer->path_udp_port[k]);
+	if (unlikely(len >= 20 && (((const uint8_t *)buf)[12] == 1 ||
+				   ((const uint8_t *)buf)[12] == 2))) {
+		/* INIT or INIT ACK: the peer will tag its packets with our
+		 * Initiate Tag */
+		peer->rx_vtag[1] = peer->rx_vtag[0];
+		memcpy(&peer->rx_vtag[0], (const uint8_t *)buf + 16, 4);
+	}
 	if (link->nb_queues > 1 && k == 0)
 		rc = dp_port_send_queue(link->port, sg_link_queue_of(link, buf),
 					peer->path_ip_be[0], DP_IPPROTO_SCTP, m,

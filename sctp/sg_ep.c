@@ -709,6 +709,7 @@ void sg_stats_print(const struct sg_stats *s, FILE *f)
 	P(rx_not_sctp);
 	P(rx_no_peer);
 	P(rx_bad_src);
+	P(rx_bad_vtag);
 	P(rx_pending_full);
 	P(peers_reclaimed);
 	P(rx_probe_refused);

@@ -147,6 +147,17 @@ struct sg_peer {
 	/* Failover: the peer's address on path k (0: ip_be) and its paths'
 	 * state; paths.nb 1 until its path addresses are known. */
 	uint32_t path_ip_be[SG_PATHS_MAX];
+	/* RFC 6951: UDP source port of its latest packet on path k (host
+	 * order), where our packets to that path go; 0 until heard (the
+	 * port's udp_remote_port then) or without UDP encapsulation. */
+	uint16_t path_udp_port[SG_PATHS_MAX];
+	/* Verification tags this peer must put on its packets to us: the
+	 * Initiate Tags of our latest two INIT / INIT ACK chunks to it (a
+	 * retransmitted INIT gets a new INIT ACK tag; the peer may answer
+	 * either), network order, 0 = none yet.  Only a packet carrying one
+	 * of them changes its UDP ports or its paths' state (sg_conn.c,
+	 * "What a packet may change"). */
+	uint32_t rx_vtag[2];
 	struct sg_paths paths;
 	uint32_t cum_ack;	/* its latest SACK's cumulative TSN ack */
 	bool cum_ack_valid;

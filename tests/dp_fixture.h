@@ -54,7 +54,7 @@ inline std::vector<uint8_t> make_frame(uint8_t proto, uint16_t l4_len,
 	std::vector<uint8_t> f(hlen + l4_len, 0xab);
 
 	dp_frame_build(f.data(), &kPeerMac, &kOurMac, ipv4("10.0.0.2"),
-		       ipv4("10.0.0.1"), proto, udp_port, l4_len, 7, false);
+		       ipv4("10.0.0.1"), proto, udp_port, udp_port, l4_len, 7, false);
 	return f;
 }
 

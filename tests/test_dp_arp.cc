@@ -356,7 +356,7 @@ TEST_F(DpPortTest, IpTrafficDoesNotTeachNeighbourMacs)
 
 	memset(f + hlen, 0x11, 32);
 	dp_frame_build(f, &bogus, &port->fctx.mac, sender, cfg.ip_be,
-		       DP_IPPROTO_EXP, 0, 32, 1, false);
+		       DP_IPPROTO_EXP, 0, 0, 32, 1, false);
 	ASSERT_EQ(1, rte_eth_tx_burst(port->port_id, 0, &m, 1));
 	ASSERT_EQ(1u, poll_recv(&got, 1));
 	dp_pkt_free(got);

@@ -485,7 +485,7 @@ rte_mbuf *spoofed_init(dp_port *port, uint32_t src_be, uint32_t dst_be,
 	dmac.addr_bytes[1] = 0x5d;
 	memcpy(dmac.addr_bytes + 2, &dst_be, 4);
 	dp_frame_build(f, &port->fctx.mac, &dmac, src_be, dst_be,
-		       DP_IPPROTO_SCTP, 0, len, 1, false);
+		       DP_IPPROTO_SCTP, 0, 0, len, 1, false);
 	return m;
 }
 
@@ -619,6 +619,217 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 	adopt(&cli);
 	EXPECT_TRUE(expect_line(cli, "INTACT", 120));
 	EXPECT_TRUE(expect_line(srv, "COUNTED", 30));
+	EXPECT_EQ(0, reap(cli, 20));
+	EXPECT_EQ(0, reap(srv, 20));
+}
+
+/* A HEARTBEAT from @src_be (UDP source port @udp_sport, to the server's
+ * 9899) carrying verification tag @vtag, CRC32c valid: what anyone who
+ * can spoof a peer's address can send, without knowing its tag. */
+rte_mbuf *forged_heartbeat_udp(dp_port *port, uint32_t src_be,
+			       uint32_t dst_be, uint16_t udp_sport,
+			       uint32_t vtag)
+{
+	const uint16_t len = 12 + 12;
+	uint16_t hlen = dp_frame_hdr_len(true);
+	rte_ether_addr dmac;
+	rte_mbuf *m = rte_pktmbuf_alloc(port->pool);
+	uint8_t *f, *p;
+
+	if (m == nullptr)
+		return nullptr;
+	f = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(hlen + len));
+	if (f == nullptr) {
+		rte_pktmbuf_free(m);
+		return nullptr;
+	}
+	p = f + hlen;
+	memset(p, 0, len);
+	p[0] = kSctpPort >> 8; p[1] = kSctpPort & 0xff;
+	p[2] = kSctpPort >> 8; p[3] = kSctpPort & 0xff;
+	memcpy(p + 4, &vtag, 4);
+	p[12] = 4;					/* HEARTBEAT */
+	p[15] = 12;					/* chunk length */
+	p[17] = 1;					/* heartbeat info */
+	p[19] = 8;
+	dp_sctp_crc_fill(DP_CRC_ISAL, p, len);
+	dmac.addr_bytes[0] = 0x02;
+	dmac.addr_bytes[1] = 0x5d;
+	memcpy(dmac.addr_bytes + 2, &dst_be, 4);
+	dp_frame_build(f, &port->fctx.mac, &dmac, src_be, dst_be,
+		       DP_IPPROTO_SCTP, udp_sport, 9899, len, 1, false);
+	return m;
+}
+
+/*
+ * RFC 6951 section 5.1: the remote encapsulation port is learned from
+ * what each peer sends, per path.  The client listens on 9900 and sends
+ * to the server's 9899 (udp_remote_port, what a NAT that rewrites the
+ * source port looks like to the server): the server's replies must go to
+ * 9900, the port the client's packets came from, or nothing the server
+ * sends ever arrives and the association never comes up.
+ */
+TEST_F(SgTwoNodes, UdpEncapRepliesGoToThePeersSourcePort)
+{
+	constexpr uint32_t kMsgs = 20;
+
+	Child srv = spawn([&](Node &n) {
+		sg_event ev;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+
+		n.up(true, "server", "", "udp=1 udp_port=9899");
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		for (;;) {
+			CHILD_CHECK(n.recv(b, meta, 30));
+			if (meta.ppid == PPID_END)
+				break;
+			n.send(ev.assoc, meta.stream, 0, PPID_DATA, b.data(),
+			       b.size());
+		}
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		sg_assoc_t a = 0;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		MsgHdr h;
+
+		n.up(false, "client", "",
+		     "udp=1 udp_port=9900 udp_remote_port=9899");
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 15));
+		n.report("UP");
+		for (uint32_t i = 0; i < kMsgs; i++) {
+			auto msg = make_msg((uint16_t)(i % 4), i, 100 + i * 700,
+					    false);
+			n.send(a, (uint16_t)(i % 4), 0, PPID_DATA, msg.data(),
+			       msg.size());
+			CHILD_CHECK(n.recv(b, meta, 30));
+			CHILD_CHECK(b == msg);
+			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+		}
+		n.send(a, 0, 0, PPID_END, "end", 3);
+		CHILD_CHECK(n.recv(b, meta, 30));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		n.report("ECHOED");
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&cli);
+	EXPECT_TRUE(expect_line(cli, "UP", 30));
+	EXPECT_TRUE(expect_line(cli, "ECHOED", 60));
+	EXPECT_EQ(0, reap(cli, 20));
+	EXPECT_EQ(0, reap(srv, 20));
+}
+
+/*
+ * Packets whose verification tag is not the association's change no
+ * peer or path state: a forged HEARTBEAT from the client's address with
+ * another UDP source port and a wrong tag must not move where the server
+ * sends (nor mark a path heard, nor feed a SACK).  usrsctp drops the
+ * packet itself; what the sctp layer learns from it before usrsctp sees
+ * it is the question.
+ */
+TEST_F(SgTwoNodes, WrongVtagPacketsChangeNoPeerState)
+{
+	constexpr uint32_t kMsgs = 20;
+
+	Child srv = spawn([&](Node &n) {
+		sg_event ev;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+
+		uint16_t worst = 9899;
+
+		n.up(true, "server", "", "udp=1");
+		CHILD_CHECK(n.wait_event(SG_EV_UP, &ev, 30));
+		for (;;) {
+			/* between the client's packets, where the forged
+			 * one would have left the path's port */
+			CHILD_CHECK(n.wait(
+				[&] {
+					sg_peer *p = sg_link_peer_find(
+						n.ep->lk, ip_of(2));
+					if (p != nullptr &&
+					    p->path_udp_port[0] != 9899)
+						worst = p->path_udp_port[0];
+					sg_msg_desc *m = nullptr;
+					if (sg_recv(n.ep, &m, 1) != 1)
+						return false;
+					meta = *m;
+					b.clear();
+					for (sg_msg_desc *s = m; s; s = s->next)
+						b.insert(b.end(), s->data,
+							 s->data + s->len);
+					sg_msg_release(m);
+					return true;
+				},
+				30));
+			if (meta.ppid == PPID_END)
+				break;
+			n.send(ev.assoc, meta.stream, 0, PPID_DATA, b.data(),
+			       b.size());
+		}
+		sg_stats st;
+
+		sg_ep_stats(n.ep, &st);
+		fprintf(stderr, "server: path port %u, rx_bad_vtag %" PRIu64
+			"\n", worst, st.rx_bad_vtag);
+		CHILD_CHECK(worst == 9899);
+		CHILD_CHECK(st.rx_bad_vtag == kMsgs);
+		n.send(ev.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	Child cli = spawn([&](Node &n) {
+		sg_assoc_t a = 0;
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+		MsgHdr h;
+
+		n.up(false, "client", "", "udp=1");
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 15));
+		for (uint32_t i = 0; i < kMsgs; i++) {
+			rte_mbuf *f = forged_heartbeat_udp(
+				n.port, ip_of(2), ip_of(1), 7777,
+				htonl(0x5eed0000u + i));
+			double end = now_s() + 10;
+
+			CHILD_CHECK(f != nullptr);
+			while (rte_eth_tx_burst(n.port->port_id, 0, &f, 1) !=
+			       1) {
+				CHILD_CHECK(now_s() < end);
+				n.poll_once();
+			}
+			/* let the server poll while only the forgery is in */
+			n.wait([] { return false; }, 0.05);
+			auto msg = make_msg((uint16_t)(i % 4), i, 100 + i * 700,
+					    false);
+			n.send(a, (uint16_t)(i % 4), 0, PPID_DATA, msg.data(),
+			       msg.size());
+			CHILD_CHECK(n.recv(b, meta, 10));
+			CHILD_CHECK(b == msg);
+			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+		}
+		n.send(a, 0, 0, PPID_END, "end", 3);
+		CHILD_CHECK(n.recv(b, meta, 30));
+		CHILD_CHECK(meta.ppid == PPID_OK);
+		n.report("ECHOED");
+		sg_disconnect(n.ep, a);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&cli);
+	EXPECT_TRUE(expect_line(cli, "ECHOED", 120));
 	EXPECT_EQ(0, reap(cli, 20));
 	EXPECT_EQ(0, reap(srv, 20));
 }

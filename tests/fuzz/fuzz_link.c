@@ -119,7 +119,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		dp_frame_build(f, &port->fctx.mac, &port->fctx.mac,
 			       rte_cpu_to_be_32(0x0a000002u + ((flags >> 3) & 7)),
 			       FUZZ_IP_BE, DP_IPPROTO_SCTP,
-			       udp ? DP_SCTP_UDP_PORT : 0, (uint16_t)size, 1,
+			       udp ? DP_SCTP_UDP_PORT : 0, udp ? DP_SCTP_UDP_PORT : 0,
+			       (uint16_t)size, 1,
 			       false);
 	}
 	if (m == NULL)
