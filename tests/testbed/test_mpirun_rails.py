@@ -100,8 +100,9 @@ class RankEnv(unittest.TestCase):
                 }
                 if fabric == "bridge":
                     want["UCX_SCTP_DPDK_DP"] = f"netns=sdp-t1-h{r} own_mac=1"
-                else:
-                    # zero-copy rendezvous data (TX_ZCOPY_MIN)
+                elif not MR.ucx_proto_v2(()):
+                    # zero-copy rendezvous data (TX_ZCOPY_MIN), with
+                    # UCX's v1 protocol selection only
                     want["UCX_RNDV_SCHEME"] = "put_zcopy"
                 self.assertEqual(MR.rank_env(opts(), tb, r), want,
                                  f"{fabric} rank {r}")
@@ -111,10 +112,15 @@ class RankEnv(unittest.TestCase):
                           "UCX_NET_DEVICES": "sdpnet0"})
 
     def test_memif_rendezvous_by_put_unless_overridden(self):
+        # put_zcopy with UCX's v1 protocol selection only: the v2 one
+        # (UCX >= 1.16) would send every tagged message by rendezvous
         tb = testbed("memif", 1)
-        self.assertEqual(MR.rank_env(opts(), tb, 0)["UCX_RNDV_SCHEME"],
+        v1 = ["UCX_PROTO_ENABLE=n"]
+        self.assertEqual(MR.rank_env(opts(env=v1), tb, 0)["UCX_RNDV_SCHEME"],
                          "put_zcopy")
-        e = MR.rank_env(opts(env=["UCX_RNDV_SCHEME=get_zcopy"]), tb, 0)
+        self.assertNotIn("UCX_RNDV_SCHEME", MR.rank_env(
+            opts(env=["UCX_PROTO_ENABLE=y"]), tb, 0))
+        e = MR.rank_env(opts(env=v1 + ["UCX_RNDV_SCHEME=get_zcopy"]), tb, 0)
         self.assertEqual(e["UCX_RNDV_SCHEME"], "get_zcopy")
         self.assertNotIn("UCX_RNDV_SCHEME",
                          MR.rank_env(opts(), testbed("bridge", 1), 0))
