@@ -227,12 +227,13 @@ struct Node {
 		CHILD_CHECK(rc == 0);
 	}
 
-	/* Receive one message into @out (a test-side copy). */
-	bool recv(std::vector<uint8_t> &out, sg_msg_desc &meta, double sec)
+	/* Take one message, if one is there, into @out (a test-side copy),
+	 * without polling: for wait() conditions that watch more. */
+	bool try_recv(std::vector<uint8_t> &out, sg_msg_desc &meta)
 	{
 		sg_msg_desc *m = nullptr;
 
-		if (!wait([&] { return sg_recv(ep, &m, 1) == 1; }, sec))
+		if (sg_recv(ep, &m, 1) != 1)
 			return false;
 		meta = *m;
 		out.clear();
@@ -241,6 +242,12 @@ struct Node {
 		CHILD_CHECK(out.size() == m->msg_len);
 		sg_msg_release(m);
 		return true;
+	}
+
+	/* Receive one message into @out, polling up to @sec. */
+	bool recv(std::vector<uint8_t> &out, sg_msg_desc &meta, double sec)
+	{
+		return wait([&] { return try_recv(out, meta); }, sec);
 	}
 };
 

@@ -489,6 +489,40 @@ rte_mbuf *spoofed_init(dp_port *port, uint32_t src_be, uint32_t dst_be,
 	return m;
 }
 
+/* Client side of an echo exchange: message @i (stream i % @streams,
+ * 100 + i * @step bytes) sent, echoed back within @sec, intact and in
+ * sequence. */
+void echo_round(Node &n, sg_assoc_t a, uint32_t i, uint16_t streams,
+		uint32_t step, double sec)
+{
+	std::vector<uint8_t> b;
+	sg_msg_desc meta;
+	MsgHdr h;
+	auto msg = make_msg((uint16_t)(i % streams), i, 100 + i * step, false);
+
+	n.send(a, (uint16_t)(i % streams), 0, PPID_DATA, msg.data(),
+	       msg.size());
+	CHILD_CHECK(n.recv(b, meta, sec));
+	CHILD_CHECK(b == msg);
+	CHILD_CHECK(check_msg(b, h) && h.seq == i);
+}
+
+/* End an echo exchange: END sent, the server's OK back, @what reported,
+ * the association shut down, the node down. */
+void end_echo(Node &n, sg_assoc_t a, const char *what)
+{
+	std::vector<uint8_t> b;
+	sg_msg_desc meta;
+
+	n.send(a, 0, 0, PPID_END, "end", 3);
+	CHILD_CHECK(n.recv(b, meta, 30));
+	CHILD_CHECK(meta.ppid == PPID_OK);
+	n.report(what);
+	sg_disconnect(n.ep, a);
+	n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+	n.down();
+}
+
 /*
  * A two-rank exchange (messages of 100 B to 20 KB echoed, every byte
  * checked) while the client's port also sends the server, per message,
@@ -520,16 +554,7 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 					max_pending = std::max(
 						max_pending,
 						n.ep->lk->nb_pending);
-					sg_msg_desc *m = nullptr;
-					if (sg_recv(n.ep, &m, 1) != 1)
-						return false;
-					meta = *m;
-					b.clear();
-					for (sg_msg_desc *s = m; s; s = s->next)
-						b.insert(b.end(), s->data,
-							 s->data + s->len);
-					sg_msg_release(m);
-					return true;
+					return n.try_recv(b, meta);
 				},
 				30));
 			if (meta.ppid == PPID_END)
@@ -569,8 +594,6 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 					     htonl(0xe0000001u), 0xffffffffu,
 					     ip_of(1) };
 		sg_assoc_t a = 0;
-		std::vector<uint8_t> b;
-		sg_msg_desc meta;
 		uint32_t spoofed = 0;
 
 		n.up(false, "client", "");
@@ -578,7 +601,6 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
 		for (uint32_t i = 0; i < kMsgs; i++) {
 			std::vector<rte_mbuf *> f;
-			MsgHdr h;
 
 			for (uint32_t k = 0; k < kSpoof; k++)
 				f.push_back(spoofed_init(
@@ -600,21 +622,9 @@ TEST_F(SgTwoNodes, ExchangeSurvivesSpoofedAndInvalidSources)
 					(uint16_t)(f.size() - sent));
 				n.poll_once();
 			}
-			auto msg = make_msg((uint16_t)(i % 10), i,
-					    100 + i * 500, false);
-			n.send(a, (uint16_t)(i % 10), 0, PPID_DATA, msg.data(),
-			       msg.size());
-			CHILD_CHECK(n.recv(b, meta, 30));
-			CHILD_CHECK(b == msg);
-			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+			echo_round(n, a, i, 10, 500, 30);
 		}
-		n.send(a, 0, 0, PPID_END, "end", 3);
-		CHILD_CHECK(n.recv(b, meta, 30));
-		CHILD_CHECK(meta.ppid == PPID_OK);
-		n.report("INTACT");
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
+		end_echo(n, a, "INTACT");
 	});
 	adopt(&cli);
 	EXPECT_TRUE(expect_line(cli, "INTACT", 120));
@@ -695,9 +705,6 @@ TEST_F(SgTwoNodes, UdpEncapRepliesGoToThePeersSourcePort)
 	ASSERT_TRUE(wait_server_socket(20));
 	Child cli = spawn([&](Node &n) {
 		sg_assoc_t a = 0;
-		std::vector<uint8_t> b;
-		sg_msg_desc meta;
-		MsgHdr h;
 
 		n.up(false, "client", "",
 		     "udp=1 udp_port=9900 udp_remote_port=9899");
@@ -705,21 +712,9 @@ TEST_F(SgTwoNodes, UdpEncapRepliesGoToThePeersSourcePort)
 		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 15));
 		n.report("UP");
 		for (uint32_t i = 0; i < kMsgs; i++) {
-			auto msg = make_msg((uint16_t)(i % 4), i, 100 + i * 700,
-					    false);
-			n.send(a, (uint16_t)(i % 4), 0, PPID_DATA, msg.data(),
-			       msg.size());
-			CHILD_CHECK(n.recv(b, meta, 30));
-			CHILD_CHECK(b == msg);
-			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+			echo_round(n, a, i, 4, 700, 30);
 		}
-		n.send(a, 0, 0, PPID_END, "end", 3);
-		CHILD_CHECK(n.recv(b, meta, 30));
-		CHILD_CHECK(meta.ppid == PPID_OK);
-		n.report("ECHOED");
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
+		end_echo(n, a, "ECHOED");
 	});
 	adopt(&cli);
 	EXPECT_TRUE(expect_line(cli, "UP", 30));
@@ -759,16 +754,7 @@ TEST_F(SgTwoNodes, WrongVtagPacketsChangeNoPeerState)
 					if (p != nullptr &&
 					    p->path_udp_port[0] != 9899)
 						worst = p->path_udp_port[0];
-					sg_msg_desc *m = nullptr;
-					if (sg_recv(n.ep, &m, 1) != 1)
-						return false;
-					meta = *m;
-					b.clear();
-					for (sg_msg_desc *s = m; s; s = s->next)
-						b.insert(b.end(), s->data,
-							 s->data + s->len);
-					sg_msg_release(m);
-					return true;
+					return n.try_recv(b, meta);
 				},
 				30));
 			if (meta.ppid == PPID_END)
@@ -791,9 +777,6 @@ TEST_F(SgTwoNodes, WrongVtagPacketsChangeNoPeerState)
 	ASSERT_TRUE(wait_server_socket(20));
 	Child cli = spawn([&](Node &n) {
 		sg_assoc_t a = 0;
-		std::vector<uint8_t> b;
-		sg_msg_desc meta;
-		MsgHdr h;
 
 		n.up(false, "client", "", "udp=1");
 		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
@@ -812,21 +795,9 @@ TEST_F(SgTwoNodes, WrongVtagPacketsChangeNoPeerState)
 			}
 			/* let the server poll while only the forgery is in */
 			n.wait([] { return false; }, 0.05);
-			auto msg = make_msg((uint16_t)(i % 4), i, 100 + i * 700,
-					    false);
-			n.send(a, (uint16_t)(i % 4), 0, PPID_DATA, msg.data(),
-			       msg.size());
-			CHILD_CHECK(n.recv(b, meta, 10));
-			CHILD_CHECK(b == msg);
-			CHILD_CHECK(check_msg(b, h) && h.seq == i);
+			echo_round(n, a, i, 4, 700, 10);
 		}
-		n.send(a, 0, 0, PPID_END, "end", 3);
-		CHILD_CHECK(n.recv(b, meta, 30));
-		CHILD_CHECK(meta.ppid == PPID_OK);
-		n.report("ECHOED");
-		sg_disconnect(n.ep, a);
-		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
-		n.down();
+		end_echo(n, a, "ECHOED");
 	});
 	adopt(&cli);
 	EXPECT_TRUE(expect_line(cli, "ECHOED", 120));
