@@ -49,11 +49,8 @@ static int test_bigseg(void)
 	CHECK_OK(uct_iface_query(a.iface, &attr), "query");
 	CHECK(attr.cap.am.max_bcopy >= BIG_LEN, "max_bcopy %zu",
 	      attr.cap.am.max_bcopy);
-	if (fx_read_addr(fd, dev, ifa) != 0 ||
-	    write(fd, &want, sizeof(want)) != sizeof(want)) {
-		fprintf(stderr, "FAIL: peer did not start\n");
+	if (fx_seq_peer_addr(fd, dev, ifa, want) != 0)
 		return 1;
-	}
 	ep = fx_ep_to(&a, dev, ifa);
 	deadline = fx_now_s() + 60;
 	for (seq = 0; seq < BIG_MSGS && fx_now_s() < deadline;) {

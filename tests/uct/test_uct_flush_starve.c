@@ -50,9 +50,7 @@ static int test_flush_starve(void)
 		return 1;
 	fx_env_open(&e);
 	fx_iface_open(&e, &a, 0);
-	if (fx_read_addr(fd, dev, ifa) != 0)
-		return 1;
-	if (write(fd, &want, sizeof(want)) != sizeof(want))
+	if (fx_seq_peer_addr(fd, dev, ifa, want) != 0)
 		return 1;
 	ep_a = fx_ep_to(&a, dev, ifa);
 	ep_b = fx_ep_to(&a, dev, ifa);

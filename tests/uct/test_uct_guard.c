@@ -55,9 +55,7 @@ static int test_guard(void)
 	fx_env_open(&e);
 	fx_iface_open(&e, &a, 0);
 	/* fx_seq_peer_main writes its address and reads counts only */
-	if (fx_read_addr(fd, dev, ifa) != 0)
-		return 1;
-	if (write(fd, &want, sizeof(want)) != sizeof(want))
+	if (fx_seq_peer_addr(fd, dev, ifa, want) != 0)
 		return 1;
 	ep = fx_ep_to(&a, dev, ifa);
 	for (seq = 0; seq < MSGS; seq++)

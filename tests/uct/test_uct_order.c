@@ -69,11 +69,8 @@ static int test_order(void)
 	 * which used to re-open a's ep while its pending queue waited. */
 	fx_iface_open(&e, &a, 0);
 	fx_iface_open(&e, &b, 0);
-	if (fx_read_addr(fd, dev, ifa) != 0 ||
-	    write(fd, &want, sizeof(want)) != sizeof(want)) {
-		fprintf(stderr, "FAIL: peer did not start\n");
+	if (fx_seq_peer_addr(fd, dev, ifa, want) != 0)
 		return 1;
-	}
 	ep = fx_ep_to(&a, dev, ifa);
 	deadline = fx_now_s() + 60;
 	while (seq < ORDER_MSGS && fx_now_s() < deadline) {

@@ -434,6 +434,16 @@ int fx_swap_addr(int fd, const iface_t *t, uint8_t *dev, uint8_t *ifa)
 	return 0;
 }
 
+int fx_seq_peer_addr(int fd, uint8_t *dev, uint8_t *ifa, uint32_t count)
+{
+	if (fx_read_addr(fd, dev, ifa) != 0 ||
+	    write(fd, &count, sizeof(count)) != sizeof(count)) {
+		fprintf(stderr, "FAIL: peer did not start\n");
+		return -1;
+	}
+	return 0;
+}
+
 int fx_read_addr(int fd, uint8_t *dev, uint8_t *ifa)
 {
 	if (read(fd, dev, 64) != 64 || read(fd, ifa, 64) != 64)

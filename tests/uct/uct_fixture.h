@@ -232,6 +232,10 @@ void fx_echo_peer_main(int fd) __attribute__((noreturn));
  * until the socket closes.  60 s deadline.
  */
 void fx_seq_peer_main(int fd) __attribute__((noreturn));
+/** A sequence peer's addresses into @dev, @ifa, then its first u32
+ * (@count); says "FAIL: peer did not start" when either fails.
+ * @return 0 or -1. */
+int fx_seq_peer_addr(int fd, uint8_t *dev, uint8_t *ifa, uint32_t count);
 /** One SEQ_AM_ID am_short carrying @seq (no retry). */
 ucs_status_t fx_seq_send(uct_ep_h ep, uint32_t seq);
 /** fx_seq_send, progressing on back-pressure (20 s deadline). */
