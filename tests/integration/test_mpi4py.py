@@ -14,6 +14,22 @@ Excluded, with reasons:
                   0x30) inside Open MPI 4.1.4's osc ucx with UCX 1.13.1;
                   reproduced the same with UCX_TLS=tcp on loopback, so not
                   this transport's.
+On Open MPI 5 (Debian 13: 5.0.7 with UCX 1.18.1) also these (both
+reproduced the same with --tls tcp, so not this transport's):
+  test_util_sync  mpi4py.util.sync's RMA mutex and condition hang:
+                  MPI_Fetch_and_op never returns (osc ucx's fence spins in
+                  ucp_worker_fence; on COMM_SELF and on COMM_WORLD windows)
+                  while the other rank waits in MPI_Compare_and_swap.
+  test_util_pkl5.*.testWaitAll  (by name: mpi4py 4's runtests -x)
+                  segfault in MPI_Waitall -> ompi_request_check_same_instance
+                  (address 0x160): a request pml ucx completed at once
+                  carries MPI_COMM_NULL's instance (open-mpi/ompi#12942).
+  test_comm_inter.TestIntercommCreateFromGroups  (by name) "The PML being
+                  used - ucx - does not support MPI sessions related
+                  features" (MPI_Intercomm_create_from_groups).
+  test_ulfm.*.testRevoke  (by name) MPI_Comm_revoke leaves
+                  MPI_Comm_is_revoked false: Debian's Open MPI 5 is built
+                  without ULFM's fault-tolerant PML support.
 One-sided communication runs through osc ucx over the transport's put/get
 (sctp_dpdk_rma.c): test_rma and test_rma_nb run (with Open MPI's osc
 pt2pt they were skipped: it refuses MPI_THREAD_MULTIPLE).  UCX logs
@@ -31,6 +47,19 @@ import harness
 from harness import check, run
 
 EXCLUDE = ["spawn", "dynproc", "test_win"]
+EXCLUDE_OMPI5 = ["test_util_sync"]
+EXCLUDE_NAMES_OMPI5 = ["test_util_pkl5.*.testWaitAll",
+                       "test_comm_inter.TestIntercommCreateFromGroups.*",
+                       "test_ulfm.*.testRevoke"]
+
+
+def openmpi_major():
+    """Open MPI's major version, from `mpirun --version`."""
+    out = subprocess.run(["mpirun", "--version"], capture_output=True,
+                         text=True, timeout=60).stdout
+    m = re.search(r"\(Open MPI\) (\d+)\.", out)
+    check(m is not None, f"mpirun --version names no Open MPI: {out!r}")
+    return int(m.group(1))
 
 
 def test_suite(fabric="memif", np=2):
@@ -42,6 +71,11 @@ def test_suite(fabric="memif", np=2):
         suite = [os.path.join(tests, "runtests.py"), "--no-builddir"]
         for e in EXCLUDE:
             suite += ["-e", e]
+        if openmpi_major() >= 5:
+            for e in EXCLUDE_OMPI5:
+                suite += ["-e", e]
+            for x in EXCLUDE_NAMES_OMPI5:
+                suite += ["-x", x]
         rank_cmd = ('exec /usr/bin/python3 "$@" '
                     '>"$0/rank.$OMPI_COMM_WORLD_RANK" 2>&1')
         cmd = [os.path.join(harness.APPS, "sdp-mpirun"), "--mpi", "openmpi",
