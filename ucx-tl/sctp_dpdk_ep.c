@@ -152,8 +152,10 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	} else if (rc == -EAGAIN)
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(ctx->lock);
-	if (ucs_likely(rc == 0))
+	if (ucs_likely(rc == 0)) {
+		uct_sctp_dpdk_ep_flush_note(ep, stream);
 		return UCS_OK;
+	}
 	if (rc == -EAGAIN || rc == -ENOTCONN) {
 		/* Send buffer full, or the association just went (its event
 		 * follows from the poll loop). */
@@ -438,6 +440,9 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	self->fail_gen = 0;
 	ucs_queue_head_init(&self->pending_q);
 	memset(&self->smap, 0, sizeof(self->smap));
+	self->am_dirty = 0;
+	self->am_dirty_n = 0;
+	self->am_dirty_all = 0;
 	uct_sctp_dpdk_rma_ep_init(self);
 	/* Spread eps over streams 1..streams-1; stream 0 is reserved. */
 	hash = ((uint32_t)iface->id * 2654435761u) ^

@@ -1,35 +1,56 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * sctp_dpdk_flush.c - ep and iface flush: a flush completes when the
- * peer's SCTP stack has acknowledged every message sg_send accepted, not
- * when usrsctp has merely copied it.  usrsctp keeps a message in this
- * process until it is cumulatively acknowledged: a process that exits (or
- * an ep that is destroyed and its process torn down) after a flush that
- * only meant "copied" loses whatever the peer had not acknowledged yet.
+ * sctp_dpdk_flush.c - ep and iface flush: an ep flush completes when the
+ * peer holds every operation issued on that ep before it, not when
+ * usrsctp has merely copied it.  usrsctp keeps a message in this process
+ * until it is cumulatively acknowledged: a process that exits (or an ep
+ * that is destroyed and its process torn down) after a flush that only
+ * meant "copied" loses whatever the peer had not received yet.
  *
- * Drained also means no SACK owed to the peer (uct_sctp_dpdk_peer_drained).
+ * The association (one per peer process) is shared by every ep to it,
+ * and usrsctp gives a message its TSN only when its scheduler moves it
+ * from the stream queue into a packet, across streams in its own order:
+ * no TSN at flush time marks "this ep's messages", and the association's
+ * count of unacknowledged bytes (sg_assoc_unacked) never reaches 0 while
+ * a sibling ep keeps sending.  So an ep proves its own part with a marker
+ * on each stream it used, and needs the association only when it is idle:
  *
- * Granularity is the association (one per peer process, shared by every
- * ep to it): usrsctp counts unacknowledged bytes per association
- * (sg_assoc_unacked), not per stream, and assigns TSNs across streams in
- * its scheduler's order, so "everything on this ep acknowledged" is only
- * provable as "everything on the association acknowledged".  A flush can
- * therefore wait for another ep's later traffic to the same process.
+ *   drained   the association has nothing unacknowledged and we owe the
+ *             peer no SACK (uct_sctp_dpdk_peer_drained): everything of
+ *             this ep was delivered.  The common case; no message.
+ *   markers   else, for each stream the ep sent AMs on since its last
+ *             markers or drain (ep->am_dirty*, noted by every send), a
+ *             FLUSH request on that stream (uct_sctp_dpdk_rma_flush_start,
+ *             an RMA op).  An SCTP stream is delivered in order, so the
+ *             target reads it after every earlier message of that stream
+ *             and answers with an ACK; once every op of the ep is
+ *             answered, the peer holds all the ep sent before.  With the
+ *             stream map (STREAM_TAG_MASK) an ep remembers up to
+ *             UCT_SCTP_DPDK_FLUSH_STREAMS streams, beyond that it marks
+ *             every stream.
+ *   answered  the ep's ops all answered and no stream left to mark: what
+ *             is unacknowledged belongs to other eps; the flush completes
+ *             once no SACK is owed to the peer (sg_assoc_answered: a
+ *             process may block outside the stack right after a flush).
  *
  *   ep_flush:    pending requests -> UCS_ERR_NO_RESOURCE (UCT contract: the
  *                caller adds a pending flush, so it cannot complete before
  *                requests queued ahead of it; called from that pending
  *                flush's own callback it goes on, the requests ahead of
- *                it having left); association drained ->
- *                UCS_OK; else UCS_INPROGRESS and @comp (if any) is
- *                completed from iface progress once drained.
- *   iface_flush: pending eps or any ep's association not drained ->
+ *                it having left); drained or answered -> UCS_OK; else
+ *                UCS_INPROGRESS and @comp (if any) is completed from
+ *                iface progress once one of them holds.
+ *   iface_flush: pending eps or any ep not flushed as above ->
  *                UCS_INPROGRESS (+ @comp later); else UCS_OK.
  *   failure:     a flush waiting on an ep whose association failed
  *                completes with UCS_ERR_ENDPOINT_TIMEOUT.
  *   RMA:         an ep's puts and gets (sctp_dpdk_rma.c) count as
  *                outstanding until the target confirmed them; a put that
- *                completed at once is confirmed by a FLUSH message.
+ *                completed at once is confirmed by a FLUSH on the ep's
+ *                stream, which the flush sends even when drained (SCTP's
+ *                SACK does not mean the target wrote it).
+ * A flush re-checks at every iface progress, so operations an ep issues
+ * after its own flush can hold that flush up; other eps' cannot.
  * iface_flush never answers UCS_ERR_NO_RESOURCE: ucp_worker_flush takes
  * any error of an iface flush as a failure (Open MPI's osc ucx fence).
  */
@@ -66,6 +87,56 @@ int uct_sctp_dpdk_peer_drained(uct_sctp_dpdk_ctx_t *ctx,
 	return 1;
 }
 
+void uct_sctp_dpdk_ep_flush_note_stream(uct_sctp_dpdk_ep_t *ep,
+					uint16_t stream)
+{
+	unsigned i;
+
+	for (i = 0; i < ep->am_dirty_n; i++) {
+		if (ep->am_dirty_streams[i] == stream)
+			return;
+	}
+	if (ep->am_dirty_n < UCT_SCTP_DPDK_FLUSH_STREAMS) {
+		ep->am_dirty_streams[ep->am_dirty_n++] = stream;
+		return;
+	}
+	/* Too many to remember: every stream (again from the first, should
+	 * a sweep be under way: this one may lie behind it). */
+	ep->am_dirty_n = 0;
+	ep->am_dirty_all = 1;
+}
+
+/* A FLUSH marker behind the AMs of @ep on each stream it sent them on
+ * since its last markers.  @return UCS_INPROGRESS (every marker sent or
+ * queued), UCS_ERR_NO_RESOURCE (the rest waits for the next check), or
+ * a failure.  Caller holds ctx->lock. */
+static ucs_status_t uct_sctp_dpdk_ep_flush_markers(uct_sctp_dpdk_ep_t *ep)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
+	ucs_status_t status;
+	uint16_t stream;
+
+	while (ep->am_dirty_n > 0) {
+		status = uct_sctp_dpdk_rma_flush_start(
+			ep, ep->am_dirty_streams[ep->am_dirty_n - 1], NULL);
+		if (status != UCS_INPROGRESS)
+			return status;
+		ep->am_dirty_n--;
+	}
+	while (ep->am_dirty_all != 0) {
+		stream = ep->am_dirty_all;
+		status = uct_sctp_dpdk_rma_flush_start(ep, stream, NULL);
+		if (status != UCS_INPROGRESS)
+			return status;
+		ep->am_dirty_all = stream + 1 < iface->ctx->streams ?
+					   stream + 1 : 0;
+	}
+	if (ep->am_dirty) /* cleared by the FLUSH on ep->stream */
+		return uct_sctp_dpdk_rma_flush_start(ep, ep->stream, NULL);
+	return UCS_INPROGRESS;
+}
+
 /* Status of a flush of @ep now (ctx->lock held). */
 static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
 						 uct_sctp_dpdk_ep_t *ep)
@@ -79,18 +150,39 @@ static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
 	if (!ucs_queue_is_empty(&ep->pending_q))
 		return UCS_INPROGRESS;
 	/* RMA (sctp_dpdk_rma.c): puts written and gets answered at the
-	 * target; sends a FLUSH behind puts that completed at once.  A FLUSH
-	 * the send buffer refused (UCS_ERR_NO_RESOURCE) leaves the puts
-	 * unconfirmed: in progress, sent again by the next flush step; never
-	 * a flush's result (an iface flush would take it for done, a queued
-	 * ep flush would complete with it). */
+	 * target, and earlier FLUSH markers acknowledged; sends a FLUSH
+	 * behind puts that completed at once.  A FLUSH the send buffer
+	 * refused (UCS_ERR_NO_RESOURCE) leaves the puts unconfirmed: in
+	 * progress, sent again by the next flush step; never a flush's
+	 * result (an iface flush would take it for done, a queued ep flush
+	 * would complete with it). */
 	status = uct_sctp_dpdk_rma_ep_flush(ep, 0, NULL);
 	if (status == UCS_ERR_NO_RESOURCE)
 		return UCS_INPROGRESS;
 	if (status != UCS_OK)
 		return status;
-	return uct_sctp_dpdk_peer_drained(ctx, ep->peer) ? UCS_OK :
-							   UCS_INPROGRESS;
+	/* The whole association acknowledged (the common case: no other
+	 * ep's traffic): so is every AM of this ep; no marker needed. */
+	if (uct_sctp_dpdk_peer_drained(ctx, ep->peer)) {
+		ep->am_dirty = 0;
+		ep->am_dirty_n = 0;
+		ep->am_dirty_all = 0;
+		return UCS_OK;
+	}
+	/* Something is unacknowledged, maybe only another ep's: a FLUSH
+	 * marker behind this ep's AMs on each of their streams; their ACKs
+	 * (ep->rma_ops empty, checked above) prove the peer holds them. */
+	if (ep->am_dirty || ep->am_dirty_n != 0 || ep->am_dirty_all != 0) {
+		status = uct_sctp_dpdk_ep_flush_markers(ep);
+		return (status == UCS_INPROGRESS ||
+			status == UCS_ERR_NO_RESOURCE) ? UCS_INPROGRESS :
+							 status;
+	}
+	/* Every message of this ep is with the peer; what is not
+	 * acknowledged belongs to other eps.  Still owe the peer no SACK
+	 * (uct_sctp_dpdk_peer_drained says why). */
+	return sg_assoc_answered(ep->peer->sg, ep->peer->assoc, dp_tsc()) ?
+		       UCS_OK : UCS_INPROGRESS;
 }
 
 /* Status of a flush of every ep of @iface now (ctx->lock held). */

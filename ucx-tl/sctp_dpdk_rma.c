@@ -791,7 +791,8 @@ struct uct_sctp_dpdk_rma_op {
 	uint8_t kind;			/* PUT (zcopy), GET_REQ or FLUSH */
 	uint8_t on_txq;
 	uint8_t placed;			/* GET zcopy: in ctx->rma_place */
-	uint16_t reply_stream;		/* GET: for its replies; 0 = ep's */
+	uint16_t reply_stream;		/* GET: for its replies; FLUSH: the
+					 * stream it goes on; 0 = ep's */
 	uint32_t slot, cookie;		/* echoed by the target */
 	uint64_t key, remote_addr, length;
 	uint64_t tx_offset;		/* PUT: bytes sent; else 1 = sent */
@@ -1490,7 +1491,8 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 			sizeof(uct_sctp_dpdk_am_hdr_t)))->reply_stream =
 			rte_cpu_to_be_16(op->reply_stream);
 		/* A rendezvous GET (reply_stream != 0) goes on its RTS's
-		 * stream too: uct_sctp_dpdk_rma_get_stream. */
+		 * stream too: uct_sctp_dpdk_rma_get_stream; a FLUSH on the
+		 * stream it flushes (uct_sctp_dpdk_rma_flush_start). */
 		rc = uct_sctp_dpdk_rma_send(iface, ep,
 					    op->reply_stream != 0 ?
 						    op->reply_stream :
@@ -2054,9 +2056,7 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
-	uct_sctp_dpdk_rma_op_t *op;
 	ucs_status_t status;
-	unsigned dirty;
 
 	if (ucs_likely(ucs_list_is_empty(&ep->rma_ops) && ep->rma_dirty == 0))
 		return UCS_OK;
@@ -2072,17 +2072,34 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 		return UCS_INPROGRESS; /* the ops' replies will come */
 	/* A FLUSH behind everything sent so far on the stream: its ACK comes
 	 * after the target wrote every put and answered every get. */
+	status = uct_sctp_dpdk_rma_flush_start(ep, ep->stream, comp);
+	if (status == UCS_INPROGRESS)
+		ep->rma_dirty = 0;
+	return status;
+}
+
+ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
+					   uint16_t stream,
+					   uct_completion_t *comp)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_rma_op_t *op;
+	ucs_status_t status;
+
 	op = uct_sctp_dpdk_rma_op_get(iface, ep, UCT_SCTP_DPDK_RMA_FLUSH, comp);
 	if (op == NULL)
 		return UCS_ERR_NO_RESOURCE;
 	op->key = 0;
 	op->remote_addr = 0;
 	op->length = 0;
-	dirty = ep->rma_dirty;
-	ep->rma_dirty = 0;
+	op->reply_stream = stream == ep->stream ? 0 : stream;
 	status = uct_sctp_dpdk_rma_op_start(iface, op);
-	if (status != UCS_INPROGRESS)
-		ep->rma_dirty = dirty;
+	/* Sent or queued behind the ep's earlier ops: the target sees it
+	 * after every earlier message of the stream, AMs included. */
+	if (status == UCS_INPROGRESS && stream == ep->stream)
+		ep->am_dirty = 0;
+	iface->ctx->flush_markers += (status == UCS_INPROGRESS);
 	return status;
 }
 

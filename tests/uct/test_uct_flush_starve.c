@@ -4,52 +4,110 @@
  * iface keeps the association to the same peer busy (meson test
  * uct-flush-starve).
  *
- *   starve  ep A has sent one AM (acknowledged); ep B streams 1.8 KiB AMs
- *           to the same peer process without pause.  A flush of A with a
- *           completion must complete while B streams (A has nothing
- *           unacknowledged), within STARVE_S seconds.  The flush's
- *           granularity is the association (sctp_dpdk_flush.c): it waits
- *           until the association has nothing unacknowledged at all, which
- *           a busy sibling ep never allows, so the flush starves until B
- *           stops.  The test records both: completed during the stream
- *           (required) and completed after it (reported).
+ *   idle   ep A has sent one AM (flushed, acknowledged); ep B streams
+ *          1.8 KiB AMs to the same peer process without pause.  A flush
+ *          of A with a completion must complete while B streams (A has
+ *          nothing outstanding), without a FLUSH marker (flush_markers
+ *          unchanged).
+ *   sent   then, B still streaming, A sends STARVE_A_AMS AMs and flushes
+ *          again: that flush must complete while B streams too, by the
+ *          FLUSH markers behind A's AMs on A's stream (at least one
+ *          sent) whose ACKs say the peer holds them.
+ *
+ * The association never has nothing unacknowledged while B streams, so
+ * a flush that waits for the whole association starves until B stops:
+ * each phase records whether it completed during the stream (required)
+ * or only after (reported).  At the end the peer has received every AM.
  *
  * Fixture: uct_fixture.h (fx_seq_peer_main counts the AMs).
  */
 #include "uct_fixture.h"
 
+#include <inttypes.h>
 #include <string.h>
 #include <unistd.h>
 
 #define STARVE_S 5.0	   /* B streams at most this long */
-#define STARVE_FLUSH_AT 0.2 /* A's flush starts this far into the stream */
+#define STARVE_FLUSH_AT 0.2 /* A's first flush starts this far into it */
+#define STARVE_A_AMS 4	   /* AMs A sends before its second flush */
 
-static unsigned starve_done;
-static ucs_status_t starve_status;
+typedef struct starve_flush {
+	uct_completion_t comp;
+	int issued;
+	double issued_at;   /* fx_now_s() */
+	double during;	    /* seconds to complete while B streamed; -1 */
+	unsigned done;
+	ucs_status_t status;
+} starve_flush_t;
 
 static void starve_flush_cb(uct_completion_t *self)
 {
-	starve_status = self->status;
-	starve_done++;
+	starve_flush_t *f = ucs_container_of(self, starve_flush_t, comp);
+
+	f->status = self->status;
+	f->done++;
+}
+
+/* Issue a flush of @ep whose completion @f records. */
+static void starve_flush_issue(uct_ep_h ep, starve_flush_t *f)
+{
+	ucs_status_t st;
+
+	f->comp.func = starve_flush_cb;
+	f->comp.count = 1;
+	f->comp.status = UCS_OK;
+	f->issued = 1;
+	f->issued_at = fx_now_s();
+	st = uct_ep_flush(ep, 0, &f->comp);
+	if (st == UCS_OK) {
+		f->status = UCS_OK;
+		f->done = 1;
+	} else if (st != UCS_INPROGRESS) {
+		CHECK(0, "flush of A: %s", ucs_status_string(st));
+	}
+}
+
+static void starve_flush_report(const char *phase, starve_flush_t *f,
+				double stopped_at)
+{
+	printf("flush-starve: %s: A's flush %s", phase,
+	       !f->issued ? "was not issued" :
+	       f->during >= 0 ? "completed during the stream" :
+	       f->done ? "completed only after B stopped" :
+			 "never completed");
+	if (f->during >= 0)
+		printf(" (%.3f s after it started)", f->during);
+	else if (f->done)
+		printf(" (%.3f s after B stopped)", fx_now_s() - stopped_at);
+	printf("\n");
+	CHECK(f->during >= 0, "%s: ep A's flush did not complete within "
+	      "%.1f s while ep B kept the association busy", phase,
+	      STARVE_S - STARVE_FLUSH_AT);
+	CHECK(!f->done || f->status == UCS_OK, "%s: flush completed with %s",
+	      phase, ucs_status_string(f->status));
 }
 
 static int test_flush_starve(void)
 {
 	uint8_t dev[64], ifa[64];
 	uint32_t seq = 0, want = 0, report[4] = {0, 0, 0, 0};
-	uct_completion_t comp;
-	double t0, now, flushed_at = -1, during = -1;
+	uint64_t markers0, markers1 = 0, markers2 = 0;
+	starve_flush_t idle = {.during = -1}, sent = {.during = -1};
+	uct_sctp_dpdk_ctx_t *ctx;
+	double t0, now, stopped_at;
+	unsigned a_sent = 0;
 	ucs_status_t st;
 	uct_ep_h ep_a, ep_b;
-	int fd, flush_issued = 0;
 	iface_t a;
 	env_t e;
+	int fd;
 
 	fd = fx_fork_client(fx_seq_peer_main);
 	if (fd < 0)
 		return 1;
 	fx_env_open(&e);
 	fx_iface_open(&e, &a, 0);
+	ctx = uct_sctp_dpdk_ctx_peek();
 	if (fx_seq_peer_addr(fd, dev, ifa, want) != 0)
 		return 1;
 	ep_a = fx_ep_to(&a, dev, ifa);
@@ -61,48 +119,51 @@ static int test_flush_starve(void)
 		uct_worker_progress(e.worker);
 	CHECK(st == UCS_OK, "first flush of A: %s", ucs_status_string(st));
 
-	comp.func = starve_flush_cb;
-	comp.count = 1;
-	comp.status = UCS_OK;
 	t0 = fx_now_s();
-	while ((now = fx_now_s()) < t0 + STARVE_S && starve_done == 0) {
+	markers0 = ctx->flush_markers;
+	while ((now = fx_now_s()) < t0 + STARVE_S && sent.done == 0) {
 		st = fx_seq_send(ep_b, seq);
 		if (st == UCS_OK)
 			seq++;
 		else
 			uct_worker_progress(e.worker);
-		if (!flush_issued && now >= t0 + STARVE_FLUSH_AT) {
-			flush_issued = 1;
-			st = uct_ep_flush(ep_a, 0, &comp);
-			if (st == UCS_OK)
-				starve_done = 1;
-			else if (st != UCS_INPROGRESS)
-				CHECK(0, "flush of A: %s",
-				      ucs_status_string(st));
+		if (!idle.issued && now >= t0 + STARVE_FLUSH_AT)
+			starve_flush_issue(ep_a, &idle);
+		if (idle.done && idle.during < 0) {
+			idle.during = now - idle.issued_at;
+			markers1 = ctx->flush_markers;
 		}
+		/* the idle flush done: A sends, then flushes again */
+		if (idle.done && a_sent < STARVE_A_AMS &&
+		    fx_seq_send(ep_a, seq) == UCS_OK) {
+			seq++;
+			a_sent++;
+		}
+		if (a_sent == STARVE_A_AMS && !sent.issued)
+			starve_flush_issue(ep_a, &sent);
+		if (sent.done && sent.during < 0)
+			sent.during = fx_now_s() - sent.issued_at;
 	}
-	if (starve_done)
-		during = fx_now_s() - (t0 + STARVE_FLUSH_AT);
-	/* B stops: the flush completes once the association is quiet. */
-	t0 = fx_now_s();
-	while (starve_done == 0 && fx_now_s() < t0 + DEADLINE_S)
+	markers2 = ctx->flush_markers;
+	/* B stops: a starved flush completes once the association is
+	 * quiet. */
+	stopped_at = fx_now_s();
+	while ((idle.done == 0 || (sent.issued && sent.done == 0)) &&
+	       fx_now_s() < stopped_at + DEADLINE_S)
 		uct_worker_progress(e.worker);
-	if (starve_done && during < 0)
-		flushed_at = fx_now_s() - t0;
-	printf("flush-starve: B sent %u AMs; A's flush %s (%.3f s after it "
-	       "started while B streamed%s%.3f s after B stopped)\n", seq,
-	       during >= 0 ? "completed during the stream" :
-			     "did not complete during the stream",
-	       during, flushed_at >= 0 ? "; completed " : "; ",
-	       flushed_at);
-	CHECK(during >= 0, "ep A's flush did not complete within %.1f s "
-	      "while ep B kept the association busy (A had nothing "
-	      "unacknowledged)", STARVE_S - STARVE_FLUSH_AT);
-	CHECK(starve_done == 0 || starve_status == UCS_OK,
-	      "flush completed with %s", ucs_status_string(starve_status));
-	/* The peer's count of everything, in order. */
+	printf("flush-starve: B and A sent %u AMs; FLUSH markers: %" PRIu64
+	       " for the idle flush, %" PRIu64 " for the one after A sent\n",
+	       seq, markers1 - markers0, markers2 - markers1);
+	starve_flush_report("idle", &idle, stopped_at);
+	starve_flush_report("sent", &sent, stopped_at);
+	CHECK(idle.during < 0 || markers1 == markers0,
+	      "the flush of an ep with nothing outstanding sent %" PRIu64
+	      " FLUSH markers", markers1 - markers0);
+	CHECK(sent.during < 0 || markers2 > markers1,
+	      "A's flush after its AMs completed without a FLUSH marker");
+	/* The peer's count of everything. */
 	while (uct_ep_flush(ep_b, 0, NULL) != UCS_OK &&
-	       fx_now_s() < t0 + 2 * DEADLINE_S)
+	       fx_now_s() < stopped_at + 2 * DEADLINE_S)
 		uct_worker_progress(e.worker);
 	want = seq;
 	if (write(fd, &want, sizeof(want)) != sizeof(want) ||
