@@ -25,11 +25,12 @@
  * until the peer's SCTP acknowledges it, and usrsctp only transmits,
  * retransmits and acknowledges while this process polls; MPICH's
  * MPI_Finalize closes every ep and then blocks in an out-of-band barrier
- * without progress.  So a flush completes only once the peer acknowledged
- * everything and no SACK is owed to it (UCS_INPROGRESS + completion
- * meanwhile; SACKs are immediate by default, so that is quick);
- * UCS_ERR_NO_RESOURCE while pending requests wait, as the UCT contract
- * asks.  Fence: UCS_OK; per-stream order already gives fence
+ * without progress.  So a flush completes only once the peer holds every
+ * AM of the ep (its association acknowledged everything, or FLUSH markers
+ * behind the ep's AMs on the streams it noted were answered) and no SACK
+ * is owed to it (UCS_INPROGRESS + completion meanwhile; SACKs are
+ * immediate by default, so that is quick); UCS_ERR_NO_RESOURCE while
+ * pending requests wait, as the UCT contract asks.  Fence: UCS_OK; per-stream order already gives fence
  * semantics for an ep's AMs.
  *
  * Failure: when the association is lost (retransmissions exhausted, ABORT)
