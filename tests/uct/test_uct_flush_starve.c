@@ -90,7 +90,7 @@ static void starve_flush_report(const char *phase, starve_flush_t *f,
 static int test_flush_starve(void)
 {
 	uint8_t dev[64], ifa[64];
-	uint32_t seq = 0, want = 0, report[4] = {0, 0, 0, 0};
+	uint32_t seq = 0, report[4] = {0, 0, 0, 0};
 	uint64_t markers0, markers1 = 0, markers2 = 0;
 	starve_flush_t idle = {.during = -1}, sent = {.during = -1};
 	uct_sctp_dpdk_ctx_t *ctx;
@@ -108,7 +108,7 @@ static int test_flush_starve(void)
 	fx_env_open(&e);
 	fx_iface_open(&e, &a, 0);
 	ctx = uct_sctp_dpdk_ctx_peek();
-	if (fx_seq_peer_addr(fd, dev, ifa, want) != 0)
+	if (fx_seq_peer_addr(fd, dev, ifa, 0) != 0)
 		return 1;
 	ep_a = fx_ep_to(&a, dev, ifa);
 	ep_b = fx_ep_to(&a, dev, ifa);
@@ -165,9 +165,7 @@ static int test_flush_starve(void)
 	while (uct_ep_flush(ep_b, 0, NULL) != UCS_OK &&
 	       fx_now_s() < stopped_at + 2 * DEADLINE_S)
 		uct_worker_progress(e.worker);
-	want = seq;
-	if (write(fd, &want, sizeof(want)) != sizeof(want) ||
-	    read(fd, report, sizeof(report)) != sizeof(report))
+	if (fx_seq_peer_report(fd, seq, report, -1) != 0)
 		CHECK(0, "no report from the peer");
 	CHECK(report[0] == seq, "peer received %u of %u AMs", report[0], seq);
 	uct_ep_destroy(ep_a);
