@@ -560,6 +560,7 @@ typedef struct uct_sctp_dpdk_ep {
 	ucs_list_link_t rma_ops;	 /* outstanding ops of this ep */
 	unsigned rma_txq_len;		 /* of them, on iface->rma_txq */
 	unsigned rma_dirty;		 /* put short/bcopy since last FLUSH */
+	uint64_t rma_op_seq;		 /* number of the ep's last op */
 	uct_sctp_dpdk_stream_ep_t smap;	 /* fragments being sent (stream map) */
 	/* Flush (sctp_dpdk_flush.c): streams this ep sent AMs on since a
 	 * FLUSH marker last went behind them on that stream or its
@@ -934,6 +935,10 @@ typedef struct uct_sctp_dpdk_flush_req {
 	ucs_queue_elem_t queue;
 	uct_completion_t *comp;
 	struct uct_sctp_dpdk_ep *ep;	 /* NULL: iface flush */
+	uint64_t below;			 /* ep flush: ops of the ep numbered
+					  * below this are the flush's (its
+					  * markers included); 0 = markers not
+					  * all sent yet */
 } uct_sctp_dpdk_flush_req_t;
 
 /* Whether every message sg_send accepted for @peer was acknowledged
@@ -1035,6 +1040,9 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
 					   uint16_t stream,
 					   uct_completion_t *comp);
+/* Number (rma_op_seq) of the oldest op of @ep not yet answered;
+ * UINT64_MAX when none is.  Ops are numbered as issued. */
+uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep);
 /* UCS_OK when no ep of @iface has RMA outstanding (sends FLUSH requests
  * where puts are unacknowledged), else UCS_INPROGRESS. */
 ucs_status_t uct_sctp_dpdk_rma_iface_flush(uct_sctp_dpdk_iface_t *iface);

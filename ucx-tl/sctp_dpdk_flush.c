@@ -28,10 +28,19 @@
  *             stream map (STREAM_TAG_MASK) an ep remembers up to
  *             UCT_SCTP_DPDK_FLUSH_STREAMS streams, beyond that it marks
  *             every stream.
- *   answered  the ep's ops all answered and no stream left to mark: what
- *             is unacknowledged belongs to other eps; the flush completes
- *             once no SACK is owed to the peer (sg_assoc_answered: a
- *             process may block outside the stack right after a flush).
+ *   answered  the ops the flush covers all answered: what is still
+ *             unacknowledged belongs to later operations or other eps;
+ *             the flush completes once no SACK is owed to the peer
+ *             (sg_assoc_answered: a process may block outside the stack
+ *             right after a flush).
+ *
+ * Watermark: an ep numbers its ops as it issues them (ep->rma_op_seq;
+ * puts, gets, FLUSH requests and markers alike, all in ep->rma_ops in
+ * that order).  A flush marks the ep once (ep_flush_mark: the RMA FLUSH,
+ * the markers; retried while the send buffer refuses) and then waits only
+ * for the ops numbered below the ep's count at that moment (req->below),
+ * i.e. until the oldest op not yet answered is younger.  So neither other
+ * eps nor the ep's own later operations hold an ep flush up.
  *
  *   ep_flush:    pending requests -> UCS_ERR_NO_RESOURCE (UCT contract: the
  *                caller adds a pending flush, so it cannot complete before
@@ -49,8 +58,8 @@
  *                completed at once is confirmed by a FLUSH on the ep's
  *                stream, which the flush sends even when drained (SCTP's
  *                SACK does not mean the target wrote it).
- * A flush re-checks at every iface progress, so operations an ep issues
- * after its own flush can hold that flush up; other eps' cannot.
+ * An iface flush keeps no watermark: each step is a fresh flush of every
+ * ep, so operations issued after it can hold it up.
  * iface_flush never answers UCS_ERR_NO_RESOURCE: ucp_worker_flush takes
  * any error of an iface flush as a failure (Open MPI's osc ucx fence).
  */
@@ -137,30 +146,25 @@ static ucs_status_t uct_sctp_dpdk_ep_flush_markers(uct_sctp_dpdk_ep_t *ep)
 	return UCS_INPROGRESS;
 }
 
-/* Status of a flush of @ep now (ctx->lock held). */
-static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
-						 uct_sctp_dpdk_ep_t *ep)
+/* Make sure the ops of @ep will show when the peer holds everything the
+ * ep issued so far: a FLUSH behind puts that completed at once, and FLUSH
+ * markers behind AMs unless the association is drained.  @return UCS_OK
+ * (done), UCS_ERR_NO_RESOURCE (not all could go: again later), or a
+ * failure.  Caller holds ctx->lock. */
+static ucs_status_t uct_sctp_dpdk_ep_flush_mark(uct_sctp_dpdk_ctx_t *ctx,
+						uct_sctp_dpdk_ep_t *ep)
 {
 	ucs_status_t status;
 
-	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
-		return UCS_OK; /* copied into the receiver's queue */
-	if (uct_sctp_dpdk_ep_is_failed(ep))
-		return UCS_ERR_ENDPOINT_TIMEOUT;
-	if (!ucs_queue_is_empty(&ep->pending_q))
-		return UCS_INPROGRESS;
 	/* RMA (sctp_dpdk_rma.c): puts written and gets answered at the
-	 * target, and earlier FLUSH markers acknowledged; sends a FLUSH
-	 * behind puts that completed at once.  A FLUSH the send buffer
-	 * refused (UCS_ERR_NO_RESOURCE) leaves the puts unconfirmed: in
-	 * progress, sent again by the next flush step; never a flush's
-	 * result (an iface flush would take it for done, a queued ep flush
-	 * would complete with it). */
+	 * target; sends a FLUSH behind puts that completed at once, even on
+	 * a drained association (a SACK does not say the target wrote
+	 * them).  UCS_INPROGRESS: ops outstanding, their answers come. */
 	status = uct_sctp_dpdk_rma_ep_flush(ep, 0, NULL);
-	if (status == UCS_ERR_NO_RESOURCE)
-		return UCS_INPROGRESS;
-	if (status != UCS_OK)
+	if (status != UCS_OK && status != UCS_INPROGRESS)
 		return status;
+	if (!(ep->am_dirty || ep->am_dirty_n != 0 || ep->am_dirty_all != 0))
+		return UCS_OK;
 	/* The whole association acknowledged (the common case: no other
 	 * ep's traffic): so is every AM of this ep; no marker needed. */
 	if (uct_sctp_dpdk_peer_drained(ctx, ep->peer)) {
@@ -170,17 +174,50 @@ static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
 		return UCS_OK;
 	}
 	/* Something is unacknowledged, maybe only another ep's: a FLUSH
-	 * marker behind this ep's AMs on each of their streams; their ACKs
-	 * (ep->rma_ops empty, checked above) prove the peer holds them. */
-	if (ep->am_dirty || ep->am_dirty_n != 0 || ep->am_dirty_all != 0) {
-		status = uct_sctp_dpdk_ep_flush_markers(ep);
-		return (status == UCS_INPROGRESS ||
-			status == UCS_ERR_NO_RESOURCE) ? UCS_INPROGRESS :
-							 status;
+	 * marker behind this ep's AMs on each of their streams. */
+	status = uct_sctp_dpdk_ep_flush_markers(ep);
+	return status == UCS_INPROGRESS ? UCS_OK : status;
+}
+
+/*
+ * Status of a flush of @ep now (ctx->lock held).  @below_p: the flush's
+ * watermark, 0 for a flush not yet marked: once every op the ep issued
+ * before it (and the markers) went, the ops numbered below *@below_p are
+ * the ones it waits for; the ep's later operations do not hold it up.
+ */
+static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
+						 uct_sctp_dpdk_ep_t *ep,
+						 uint64_t *below_p)
+{
+	ucs_status_t status;
+
+	if (ep->flags & UCT_SCTP_DPDK_EP_FLAG_LOCAL)
+		return UCS_OK; /* copied into the receiver's queue */
+	if (uct_sctp_dpdk_ep_is_failed(ep))
+		return UCS_ERR_ENDPOINT_TIMEOUT;
+	if (*below_p == 0) {
+		if (!ucs_queue_is_empty(&ep->pending_q))
+			return UCS_INPROGRESS;
+		/* A FLUSH the send buffer refused (UCS_ERR_NO_RESOURCE)
+		 * leaves the flush unmarked: in progress, marked again by its
+		 * next step; never a flush's result (an iface flush would
+		 * take it for done, a queued ep flush would complete with
+		 * it). */
+		status = uct_sctp_dpdk_ep_flush_mark(ctx, ep);
+		if (status == UCS_ERR_NO_RESOURCE)
+			return UCS_INPROGRESS;
+		if (status != UCS_OK)
+			return status;
+		*below_p = ep->rma_op_seq + 1;
 	}
-	/* Every message of this ep is with the peer; what is not
-	 * acknowledged belongs to other eps.  Still owe the peer no SACK
-	 * (uct_sctp_dpdk_peer_drained says why). */
+	/* Every op up to the watermark answered: the peer holds every
+	 * message of this ep the flush covers (what is unacknowledged
+	 * belongs to later operations or other eps).  Still owe the peer
+	 * no SACK (uct_sctp_dpdk_peer_drained says why). */
+	if (uct_sctp_dpdk_rma_ep_oldest(ep) < *below_p)
+		return UCS_INPROGRESS;
+	if (ep->peer->state != UCT_SCTP_DPDK_PEER_UP)
+		return UCS_OK;
 	return sg_assoc_answered(ep->peer->sg, ep->peer->assoc, dp_tsc()) ?
 		       UCS_OK : UCS_INPROGRESS;
 }
@@ -191,11 +228,15 @@ uct_sctp_dpdk_iface_flush_state(uct_sctp_dpdk_iface_t *iface)
 {
 	uct_sctp_dpdk_ep_t *ep;
 	ucs_status_t status;
+	uint64_t below;
 
 	if (!ucs_list_is_empty(&iface->pending_eps))
 		return UCS_INPROGRESS;
+	/* Each step is a fresh ep flush of every ep (no watermark kept):
+	 * operations issued after the iface flush can hold it up. */
 	ucs_list_for_each(ep, &iface->eps, list) {
-		status = uct_sctp_dpdk_ep_flush_state(iface->ctx, ep);
+		below = 0;
+		status = uct_sctp_dpdk_ep_flush_state(iface->ctx, ep, &below);
 		/* A failed ep is reported through the error handler; it
 		 * has nothing left to flush. */
 		if (status == UCS_INPROGRESS)
@@ -206,7 +247,7 @@ uct_sctp_dpdk_iface_flush_state(uct_sctp_dpdk_iface_t *iface)
 
 static ucs_status_t
 uct_sctp_dpdk_flush_add(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
-			uct_completion_t *comp)
+			uint64_t below, uct_completion_t *comp)
 {
 	uct_sctp_dpdk_flush_req_t *req;
 
@@ -220,6 +261,7 @@ uct_sctp_dpdk_flush_add(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	}
 	req->comp = comp;
 	req->ep = ep;
+	req->below = below;
 	ucs_queue_push(&iface->flush_q, &req->queue);
 	return UCS_INPROGRESS;
 }
@@ -231,6 +273,7 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(tl_ep->iface, uct_sctp_dpdk_iface_t);
 	uct_sctp_dpdk_ctx_t *ctx = iface->ctx;
+	uint64_t below = 0;
 	ucs_status_t status;
 
 	if (flags & UCT_FLUSH_FLAG_CANCEL) {
@@ -256,11 +299,11 @@ ucs_status_t uct_sctp_dpdk_ep_flush(uct_ep_h tl_ep, unsigned flags,
 		return UCS_OK;
 	}
 	ucs_recursive_spin_lock(ctx->lock);
-	status = uct_sctp_dpdk_ep_flush_state(ctx, ep);
+	status = uct_sctp_dpdk_ep_flush_state(ctx, ep, &below);
 	ucs_recursive_spin_unlock(ctx->lock);
 	if (status == UCS_INPROGRESS) {
 		UCT_TL_EP_STAT_FLUSH_WAIT(&ep->super);
-		return uct_sctp_dpdk_flush_add(iface, ep, comp);
+		return uct_sctp_dpdk_flush_add(iface, ep, below, comp);
 	}
 	if (status == UCS_OK)
 		UCT_TL_EP_STAT_FLUSH(&ep->super);
@@ -281,7 +324,7 @@ ucs_status_t uct_sctp_dpdk_iface_flush(uct_iface_h tl_iface, unsigned flags,
 	ucs_recursive_spin_unlock(iface->ctx->lock);
 	if (status == UCS_INPROGRESS) {
 		UCT_TL_IFACE_STAT_FLUSH_WAIT(&iface->super);
-		return uct_sctp_dpdk_flush_add(iface, NULL, comp);
+		return uct_sctp_dpdk_flush_add(iface, NULL, 0, comp);
 	}
 	UCT_TL_IFACE_STAT_FLUSH(&iface->super);
 	return status;
@@ -302,7 +345,8 @@ unsigned uct_sctp_dpdk_iface_flush_progress(uct_sctp_dpdk_iface_t *iface)
 		if (n == UCT_SCTP_DPDK_RX_BURST)
 			break;
 		status = req->ep != NULL ?
-				 uct_sctp_dpdk_ep_flush_state(ctx, req->ep) :
+				 uct_sctp_dpdk_ep_flush_state(ctx, req->ep,
+							      &req->below) :
 				 uct_sctp_dpdk_iface_flush_state(iface);
 		if (status == UCS_INPROGRESS)
 			continue;

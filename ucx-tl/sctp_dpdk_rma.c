@@ -27,10 +27,12 @@
  *   flush            UCS_OK when the ep has no op outstanding and no put
  *                    unacknowledged; otherwise a FLUSH request (after all
  *                    earlier messages on the stream) whose ACK completes
- *                    it.  The ep's flush waits until no op is left (every
- *                    GET's last reply in), so a FLUSH ACK that overtakes
- *                    GET replies on another stream completes nothing
- *                    early.
+ *                    it.  The ep's flush waits until no op issued before
+ *                    it is left (every GET's last reply in; ops are
+ *                    numbered, sctp_dpdk_flush.c), so a FLUSH ACK that
+ *                    overtakes GET replies on another stream completes
+ *                    nothing early.  AM flush markers are FLUSH requests
+ *                    too, on any stream the ep's AMs used.
  *
  *   op record: table slot + cookie travel in the request and come back in
  *   every reply, so a stale or forged reply never reaches a freed op.
@@ -794,6 +796,7 @@ struct uct_sctp_dpdk_rma_op {
 	uint16_t reply_stream;		/* GET: for its replies; FLUSH: the
 					 * stream it goes on; 0 = ep's */
 	uint32_t slot, cookie;		/* echoed by the target */
+	uint64_t seq;			/* ep->rma_op_seq when issued */
 	uint64_t key, remote_addr, length;
 	uint64_t tx_offset;		/* PUT: bytes sent; else 1 = sent */
 	uint64_t chunk;			/* PUT: data bytes per message; 0 =
@@ -1189,6 +1192,7 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	iface->rma_free_slot = slot + 1;
 	op->slot = slot;
 	op->cookie = ++iface->rma_cookie;
+	op->seq = ++ep->rma_op_seq;
 	op->ep = ep;
 	op->comp = comp;
 	op->kind = kind;
@@ -1992,6 +1996,7 @@ void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep)
 	ucs_list_head_init(&ep->rma_ops);
 	ep->rma_txq_len = 0;
 	ep->rma_dirty = 0;
+	ep->rma_op_seq = 0;
 }
 
 /* Complete every op of @ep with @status (NULL-safe for comps). */
@@ -2076,6 +2081,16 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 	if (status == UCS_INPROGRESS)
 		ep->rma_dirty = 0;
 	return status;
+}
+
+uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep)
+{
+	/* ep->rma_ops is in issue order (ops join at the tail, leave from
+	 * anywhere): its head is the oldest. */
+	if (ucs_list_is_empty(&ep->rma_ops))
+		return UINT64_MAX;
+	return ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
+			     ep_elem)->seq;
 }
 
 ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,

@@ -10,9 +10,10 @@
  *          nothing outstanding), without a FLUSH marker (flush_markers
  *          unchanged).
  *   sent   then, B still streaming, A sends STARVE_A_AMS AMs and flushes
- *          again: that flush must complete while B streams too, by the
- *          FLUSH markers behind A's AMs on A's stream (at least one
- *          sent) whose ACKs say the peer holds them.
+ *          again, and goes on sending after the flush: that flush must
+ *          complete while both stream, by the FLUSH markers behind A's
+ *          AMs on A's stream (at least one sent) whose ACKs say the peer
+ *          holds them; A's later AMs are not the flush's to wait for.
  *
  * The association never has nothing unacknowledged while B streams, so
  * a flush that waits for the whole association starves until B stops:
@@ -95,7 +96,7 @@ static int test_flush_starve(void)
 	starve_flush_t idle = {.during = -1}, sent = {.during = -1};
 	uct_sctp_dpdk_ctx_t *ctx;
 	double t0, now, stopped_at;
-	unsigned a_sent = 0;
+	unsigned a_sent = 0, a_after = 0;
 	ucs_status_t st;
 	uct_ep_h ep_a, ep_b;
 	iface_t a;
@@ -141,6 +142,11 @@ static int test_flush_starve(void)
 		}
 		if (a_sent == STARVE_A_AMS && !sent.issued)
 			starve_flush_issue(ep_a, &sent);
+		else if (sent.issued && !sent.done &&
+			 fx_seq_send(ep_a, seq) == UCS_OK) {
+			seq++;
+			a_after++;
+		}
 		if (sent.done && sent.during < 0)
 			sent.during = fx_now_s() - sent.issued_at;
 	}
@@ -151,9 +157,10 @@ static int test_flush_starve(void)
 	while ((idle.done == 0 || (sent.issued && sent.done == 0)) &&
 	       fx_now_s() < stopped_at + DEADLINE_S)
 		uct_worker_progress(e.worker);
-	printf("flush-starve: B and A sent %u AMs; FLUSH markers: %" PRIu64
-	       " for the idle flush, %" PRIu64 " for the one after A sent\n",
-	       seq, markers1 - markers0, markers2 - markers1);
+	printf("flush-starve: B and A sent %u AMs (A %u after its second "
+	       "flush); FLUSH markers: %" PRIu64 " for the idle flush, %"
+	       PRIu64 " for the one after A sent\n", seq, a_after,
+	       markers1 - markers0, markers2 - markers1);
 	starve_flush_report("idle", &idle, stopped_at);
 	starve_flush_report("sent", &sent, stopped_at);
 	CHECK(idle.during < 0 || markers1 == markers0,
