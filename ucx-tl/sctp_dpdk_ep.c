@@ -30,8 +30,8 @@
  * behind the ep's AMs on the streams it noted were answered) and no SACK
  * is owed to it (UCS_INPROGRESS + completion meanwhile; SACKs are
  * immediate by default, so that is quick); UCS_ERR_NO_RESOURCE while
- * pending requests wait, as the UCT contract asks.  Fence: UCS_OK; per-stream order already gives fence
- * semantics for an ep's AMs.
+ * pending requests wait, as the UCT contract asks.  Fence: UCS_OK;
+ * per-stream order already gives fence semantics for an ep's AMs.
  *
  * Failure: when the association is lost (retransmissions exhausted, ABORT)
  * or cannot start, peer->fail_gen moves on and every ep created before

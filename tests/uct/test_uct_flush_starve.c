@@ -157,8 +157,8 @@ static int test_flush_starve(void)
 	ep_a = fx_ep_to(&a, dev, ifa);
 	ep_b = fx_ep_to(&a, dev, ifa);
 	sep_a = ucs_derived_of(ep_a, uct_sctp_dpdk_ep_t);
-	for (s = 1; s < ctx->streams && n_others < ucs_static_array_size(others);
-	     s++)
+	for (s = 1; s < ctx->streams &&
+		    n_others < ucs_static_array_size(others); s++)
 		if (s != sep_a->stream)
 			others[n_others++] = s;
 	CHECK(n_others >= starve_phases[PH_ALL].tag_streams,
