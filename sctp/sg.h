@@ -280,6 +280,17 @@ bool sg_send_busy(const struct sg_ep *ep);
 bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
 
 /**
+ * The half of sg_assoc_quiet about the peer's data: this side owes the
+ * peer of @assoc nothing, i.e. no frame waits in the port's TX buffer and
+ * no SACK for the peer's DATA is pending (a packet of ours left after it,
+ * or its SACK delay has passed).  Our own data may still be unacknowledged:
+ * a caller that knows by other means that the peer has what it needs
+ * (sctp_dpdk's per-ep flush marker) checks only this before it may block
+ * outside the stack.  An unknown or closed association is answered.
+ */
+bool sg_assoc_answered(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc);
+
+/**
  * Bytes sg_send accepted for @assoc that the peer has not acknowledged
  * yet: queued in usrsctp, in flight or awaiting a SACK (usrsctp frees a
  * chunk only when it is cumulatively acknowledged), plus the rest of a

@@ -686,19 +686,14 @@ int sg_assoc_frag_bytes(struct sg_ep *ep, sg_assoc_t assoc)
 	return (int)av.assoc_value;
 }
 
-bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
+bool sg_assoc_answered(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 {
 	struct sg_assoc_info ai;
-	uint64_t v, quiet_tsc, unacked;
+	uint64_t v, quiet_tsc;
 	const struct sg_peer *p;
 
 	if (!sg_map_get(&ep->assocs, assoc, &v))
 		return true;
-	if (ep->big.active && ep->big.assoc == assoc)
-		return false;
-	/* Something sg_send accepted is not acknowledged yet. */
-	if (sg_assoc_unacked(ep, assoc, &unacked) == 0 && unacked != 0)
-		return false;
 	/* Frames still in the port's TX buffer or pacer leave only while
 	 * someone polls; held SACKs: someone waits for them now, so they go
 	 * at the next poll's flush, not at the end of the hold. */
@@ -724,6 +719,20 @@ bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
 	quiet_tsc = dp_tsc_hz() *
 		    (ep->cfg.sack_delay_ms + SG_QUIET_MARGIN_MS) / 1000;
 	return now_tsc - p->last_rx_data_tsc >= quiet_tsc;
+}
+
+bool sg_assoc_quiet(struct sg_ep *ep, sg_assoc_t assoc, uint64_t now_tsc)
+{
+	uint64_t v, unacked;
+
+	if (!sg_map_get(&ep->assocs, assoc, &v))
+		return true;
+	if (ep->big.active && ep->big.assoc == assoc)
+		return false;
+	/* Something sg_send accepted is not acknowledged yet. */
+	if (sg_assoc_unacked(ep, assoc, &unacked) == 0 && unacked != 0)
+		return false;
+	return sg_assoc_answered(ep, assoc, now_tsc);
 }
 
 unsigned int sg_msg_send_more(struct sg_ep *ep)

@@ -374,5 +374,48 @@ TEST_F(SgTwoNodes, NrSackTwoReportsDataHeldForReordering)
 	nr_sack_run(this, r);
 }
 
+/*
+ * sg_assoc_answered is sg_assoc_quiet without our own data (what a flush
+ * checks once the peer confirmed holding an ep's messages, sctp_dpdk's
+ * FLUSH markers): right after sg_send the message is unacknowledged, so
+ * the association is not quiet, but this side owes the peer nothing (its
+ * echo's SACK left at once, and sg_send flushed the port).  Once the next
+ * echo is in and its SACK has left, both hold.
+ */
+TEST_F(SgTwoNodes, AnsweredWhileOwnDataIsUnacknowledged)
+{
+	std::string state;
+
+	pair_start("", "", [&](Node &n, sg_assoc_t a) {
+		std::vector<uint8_t> m;
+		sg_msg_desc meta;
+		for (int r = 0; r < 2; r++) {
+			CHILD_CHECK(n.recv(m, meta, 60));
+			n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
+		}
+	}, [&](Node &n, sg_assoc_t a) {
+		std::vector<uint8_t> m(8, 0x5a), b;
+		sg_msg_desc meta;
+		char line[64];
+		bool q0, a0;
+		/* round 0: the association's first SACKs */
+		n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
+		CHILD_CHECK(n.recv(b, meta, 60));
+		n.send(a, 0, 0, PPID_BULK, m.data(), m.size());
+		q0 = sg_assoc_quiet(n.ep, a, dp_tsc());
+		a0 = sg_assoc_answered(n.ep, a, dp_tsc());
+		CHILD_CHECK(n.recv(b, meta, 60));
+		CHILD_CHECK(n.wait([&] {
+			return sg_assoc_quiet(n.ep, a, dp_tsc());
+		}, 30));
+		snprintf(line, sizeof(line), "STATE %d %d %d", q0, a0,
+			 sg_assoc_answered(n.ep, a, dp_tsc()));
+		n.report(line);
+	});
+	EXPECT_TRUE(expect_line(pair_cli, "STATE", 120, &state));
+	EXPECT_EQ("STATE 0 1 1", state);
+	pair_end();
+}
+
 } /* namespace */
 } /* namespace sgtest */

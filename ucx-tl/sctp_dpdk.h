@@ -388,6 +388,8 @@ typedef struct uct_sctp_dpdk_ctx {
 	uint64_t rma_put_msgs;	      /* PUT messages written */
 	uint64_t rma_get_reqs;	      /* GET requests answered */
 	uint64_t rma_refused;	      /* accesses refused (bad key/range) */
+	uint64_t flush_markers;	      /* FLUSH requests this process sent
+				       * (RMA, and AM flush markers) */
 	/* zero-copy PUT records to reuse (sctp_dpdk_rma.c), under lock */
 	ucs_queue_elem_t *rma_zc_spare;
 	uint64_t rma_zc_mallocs;      /* records ever malloc'd */
@@ -538,6 +540,10 @@ typedef struct uct_sctp_dpdk_iface {
 #define UCT_SCTP_DPDK_EP_FLAG_DISPATCH 0x8 /* its pending queue's head is
 					    * being dispatched: may send */
 
+/* Streams besides its own an ep remembers AMs on for its next flush
+ * (STREAM_TAG_MASK); more than this many mark every stream. */
+#define UCT_SCTP_DPDK_FLUSH_STREAMS 6
+
 typedef struct uct_sctp_dpdk_ep {
 	uct_base_ep_t super;
 	uct_sctp_dpdk_peer_t *peer;	 /* NULL for local eps */
@@ -554,7 +560,17 @@ typedef struct uct_sctp_dpdk_ep {
 	ucs_list_link_t rma_ops;	 /* outstanding ops of this ep */
 	unsigned rma_txq_len;		 /* of them, on iface->rma_txq */
 	unsigned rma_dirty;		 /* put short/bcopy since last FLUSH */
+	uint64_t rma_op_seq;		 /* number of the ep's last op */
 	uct_sctp_dpdk_stream_ep_t smap;	 /* fragments being sent (stream map) */
+	/* Flush (sctp_dpdk_flush.c): streams this ep sent AMs on since a
+	 * FLUSH marker last went behind them on that stream or its
+	 * association was last seen drained (its own thread only) */
+	uint8_t am_dirty;		 /* ep->stream */
+	uint8_t am_dirty_n;		 /* in am_dirty_streams[] */
+	uint16_t am_dirty_streams[UCT_SCTP_DPDK_FLUSH_STREAMS]; /* others */
+	uint16_t am_dirty_all;		 /* the list overflowed: every stream
+					  * from this one to streams - 1;
+					  * 0 = none */
 } uct_sctp_dpdk_ep_t;
 
 /*
@@ -896,13 +912,33 @@ uct_sctp_dpdk_ep_can_send(const uct_sctp_dpdk_iface_t *iface,
 		(ep->flags & UCT_SCTP_DPDK_EP_FLAG_DISPATCH));
 }
 
-/* ---- sctp_dpdk_flush.c: flush = acknowledged by the peer's SCTP ---- */
+/* An AM of @ep went on @stream, another than its own (the stream map):
+ * remember it for the ep's next flush. */
+void uct_sctp_dpdk_ep_flush_note_stream(uct_sctp_dpdk_ep_t *ep,
+					uint16_t stream);
+
+/* An AM of @ep was accepted on @stream: its next flush makes sure the
+ * peer holds it (sctp_dpdk_flush.c). */
+static UCS_F_ALWAYS_INLINE void
+uct_sctp_dpdk_ep_flush_note(uct_sctp_dpdk_ep_t *ep, uint16_t stream)
+{
+	if (ucs_likely(stream == ep->stream))
+		ep->am_dirty = 1;
+	else
+		uct_sctp_dpdk_ep_flush_note_stream(ep, stream);
+}
+
+/* ---- sctp_dpdk_flush.c: flush = delivered to the peer ---- */
 
 /* A flush with a completion, waiting on its iface's flush_q. */
 typedef struct uct_sctp_dpdk_flush_req {
 	ucs_queue_elem_t queue;
 	uct_completion_t *comp;
 	struct uct_sctp_dpdk_ep *ep;	 /* NULL: iface flush */
+	uint64_t below;			 /* ep flush: ops of the ep numbered
+					  * below this are the flush's (its
+					  * markers included); 0 = markers not
+					  * all sent yet */
 } uct_sctp_dpdk_flush_req_t;
 
 /* Whether every message sg_send accepted for @peer was acknowledged
@@ -996,6 +1032,17 @@ void uct_sctp_dpdk_rma_ep_cleanup(uct_sctp_dpdk_ep_t *ep);
 ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 					unsigned flags,
 					uct_completion_t *comp);
+/* A FLUSH request on @stream of @ep, after every message sent on that
+ * stream before it: an op whose ACK (the target holds those messages,
+ * PUTs written) completes @comp (NULL: nobody waits; the ep's flush waits
+ * for every op).  @return UCS_INPROGRESS, UCS_ERR_NO_RESOURCE (nothing
+ * sent: try again), or an error status. */
+ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
+					   uint16_t stream,
+					   uct_completion_t *comp);
+/* Number (rma_op_seq) of the oldest op of @ep not yet answered;
+ * UINT64_MAX when none is.  Ops are numbered as issued. */
+uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep);
 /* UCS_OK when no ep of @iface has RMA outstanding (sends FLUSH requests
  * where puts are unacknowledged), else UCS_INPROGRESS. */
 ucs_status_t uct_sctp_dpdk_rma_iface_flush(uct_sctp_dpdk_iface_t *iface);

@@ -250,7 +250,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 "\"rx_bad_am\": %" PRIu64 ", "
 		 "\"dp\": {%s}, \"usrsctp\": {%s}, \"rma\": {\"put_msgs\": "
 		 "%" PRIu64 ", \"get_reqs\": %" PRIu64 ", \"refused\": %"
-		 PRIu64 ", \"reply_foreign\": %" PRIu64 "}, \"rma_rep\": {\"zc_msgs\": %" PRIu64 ", \"zc_bytes\": %"
+		 PRIu64 ", \"reply_foreign\": %" PRIu64 ", \"flush_markers\": %" PRIu64 "}, \"rma_rep\": {\"zc_msgs\": %" PRIu64 ", \"zc_bytes\": %"
 		 PRIu64 ", \"copy_bytes\": %" PRIu64 ", \"waits\": %"
 		 PRIu64 ", \"wait_us\": %" PRIu64 "}, \"rx_direct\": {\"get_direct_bytes\": %" PRIu64
 		 ", \"get_copy_bytes\": %" PRIu64 ", \"put_direct_bytes\": %"
@@ -277,7 +277,7 @@ static void uct_sctp_dpdk_ctx_stats_print(uct_sctp_dpdk_ctx_t *ctx)
 		 us_json,
 		 ctx->rma_put_msgs, ctx->rma_get_reqs, ctx->rma_refused,
 		 __atomic_load_n(&ctx->rma_reply_foreign, __ATOMIC_RELAXED),
-		 ctx->rma_rep_zc_msgs, ctx->rma_rep_zc_bytes,
+		 ctx->flush_markers, ctx->rma_rep_zc_msgs, ctx->rma_rep_zc_bytes,
 		 ctx->rma_rep_copy_bytes, waits, wait_us,
 		 ctx->rma_get_direct_bytes,
 		 __atomic_load_n(&ctx->rma_get_copy_bytes, __ATOMIC_RELAXED),

@@ -25,12 +25,13 @@
  * until the peer's SCTP acknowledges it, and usrsctp only transmits,
  * retransmits and acknowledges while this process polls; MPICH's
  * MPI_Finalize closes every ep and then blocks in an out-of-band barrier
- * without progress.  So a flush completes only once the peer acknowledged
- * everything and no SACK is owed to it (UCS_INPROGRESS + completion
- * meanwhile; SACKs are immediate by default, so that is quick);
- * UCS_ERR_NO_RESOURCE while pending requests wait, as the UCT contract
- * asks.  Fence: UCS_OK; per-stream order already gives fence
- * semantics for an ep's AMs.
+ * without progress.  So a flush completes only once the peer holds every
+ * AM of the ep (its association acknowledged everything, or FLUSH markers
+ * behind the ep's AMs on the streams it noted were answered) and no SACK
+ * is owed to it (UCS_INPROGRESS + completion meanwhile; SACKs are
+ * immediate by default, so that is quick); UCS_ERR_NO_RESOURCE while
+ * pending requests wait, as the UCT contract asks.  Fence: UCS_OK;
+ * per-stream order already gives fence semantics for an ep's AMs.
  *
  * Failure: when the association is lost (retransmissions exhausted, ABORT)
  * or cannot start, peer->fail_gen moves on and every ep created before
@@ -152,8 +153,10 @@ uct_sctp_dpdk_ep_send(uct_sctp_dpdk_ep_t *ep, uint8_t am_id,
 	} else if (rc == -EAGAIN)
 		ep->peer->blocked_poll = ctx->poll_count;
 	ucs_recursive_spin_unlock(ctx->lock);
-	if (ucs_likely(rc == 0))
+	if (ucs_likely(rc == 0)) {
+		uct_sctp_dpdk_ep_flush_note(ep, stream);
 		return UCS_OK;
+	}
 	if (rc == -EAGAIN || rc == -ENOTCONN) {
 		/* Send buffer full, or the association just went (its event
 		 * follows from the poll loop). */
@@ -438,6 +441,9 @@ static UCS_CLASS_INIT_FUNC(uct_sctp_dpdk_ep_t, const uct_ep_params_t *params)
 	self->fail_gen = 0;
 	ucs_queue_head_init(&self->pending_q);
 	memset(&self->smap, 0, sizeof(self->smap));
+	self->am_dirty = 0;
+	self->am_dirty_n = 0;
+	self->am_dirty_all = 0;
 	uct_sctp_dpdk_rma_ep_init(self);
 	/* Spread eps over streams 1..streams-1; stream 0 is reserved. */
 	hash = ((uint32_t)iface->id * 2654435761u) ^

@@ -27,10 +27,12 @@
  *   flush            UCS_OK when the ep has no op outstanding and no put
  *                    unacknowledged; otherwise a FLUSH request (after all
  *                    earlier messages on the stream) whose ACK completes
- *                    it.  The ep's flush waits until no op is left (every
- *                    GET's last reply in), so a FLUSH ACK that overtakes
- *                    GET replies on another stream completes nothing
- *                    early.
+ *                    it.  The ep's flush waits until no op issued before
+ *                    it is left (every GET's last reply in; ops are
+ *                    numbered, sctp_dpdk_flush.c), so a FLUSH ACK that
+ *                    overtakes GET replies on another stream completes
+ *                    nothing early.  AM flush markers are FLUSH requests
+ *                    too, on any stream the ep's AMs used.
  *
  *   op record: table slot + cookie travel in the request and come back in
  *   every reply, so a stale or forged reply never reaches a freed op.
@@ -791,8 +793,10 @@ struct uct_sctp_dpdk_rma_op {
 	uint8_t kind;			/* PUT (zcopy), GET_REQ or FLUSH */
 	uint8_t on_txq;
 	uint8_t placed;			/* GET zcopy: in ctx->rma_place */
-	uint16_t reply_stream;		/* GET: for its replies; 0 = ep's */
+	uint16_t reply_stream;		/* GET: for its replies; FLUSH: the
+					 * stream it goes on; 0 = ep's */
 	uint32_t slot, cookie;		/* echoed by the target */
+	uint64_t seq;			/* ep->rma_op_seq when issued */
 	uint64_t key, remote_addr, length;
 	uint64_t tx_offset;		/* PUT: bytes sent; else 1 = sent */
 	uint64_t chunk;			/* PUT: data bytes per message; 0 =
@@ -1188,6 +1192,7 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	iface->rma_free_slot = slot + 1;
 	op->slot = slot;
 	op->cookie = ++iface->rma_cookie;
+	op->seq = ++ep->rma_op_seq;
 	op->ep = ep;
 	op->comp = comp;
 	op->kind = kind;
@@ -1490,7 +1495,8 @@ static ucs_status_t uct_sctp_dpdk_rma_op_tx(uct_sctp_dpdk_iface_t *iface,
 			sizeof(uct_sctp_dpdk_am_hdr_t)))->reply_stream =
 			rte_cpu_to_be_16(op->reply_stream);
 		/* A rendezvous GET (reply_stream != 0) goes on its RTS's
-		 * stream too: uct_sctp_dpdk_rma_get_stream. */
+		 * stream too: uct_sctp_dpdk_rma_get_stream; a FLUSH on the
+		 * stream it flushes (uct_sctp_dpdk_rma_flush_start). */
 		rc = uct_sctp_dpdk_rma_send(iface, ep,
 					    op->reply_stream != 0 ?
 						    op->reply_stream :
@@ -1990,6 +1996,7 @@ void uct_sctp_dpdk_rma_ep_init(uct_sctp_dpdk_ep_t *ep)
 	ucs_list_head_init(&ep->rma_ops);
 	ep->rma_txq_len = 0;
 	ep->rma_dirty = 0;
+	ep->rma_op_seq = 0;
 }
 
 /* Complete every op of @ep with @status (NULL-safe for comps). */
@@ -2054,9 +2061,7 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
-	uct_sctp_dpdk_rma_op_t *op;
 	ucs_status_t status;
-	unsigned dirty;
 
 	if (ucs_likely(ucs_list_is_empty(&ep->rma_ops) && ep->rma_dirty == 0))
 		return UCS_OK;
@@ -2072,17 +2077,44 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 		return UCS_INPROGRESS; /* the ops' replies will come */
 	/* A FLUSH behind everything sent so far on the stream: its ACK comes
 	 * after the target wrote every put and answered every get. */
+	status = uct_sctp_dpdk_rma_flush_start(ep, ep->stream, comp);
+	if (status == UCS_INPROGRESS)
+		ep->rma_dirty = 0;
+	return status;
+}
+
+uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep)
+{
+	/* ep->rma_ops is in issue order (ops join at the tail, leave from
+	 * anywhere): its head is the oldest. */
+	if (ucs_list_is_empty(&ep->rma_ops))
+		return UINT64_MAX;
+	return ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
+			     ep_elem)->seq;
+}
+
+ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
+					   uint16_t stream,
+					   uct_completion_t *comp)
+{
+	uct_sctp_dpdk_iface_t *iface =
+		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
+	uct_sctp_dpdk_rma_op_t *op;
+	ucs_status_t status;
+
 	op = uct_sctp_dpdk_rma_op_get(iface, ep, UCT_SCTP_DPDK_RMA_FLUSH, comp);
 	if (op == NULL)
 		return UCS_ERR_NO_RESOURCE;
 	op->key = 0;
 	op->remote_addr = 0;
 	op->length = 0;
-	dirty = ep->rma_dirty;
-	ep->rma_dirty = 0;
+	op->reply_stream = stream == ep->stream ? 0 : stream;
 	status = uct_sctp_dpdk_rma_op_start(iface, op);
-	if (status != UCS_INPROGRESS)
-		ep->rma_dirty = dirty;
+	/* Sent or queued behind the ep's earlier ops: the target sees it
+	 * after every earlier message of the stream, AMs included. */
+	if (status == UCS_INPROGRESS && stream == ep->stream)
+		ep->am_dirty = 0;
+	iface->ctx->flush_markers += (status == UCS_INPROGRESS);
 	return status;
 }
 

@@ -67,8 +67,7 @@ static int test_bigseg(void)
 	while (uct_ep_flush(ep, 0, NULL) == UCS_INPROGRESS &&
 	       fx_now_s() < deadline)
 		uct_worker_progress(e.worker);
-	if (write(fd, &want, sizeof(want)) != sizeof(want) ||
-	    read(fd, report, sizeof(report)) != sizeof(report))
+	if (fx_seq_peer_report(fd, want, report, 90 * 1000) != 0)
 		CHECK(0, "no report from the peer");
 	CHECK(report[0] == BIG_MSGS && report[1] == 0 && report[3] == 0,
 	      "peer got %u of %u 200 KiB AMs, %u out of order, %u corrupted",

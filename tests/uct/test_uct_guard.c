@@ -22,7 +22,6 @@
  */
 #include "uct_fixture.h"
 
-#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -37,7 +36,6 @@ static int test_guard(void)
 	int on = strcmp(guard_mode, "on") == 0;
 	uct_sctp_dpdk_ctx_t *ctx;
 	uint8_t dev[64], ifa[64];
-	struct pollfd pfd;
 	struct dp_stats ds;
 	uint32_t seq;
 	double t0;
@@ -67,16 +65,11 @@ static int test_guard(void)
 
 	/* From here on this thread never enters the stack until the peer
 	 * answered or STALL_S passed. */
-	want = MSGS;
-	if (write(fd, &want, sizeof(want)) != sizeof(want))
-		return 1;
-	pfd.fd = fd;
-	pfd.events = POLLIN;
 	t0 = fx_now_s();
-	got = poll(&pfd, 1, STALL_S * 1000);
-	if (got == 1 &&
-	    read(fd, report, sizeof(report)) != sizeof(report))
-		got = 0;
+	got = fx_seq_peer_report(fd, MSGS, report, STALL_S * 1000);
+	if (got == -1)
+		return 1;
+	got = got == 0;
 	printf("guard %s: peer %s %u of %u AMs after %.2f s without "
 	       "progress; guard rounds %" PRIu64 ", polls %" PRIu64 "\n",
 	       guard_mode, got == 1 ? "reported" : "had not reported",

@@ -145,9 +145,7 @@ static int test_order(void)
 		CHECK(unacked == 0, "ep flush said UCS_OK with %" PRIu64
 		      " bytes unacknowledged", unacked);
 	}
-	if (write(fd, &want, sizeof(want)) != sizeof(want))
-		CHECK(0, "peer gone");
-	if (read(fd, report, sizeof(report)) != sizeof(report))
+	if (fx_seq_peer_report(fd, want, report, -1) != 0)
 		CHECK(0, "no report from the peer");
 	CHECK(report[0] == seq, "peer got %u of %u AMs", report[0], seq);
 	CHECK(report[1] == 0, "%u AMs out of order (first: seq %u): an AM "

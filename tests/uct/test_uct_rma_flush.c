@@ -7,13 +7,20 @@
  *   iface  put_short until the (256 KiB) send buffer refuses one, then
  *          uct_iface_flush with a completion: it must not say UCS_OK while
  *          usrsctp still holds unacknowledged bytes of the association,
- *          and its completion (if any) comes with UCS_OK once none are.
+ *          and its completion (if any) comes with UCS_OK once the target
+ *          has every PUT.
  *   ep     put_short, uct_ep_flush with a completion (queued: the PUTs
  *          are not confirmed yet), put_short until the send buffer refuses
  *          one, then the iface's flush step before any SACK is read
  *          (as with PROGRESS=thread), then progress: the queued flush
- *          completes once, with UCS_OK (UCP takes any other status for a failure; the FLUSH
- *          message that could not be sent is retried from progress).
+ *          completes once, with UCS_OK (UCP takes any other status for a
+ *          failure; the FLUSH message that could not be sent is retried
+ *          from progress), once the target has the PUTs issued before it
+ *          (not necessarily the later ones: sctp_dpdk_flush.c's
+ *          watermark).
+ *
+ * "Has": region A verified by the peer right at the completion, before
+ * this process polls again (so nothing more leaves it meanwhile).
  *
  *   pending  put_short until the send buffer refuses one, a PUT queued
  *          with uct_ep_pending_add, then uct_ep_flush: UCS_ERR_NO_RESOURCE
@@ -77,7 +84,7 @@ static uint64_t flush_unacked(uct_ep_h ep)
 static int test_flush(int queued_ep)
 {
 	uint8_t *pattern;
-	uint64_t off = 0, unacked, at_completion = 0, bad;
+	uint64_t off = 0, covered, unacked, bad;
 	unsigned puts = 0, more;
 	uct_rkey_bundle_t rk;
 	rma_info_t info;
@@ -100,6 +107,7 @@ static int test_flush(int queued_ep)
 	fx_comp_init(&comp);
 	if (queued_ep) {
 		puts = flush_fill(ep, &info, rk.rkey, pattern, &off, 16);
+		covered = off;
 		st = uct_ep_flush(ep, 0, &comp.super);
 		CHECK(st == UCS_INPROGRESS, "ep flush right after %u PUTs: %s",
 		      puts, ucs_status_string(st));
@@ -119,6 +127,7 @@ static int test_flush(int queued_ep)
 		      "flush completed with %s while the send buffer was full",
 		      ucs_status_string(comp.status));
 	} else {
+		covered = off;
 		st = uct_iface_flush(t.iface, 0, &comp.super);
 		unacked = flush_unacked(ep);
 		CHECK(st != UCS_OK || unacked == 0, "iface flush said UCS_OK "
@@ -130,16 +139,15 @@ static int test_flush(int queued_ep)
 			comp.calls = 1;
 	}
 	deadline = fx_now_s() + RMA_DEADLINE_S;
-	while (comp.calls == 0 && fx_now_s() < deadline) {
+	while (comp.calls == 0 && fx_now_s() < deadline)
 		uct_worker_progress(e.worker);
-		if (comp.calls != 0)
-			at_completion = flush_unacked(ep);
-	}
+	bad = fx_rma_cmd('V', 0, 5, 0, covered);
 	CHECK(comp.calls == 1, "the flush completed %u times", comp.calls);
 	CHECK(comp.status == UCS_OK, "the flush completed with %s",
 	      ucs_status_string(comp.status));
-	CHECK(at_completion == 0, "the flush completed with %" PRIu64
-	      " bytes unacknowledged", at_completion);
+	CHECK(bad == 0, "at the flush's completion region A's first %" PRIu64
+	      " bytes (the PUTs before the flush): %" PRIu64 " (1 + first "
+	      "bad byte)", covered, bad);
 	fx_rma_flush(ep);
 	bad = fx_rma_cmd('V', 0, 5, 0, off);
 	CHECK(bad == 0, "region A after %u PUTs: %" PRIu64 " (1 + first "

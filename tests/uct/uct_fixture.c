@@ -444,6 +444,20 @@ int fx_seq_peer_addr(int fd, uint8_t *dev, uint8_t *ifa, uint32_t count)
 	return 0;
 }
 
+int fx_seq_peer_report(int fd, uint32_t count, uint32_t report[4],
+		       int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+
+	if (write(fd, &count, sizeof(count)) != sizeof(count))
+		return -1;
+	if (poll(&pfd, 1, timeout_ms) != 1 ||
+	    read(fd, report, 4 * sizeof(*report)) !=
+		    (ssize_t)(4 * sizeof(*report)))
+		return -2;
+	return 0;
+}
+
 int fx_read_addr(int fd, uint8_t *dev, uint8_t *ifa)
 {
 	if (read(fd, dev, 64) != 64 || read(fd, ifa, 64) != 64)

@@ -236,6 +236,12 @@ void fx_seq_peer_main(int fd) __attribute__((noreturn));
  * (@count); says "FAIL: peer did not start" when either fails.
  * @return 0 or -1. */
 int fx_seq_peer_addr(int fd, uint8_t *dev, uint8_t *ifa, uint32_t count);
+/** The closing exchange with a sequence peer: write its final count
+ * @count, then wait up to @timeout_ms (-1: no limit) for its report
+ * {received, out of order, first out of order, corrupted} into @report.
+ * @return 0; -1 the write failed; -2 no report (timed out, peer gone). */
+int fx_seq_peer_report(int fd, uint32_t count, uint32_t report[4],
+		       int timeout_ms);
 /** One SEQ_AM_ID am_short carrying @seq (no retry). */
 ucs_status_t fx_seq_send(uct_ep_h ep, uint32_t seq);
 /** fx_seq_send, progressing on back-pressure (20 s deadline). */
