@@ -703,7 +703,10 @@ static inline bool sg_peer_vtag_ok(const struct sg_peer *peer,
 	if (peer->rx_vtag[0] == 0)
 		return true;
 	memcpy(&vtag, sctp + 4, 4);
-	return vtag == peer->rx_vtag[0] || vtag == peer->rx_vtag[1];
+	/* an empty slot (0, before our second INIT / INIT ACK) is no tag:
+	 * an INIT's tag 0 must not match it */
+	return vtag != 0 &&
+	       (vtag == peer->rx_vtag[0] || vtag == peer->rx_vtag[1]);
 }
 
 /* One received packet of path @k (for queues, path 0, queue @q). */
@@ -747,6 +750,11 @@ static void sg_link_input_pkt(struct sg_link *link, unsigned int k,
 	link->st->pkts_in++;
 	link->pst.pkts_in[k]++;
 	peer->last_rx_tsc = now_tsc;
+	if (info.udp_encap && rte_pktmbuf_data_len(m) >= 16 &&
+	    rte_pktmbuf_mtod(m, const uint8_t *)[12] == 1)
+		/* an INIT: its INIT ACK goes back to its port (RFC 6951
+		 * 5.4), whether or not its tag lets it change the path's */
+		peer->init_udp_port[k] = info.udp_sport;
 	if (unlikely(!sg_peer_vtag_ok(peer, rte_pktmbuf_mtod(m,
 							  const uint8_t *)))) {
 		/* usrsctp checks the tag and drops what fails; where the
@@ -1095,7 +1103,16 @@ static int sg_conn_send(struct sg_peer *peer, struct rte_mbuf *m,
 
 	if (unlikely(!peer->trusted) && sg_pkt_has_cookie_ack(buf, len))
 		sg_link_peer_trust(link, peer);
-	dp_pkt_set_udp_dport(link->ports[k], m, peer->path_udp_port[k]);
+	if (unlikely(len >= 20 && ((const uint8_t *)buf)[12] == 2 &&
+		     peer->init_udp_port[k] != 0)) {
+		/* INIT ACK: to the port its INIT came from (RFC 6951 5.4) */
+		dp_pkt_set_udp_dport(link->ports[k], m,
+				     peer->init_udp_port[k]);
+		peer->init_udp_port[k] = 0;
+	} else {
+		dp_pkt_set_udp_dport(link->ports[k], m,
+				     peer->path_udp_port[k]);
+	}
 	if (unlikely(len >= 20 && (((const uint8_t *)buf)[12] == 1 ||
 				   ((const uint8_t *)buf)[12] == 2))) {
 		/* INIT or INIT ACK: the peer will tag its packets with our

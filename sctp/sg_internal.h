@@ -158,6 +158,11 @@ struct sg_peer {
 	 * of them changes its UDP ports or its paths' state (sg_conn.c,
 	 * "What a packet may change"). */
 	uint32_t rx_vtag[2];
+	/* RFC 6951 5.4: UDP source port of the latest INIT on path k, where
+	 * the INIT ACK answering it goes (0: none pending).  An INIT carries
+	 * tag 0, so it moves no path_udp_port; a peer restarted from
+	 * another port is answered here all the same. */
+	uint16_t init_udp_port[SG_PATHS_MAX];
 	struct sg_paths paths;
 	uint32_t cum_ack;	/* its latest SACK's cumulative TSN ack */
 	bool cum_ack_valid;

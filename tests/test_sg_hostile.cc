@@ -805,5 +805,90 @@ TEST_F(SgTwoNodes, WrongVtagPacketsChangeNoPeerState)
 	EXPECT_EQ(0, reap(srv, 20));
 }
 
+/*
+ * RFC 6951 section 5.4: the INIT ACK goes to the UDP source port of the
+ * INIT.  The client is killed while its association is up (the server,
+ * heartbeats off and peer_gone_ms long, never notices) and a new client
+ * process comes up on the same address from another UDP port, twice
+ * (ports 9900, 9901, 9902): each new INIT (tag 0, a restart for the
+ * server's usrsctp) must be answered on its own port, although it
+ * carries no tag we gave the peer and so changes no port state.  The
+ * last association carries an echoed exchange, every byte checked, and
+ * the server then sends to the last client's port.
+ */
+TEST_F(SgTwoNodes, RestartedPeerOnANewUdpPortGetsItsInitAck)
+{
+	constexpr uint32_t kMsgs = 20;
+	constexpr uint16_t kLastPort = 9902;
+
+	Child srv = spawn([&](Node &n) {
+		std::vector<uint8_t> b;
+		sg_msg_desc meta;
+
+		n.up(true, "server", "hb_interval_ms=0 peer_gone_ms=600000",
+		     "udp=1");
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 30));
+		for (;;) {
+			CHILD_CHECK(n.recv(b, meta, 90));
+			if (meta.ppid == PPID_END)
+				break;
+			n.send(meta.assoc, meta.stream, 0, PPID_DATA, b.data(),
+			       b.size());
+		}
+		sg_peer *p = sg_link_peer_find(n.ep->lk, ip_of(2));
+		size_t restarts = 0;
+
+		for (auto &e : n.events)
+			restarts += e.type == SG_EV_RESTART;
+		fprintf(stderr, "server: path port %u, restarts %zu\n",
+			p ? p->path_udp_port[0] : 0, restarts);
+		CHILD_CHECK(p != nullptr && p->path_udp_port[0] == kLastPort);
+		n.send(meta.assoc, 0, 0, PPID_OK, "ok", 2);
+		n.wait_event(SG_EV_SHUTDOWN, nullptr, 10);
+		n.down();
+	});
+	adopt(&srv);
+	ASSERT_TRUE(wait_server_socket(20));
+	auto client = [&](Node &n, const char *name, uint16_t udp_port) {
+		char dp[96];
+		sg_assoc_t a = 0;
+
+		snprintf(dp, sizeof(dp), "udp=1 udp_port=%u udp_remote_port=9899",
+			 udp_port);
+		n.up(false, name, "hb_interval_ms=0", dp);
+		CHILD_CHECK(sg_connect(n.ep, ip_of(1), kSctpPort, &a) == 0);
+		CHILD_CHECK(n.wait_event(SG_EV_UP, nullptr, 15));
+		n.report("UP");
+		for (uint32_t i = 0; i < kMsgs; i++)
+			echo_round(n, a, i, 4, 700, 30);
+		if (udp_port == kLastPort) {
+			end_echo(n, a, "ECHOED");
+			return;
+		}
+		n.report("ECHOED");
+		n.wait([] { return false; }, 60); /* until killed */
+		_exit(4);
+	};
+	const char *names[] = {"client", "client2", "client3"};
+	Child kids3[3];
+
+	for (uint16_t c = 0; c < 3; c++) {
+		uint16_t port = (uint16_t)(kLastPort - 2 + c);
+
+		kids3[c] = spawn([&](Node &n) { client(n, names[c], port); });
+		adopt(&kids3[c]);
+		ASSERT_TRUE(expect_line(kids3[c], "UP", 30)) << names[c];
+		ASSERT_TRUE(expect_line(kids3[c], "ECHOED", 60)) << names[c];
+		if (port == kLastPort)
+			break;
+		kill(kids3[c].pid, SIGKILL);
+		reap(kids3[c], 5);
+		EXPECT_EQ(0, dp_eal_runtime_dir_remove(
+				     ("sdp-" + g_job + "-" + names[c]).c_str()));
+	}
+	EXPECT_EQ(0, reap(kids3[2], 20));
+	EXPECT_EQ(0, reap(srv, 20));
+}
+
 } // namespace
 } // namespace sgtest
