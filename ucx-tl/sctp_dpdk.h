@@ -1035,14 +1035,17 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 /* A FLUSH request on @stream of @ep, after every message sent on that
  * stream before it: an op whose ACK (the target holds those messages,
  * PUTs written) completes @comp (NULL: nobody waits; the ep's flush waits
- * for every op).  @return UCS_INPROGRESS, UCS_ERR_NO_RESOURCE (nothing
- * sent: try again), or an error status. */
+ * for every op).  @marker: it only proves that the stream's earlier AMs
+ * arrived (an ep flush's marker), which a SACK of it proves as well.
+ * @return UCS_INPROGRESS, UCS_ERR_NO_RESOURCE (nothing sent: try again),
+ * or an error status. */
 ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
 					   uint16_t stream,
-					   uct_completion_t *comp);
-/* Number (rma_op_seq) of the oldest op of @ep not yet answered;
+					   uct_completion_t *comp, int marker);
+/* Number (rma_op_seq) of the oldest op of @ep not yet answered, markers
+ * left out when @sacked (the association acknowledged everything sent);
  * UINT64_MAX when none is.  Ops are numbered as issued. */
-uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep);
+uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep, int sacked);
 /* UCS_OK when no ep of @iface has RMA outstanding (sends FLUSH requests
  * where puts are unacknowledged), else UCS_INPROGRESS. */
 ucs_status_t uct_sctp_dpdk_rma_iface_flush(uct_sctp_dpdk_iface_t *iface);

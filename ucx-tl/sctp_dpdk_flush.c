@@ -128,21 +128,21 @@ static ucs_status_t uct_sctp_dpdk_ep_flush_markers(uct_sctp_dpdk_ep_t *ep)
 
 	while (ep->am_dirty_n > 0) {
 		status = uct_sctp_dpdk_rma_flush_start(
-			ep, ep->am_dirty_streams[ep->am_dirty_n - 1], NULL);
+			ep, ep->am_dirty_streams[ep->am_dirty_n - 1], NULL, 1);
 		if (status != UCS_INPROGRESS)
 			return status;
 		ep->am_dirty_n--;
 	}
 	while (ep->am_dirty_all != 0) {
 		stream = ep->am_dirty_all;
-		status = uct_sctp_dpdk_rma_flush_start(ep, stream, NULL);
+		status = uct_sctp_dpdk_rma_flush_start(ep, stream, NULL, 1);
 		if (status != UCS_INPROGRESS)
 			return status;
 		ep->am_dirty_all = stream + 1 < iface->ctx->streams ?
 					   stream + 1 : 0;
 	}
 	if (ep->am_dirty) /* cleared by the FLUSH on ep->stream */
-		return uct_sctp_dpdk_rma_flush_start(ep, ep->stream, NULL);
+		return uct_sctp_dpdk_rma_flush_start(ep, ep->stream, NULL, 1);
 	return UCS_INPROGRESS;
 }
 
@@ -214,7 +214,13 @@ static ucs_status_t uct_sctp_dpdk_ep_flush_state(uct_sctp_dpdk_ctx_t *ctx,
 	 * message of this ep the flush covers (what is unacknowledged
 	 * belongs to later operations or other eps).  Still owe the peer
 	 * no SACK (uct_sctp_dpdk_peer_drained says why). */
-	if (uct_sctp_dpdk_rma_ep_oldest(ep) < *below_p)
+	if (uct_sctp_dpdk_rma_ep_oldest(ep, 0) < *below_p &&
+	    /* A marker's SACK proves what its ACK would: the peer's stack
+	     * holds the AMs before it.  Its ACK may never come: a peer that
+	     * closed its UCT iface (MPI_Finalize) still acknowledges, but
+	     * answers nothing. */
+	    !(uct_sctp_dpdk_peer_drained(ctx, ep->peer) &&
+	      uct_sctp_dpdk_rma_ep_oldest(ep, 1) >= *below_p))
 		return UCS_INPROGRESS;
 	if (ep->peer->state != UCT_SCTP_DPDK_PEER_UP)
 		return UCS_OK;

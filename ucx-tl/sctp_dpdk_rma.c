@@ -793,6 +793,9 @@ struct uct_sctp_dpdk_rma_op {
 	uint8_t kind;			/* PUT (zcopy), GET_REQ or FLUSH */
 	uint8_t on_txq;
 	uint8_t placed;			/* GET zcopy: in ctx->rma_place */
+	uint8_t marker;			/* FLUSH behind AMs only (ep flush's
+					 * marker): a SACK of it proves as
+					 * much as its ACK */
 	uint16_t reply_stream;		/* GET: for its replies; FLUSH: the
 					 * stream it goes on; 0 = ep's */
 	uint32_t slot, cookie;		/* echoed by the target */
@@ -2077,25 +2080,28 @@ ucs_status_t uct_sctp_dpdk_rma_ep_flush(uct_sctp_dpdk_ep_t *ep,
 		return UCS_INPROGRESS; /* the ops' replies will come */
 	/* A FLUSH behind everything sent so far on the stream: its ACK comes
 	 * after the target wrote every put and answered every get. */
-	status = uct_sctp_dpdk_rma_flush_start(ep, ep->stream, comp);
+	status = uct_sctp_dpdk_rma_flush_start(ep, ep->stream, comp, 0);
 	if (status == UCS_INPROGRESS)
 		ep->rma_dirty = 0;
 	return status;
 }
 
-uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep)
+uint64_t uct_sctp_dpdk_rma_ep_oldest(uct_sctp_dpdk_ep_t *ep, int sacked)
 {
+	uct_sctp_dpdk_rma_op_t *op;
+
 	/* ep->rma_ops is in issue order (ops join at the tail, leave from
 	 * anywhere): its head is the oldest. */
-	if (ucs_list_is_empty(&ep->rma_ops))
-		return UINT64_MAX;
-	return ucs_list_head(&ep->rma_ops, uct_sctp_dpdk_rma_op_t,
-			     ep_elem)->seq;
+	ucs_list_for_each(op, &ep->rma_ops, ep_elem) {
+		if (!(sacked && op->marker))
+			return op->seq;
+	}
+	return UINT64_MAX;
 }
 
 ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
 					   uint16_t stream,
-					   uct_completion_t *comp)
+					   uct_completion_t *comp, int marker)
 {
 	uct_sctp_dpdk_iface_t *iface =
 		ucs_derived_of(ep->super.super.iface, uct_sctp_dpdk_iface_t);
@@ -2108,6 +2114,7 @@ ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
 	op->key = 0;
 	op->remote_addr = 0;
 	op->length = 0;
+	op->marker = marker;
 	op->reply_stream = stream == ep->stream ? 0 : stream;
 	status = uct_sctp_dpdk_rma_op_start(iface, op);
 	/* Sent or queued behind the ep's earlier ops: the target sees it
