@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """scale - what a job's size costs: MPI jobs of 2..128 ranks over
 UCX_TLS=sctp_dpdk on the bridge (af_packet ports on veths) and on the vhost
-fabric (virtio_user ports on the job's own Open vSwitch with DPDK), one
+fabric (virtio_user ports on the job's own Open vSwitch with DPDK), and
+UCX_TLS=tcp on the bridge's veths (fabric "tcp", the kernel's path), one
 job per (fabric, ranks), each an all-to-all with every byte checked
 (apps/sdp_mpi_proxy.c --pattern alltoall).
 
@@ -21,7 +22,7 @@ Per job:
              from the ranks and MTU, SDP_TESTBED_OVS_MEM_MB overrides;
              sdp-mpirun reports them)
 
-  bench/scale.py [--ranks 2,4,...] [--fabrics bridge,vhost] [--mpi openmpi]
+  bench/scale.py [--ranks 2,4,...] [--fabrics bridge,vhost,tcp] [--mpi openmpi]
                  [--size B] [--steps N] [--json F] [--plot F]
   bench/scale.py --render F --plot P   plot stored results only
 
@@ -72,7 +73,11 @@ def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
     if not os.access(prog, os.X_OK):
         sys.exit(f"scale: {prog} missing: ninja -C build first")
     jid = f"sc{os.getpid() % 1000}{n}"[:8]
-    cmd = [MPIRUN, "--mpi", mpi, "--fabric", fabric, "-np", str(n),
+    # tcp: UCX's own tcp transport over the bridge's veths, the kernel's
+    # path, for comparison (sdp-mpirun --tls tcp)
+    fab = ["--fabric", "bridge", "--tls", "tcp"] if fabric == "tcp" \
+        else ["--fabric", fabric]
+    cmd = [MPIRUN, "--mpi", mpi] + fab + ["-np", str(n),
            "--job", jid, "--timeout", str(timeout), prog,
            "--pattern", "alltoall", "--size", str(size), "--steps",
            str(steps), "--compute-us", "0", "--label", f"{fabric}-{n}"]
@@ -142,7 +147,7 @@ def plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axs = plt.subplots(1, 3, figsize=(13, 4))
-    for fabric, mark in (("bridge", "o-"), ("vhost", "s-")):
+    for fabric, mark in (("bridge", "o-"), ("vhost", "s-"), ("tcp", "^--")):
         rs = sorted((r for r in rows if r["fabric"] == fabric and
                      "failed" not in r),
                     key=lambda r: r["ranks"])
@@ -177,7 +182,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--ranks", default="2,4,8,16,32,64,128")
-    ap.add_argument("--fabrics", default="bridge,vhost")
+    ap.add_argument("--fabrics", default="bridge,vhost,tcp")
     ap.add_argument("--mpi", choices=["openmpi", "mpich"], default="openmpi")
     ap.add_argument("--size", type=int, default=4096,
                     help="bytes per pair per all-to-all (default 4096)")
