@@ -16,8 +16,10 @@ Per job:
   a2a_ms     the slowest rank's median MPI_Alltoall over the other steps
   wall_s     the whole sdp-mpirun, testbed up and down included
   rss        per rank after the steps (/proc/self/status): peak RSS
-             (VmHWM) and its shared part (RssShmem: the EAL's memfd, the
-             mbuf pool; ranks use no hugepages), mean and largest
+             (VmHWM), mean and largest, and the rank's own part of it:
+             anonymous memory (RssAnon) and shared memory (RssShmem: the
+             EAL's memfd, the mbuf pool; ranks use no hugepages); the
+             rest is the libraries' pages, shared by all ranks
   switch     the vhost switch's hugepages (sdp-testbed vhost sizes them
              from the ranks and MTU, SDP_TESTBED_OVS_MEM_MB overrides;
              sdp-mpirun reports them)
@@ -126,7 +128,8 @@ def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
 def table(rows):
     out = ["| fabric | ranks | testbed up | MPI_Init | first all-to-all "
            "(connects) | all-to-all median | job wall | RSS per rank mean "
-           "(max) | of it shared (mbuf pool) | switch hugepages |",
+           "(max) | of it the rank's own: anonymous + shared (mbuf pool) | "
+           "switch hugepages |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "failed" in r:
@@ -137,7 +140,8 @@ def table(rows):
                    f"{r['init_s']:.1f} s | {r['first_s']:.2f} s | "
                    f"{r['a2a_ms']:.2f} ms | {r['wall_s']:.0f} s | "
                    f"{r['hwm_mib_mean']:.0f} ({r['hwm_mib_max']:.0f}) MiB | "
-                   f"{r['shmem_mib_mean']:.0f} MiB | "
+                   f"{r['anon_mib_mean'] + r['shmem_mib_mean']:.0f} MiB "
+                   f"({r['anon_mib_mean']:.0f} + {r['shmem_mib_mean']:.0f}) | "
                    f"{r['switch_huge_mib']} MiB |")
     return "\n".join(out)
 
@@ -160,8 +164,9 @@ def plot(rows, path):
                     label=f"{fabric}: MPI_Init")
         axs[1].plot(x, [r["hwm_mib_mean"] for r in rs], mark,
                     label=f"{fabric}: peak RSS")
-        axs[1].plot(x, [r["shmem_mib_mean"] for r in rs], mark, alpha=0.5,
-                    label=f"{fabric}: shared part")
+        axs[1].plot(x, [r["anon_mib_mean"] + r["shmem_mib_mean"]
+                        for r in rs], mark, alpha=0.5,
+                    label=f"{fabric}: own (anonymous + mbuf pool)")
         axs[2].plot(x, [r["a2a_ms"] for r in rs], mark, label=fabric)
     titles = ("start-up (s)", "memory per rank (MiB)",
               f"all-to-all median (ms, {rows[0]['size']} B per pair)")
