@@ -131,11 +131,12 @@ def test_one_sided(impl, np=4):
 
 def test_static_flows(hosts=3):
     """br0 forwards by the testbed's static flows: host i's MAC (in its
-    virtio_user devargs) -> OpenFlow port i+1 (vhu<i>), the rest flooded;
+    virtio_user devargs) and ARP requests for its address -> OpenFlow port
+    i+1 (vhu<i>), the rest flooded;
     no MAC learning (NORMAL), whose datapath flows match both MACs."""
     job = f"vs{os.getpid() % 100000}"
     before = hugepages()
-    script = ('set -e; env | grep -E "^SDP_(MAC|VDEV)_" | sort; '
+    script = ('set -e; env | grep -E "^SDP_(MAC|VDEV|DP_IP)_" | sort; '
               'ovs-ofctl dump-flows "unix:$SDP_OVS_DIR/br0.mgmt"; '
               f'for ((i = 0; i < {hosts}; i++)); do echo "ofport $i '
               '$(ovs-vsctl --db="unix:$SDP_OVS_DIR/db.sock" get Interface '
@@ -161,6 +162,11 @@ def test_static_flows(hosts=3):
         check(re.search(rf"priority=20,dl_dst={mac} actions=output:"
                         rf"(\S*?){i + 1}\b", out),
               f"no flow dl_dst={mac} -> port {i + 1}:\n{out}")
+        ip = env.get(f"SDP_DP_IP_{i}", "")
+        check(ip and re.search(rf"priority=15,arp,arp_tpa={re.escape(ip)} "
+                               rf"actions=output:(\S*?){i + 1}\b", out),
+              f"ARP requests for {ip!r} are not sent to port {i + 1} only:"
+              f"\n{out}")
     check(re.search(r"priority=0 actions=FLOOD", out) and
           re.search(r"priority=10,dl_dst=01:00:00:00:00:00/01:00:00:00:00:00"
                     r" actions=FLOOD", out),
