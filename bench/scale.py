@@ -28,8 +28,9 @@ Per job:
                  [--size B] [--steps N] [--json F] [--plot F]
   bench/scale.py --render F --plot P   plot stored results only
 
-Run as root after `ninja -C build`; a job that fails stops the run
-(exit 1) naming it.  Each job runs once: the largest ones take the whole
+Run as root after `ninja -C build`; a job that fails is a row naming
+its error, the larger sizes of its fabric are skipped, and the run exits
+1.  Each job runs once: the largest ones take the whole
 machine for minutes.
 """
 import argparse
@@ -211,6 +212,7 @@ def main():
             print("scale: needs root (testbeds)", file=sys.stderr)
             return 77
         rows = []
+        failed = 0
         plan = [(f, int(n)) for f in a.fabrics.split(",")
                 for n in a.ranks.split(",")]
         if a.only:
@@ -226,6 +228,7 @@ def main():
                      if r["fabric"] == fabric and "failed" not in r]
             rows.append(job(fabric, a.mpi, n, a.size, a.steps, a.timeout,
                             max(known, default=0)))
+            failed += "failed" in rows[-1]
             rows.sort(key=lambda r: (r["fabric"], r["ranks"]))
             if a.json:  # keep what was measured if a later job fails
                 with open(a.json, "w") as f:
@@ -234,7 +237,7 @@ def main():
     print(table(rows))
     if a.plot:
         plot(rows, a.plot)
-    return 0
+    return 1 if not a.render and failed else 0
 
 
 if __name__ == "__main__":
