@@ -178,7 +178,8 @@ def plot(rows, path):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     axs[2].set_yscale("log")
-    fig.suptitle("sctp_dpdk: cost of the job's size (2 CPUs, all ranks on "
+    fig.suptitle("MPI_Alltoall jobs, sctp_dpdk (bridge, vhost) and UCX tcp: "
+                 "cost of the job's size (2 CPUs, all ranks on "
                  "one host)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
