@@ -480,7 +480,7 @@ SECTIONS = {
         render=render_rails),
     "scale": dict(
         title="Job size: start-up, memory, all-to-all, 2..128 ranks",
-        minutes=25,
+        minutes=15,
         files=["bench/results/scale.json"],
         plots=["docs/img/scale.png"],
         commands=[[PY, "bench/scale.py", "--json",

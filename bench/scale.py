@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 """scale - what a job's size costs: MPI jobs of 2..128 ranks over
 UCX_TLS=sctp_dpdk on the bridge (af_packet ports on veths) and on the vhost
-fabric (virtio_user ports on the job's own Open vSwitch with DPDK), one
+fabric (virtio_user ports on the job's own Open vSwitch with DPDK), and
+UCX_TLS=tcp on the bridge's veths (fabric "tcp", the kernel's path), one
 job per (fabric, ranks), each an all-to-all with every byte checked
 (apps/sdp_mpi_proxy.c --pattern alltoall).
 
@@ -15,18 +16,21 @@ Per job:
   a2a_ms     the slowest rank's median MPI_Alltoall over the other steps
   wall_s     the whole sdp-mpirun, testbed up and down included
   rss        per rank after the steps (/proc/self/status): peak RSS
-             (VmHWM) and its shared part (RssShmem: the EAL's memfd, the
-             mbuf pool; ranks use no hugepages), mean and largest
+             (VmHWM), mean and largest, and the rank's own part of it:
+             anonymous memory (RssAnon) and shared memory (RssShmem: the
+             EAL's memfd, the mbuf pool; ranks use no hugepages); the
+             rest is the libraries' pages, shared by all ranks
   switch     the vhost switch's hugepages (sdp-testbed vhost sizes them
              from the ranks and MTU, SDP_TESTBED_OVS_MEM_MB overrides;
              sdp-mpirun reports them)
 
-  bench/scale.py [--ranks 2,4,...] [--fabrics bridge,vhost] [--mpi openmpi]
+  bench/scale.py [--ranks 2,8,...] [--fabrics bridge,vhost,tcp] [--mpi openmpi]
                  [--size B] [--steps N] [--json F] [--plot F]
   bench/scale.py --render F --plot P   plot stored results only
 
-Run as root after `ninja -C build`; a job that fails stops the run
-(exit 1) naming it.  Each job runs once: the largest ones take the whole
+Run as root after `ninja -C build`; a job that fails is a row naming
+its error, the larger sizes of its fabric are skipped, and the run exits
+1.  Each job runs once: the largest ones take the whole
 machine for minutes.
 """
 import argparse
@@ -72,7 +76,11 @@ def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
     if not os.access(prog, os.X_OK):
         sys.exit(f"scale: {prog} missing: ninja -C build first")
     jid = f"sc{os.getpid() % 1000}{n}"[:8]
-    cmd = [MPIRUN, "--mpi", mpi, "--fabric", fabric, "-np", str(n),
+    # tcp: UCX's own tcp transport over the bridge's veths, the kernel's
+    # path, for comparison (sdp-mpirun --tls tcp)
+    fab = ["--fabric", "bridge", "--tls", "tcp"] if fabric == "tcp" \
+        else ["--fabric", fabric]
+    cmd = [MPIRUN, "--mpi", mpi] + fab + ["-np", str(n),
            "--job", jid, "--timeout", str(timeout), prog,
            "--pattern", "alltoall", "--size", str(size), "--steps",
            str(steps), "--compute-us", "0", "--label", f"{fabric}-{n}"]
@@ -121,7 +129,8 @@ def job(fabric, mpi, n, size, steps, timeout, per_rank_mib=0):
 def table(rows):
     out = ["| fabric | ranks | testbed up | MPI_Init | first all-to-all "
            "(connects) | all-to-all median | job wall | RSS per rank mean "
-           "(max) | of it shared (mbuf pool) | switch hugepages |",
+           "(max) | of it the rank's own: anonymous + shared (mbuf pool) | "
+           "switch hugepages |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in rows:
         if "failed" in r:
@@ -132,7 +141,8 @@ def table(rows):
                    f"{r['init_s']:.1f} s | {r['first_s']:.2f} s | "
                    f"{r['a2a_ms']:.2f} ms | {r['wall_s']:.0f} s | "
                    f"{r['hwm_mib_mean']:.0f} ({r['hwm_mib_max']:.0f}) MiB | "
-                   f"{r['shmem_mib_mean']:.0f} MiB | "
+                   f"{r['anon_mib_mean'] + r['shmem_mib_mean']:.0f} MiB "
+                   f"({r['anon_mib_mean']:.0f} + {r['shmem_mib_mean']:.0f}) | "
                    f"{r['switch_huge_mib']} MiB |")
     return "\n".join(out)
 
@@ -142,7 +152,7 @@ def plot(rows, path):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axs = plt.subplots(1, 3, figsize=(13, 4))
-    for fabric, mark in (("bridge", "o-"), ("vhost", "s-")):
+    for fabric, mark in (("bridge", "o-"), ("vhost", "s-"), ("tcp", "^--")):
         rs = sorted((r for r in rows if r["fabric"] == fabric and
                      "failed" not in r),
                     key=lambda r: r["ranks"])
@@ -155,8 +165,9 @@ def plot(rows, path):
                     label=f"{fabric}: MPI_Init")
         axs[1].plot(x, [r["hwm_mib_mean"] for r in rs], mark,
                     label=f"{fabric}: peak RSS")
-        axs[1].plot(x, [r["shmem_mib_mean"] for r in rs], mark, alpha=0.5,
-                    label=f"{fabric}: shared part")
+        axs[1].plot(x, [r["anon_mib_mean"] + r["shmem_mib_mean"]
+                        for r in rs], mark, alpha=0.5,
+                    label=f"{fabric}: own (anonymous + mbuf pool)")
         axs[2].plot(x, [r["a2a_ms"] for r in rs], mark, label=fabric)
     titles = ("start-up (s)", "memory per rank (MiB)",
               f"all-to-all median (ms, {rows[0]['size']} B per pair)")
@@ -167,7 +178,8 @@ def plot(rows, path):
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7)
     axs[2].set_yscale("log")
-    fig.suptitle("sctp_dpdk: cost of the job's size (2 CPUs, all ranks on "
+    fig.suptitle("MPI_Alltoall jobs, sctp_dpdk (bridge, vhost) and UCX tcp: "
+                 "cost of the job's size (2 CPUs, all ranks on "
                  "one host)")
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -176,8 +188,8 @@ def plot(rows, path):
 def main():
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--ranks", default="2,4,8,16,32,64,128")
-    ap.add_argument("--fabrics", default="bridge,vhost")
+    ap.add_argument("--ranks", default="2,8,32,64,128")
+    ap.add_argument("--fabrics", default="bridge,vhost,tcp")
     ap.add_argument("--mpi", choices=["openmpi", "mpich"], default="openmpi")
     ap.add_argument("--size", type=int, default=4096,
                     help="bytes per pair per all-to-all (default 4096)")
@@ -201,6 +213,7 @@ def main():
             print("scale: needs root (testbeds)", file=sys.stderr)
             return 77
         rows = []
+        failed = 0
         plan = [(f, int(n)) for f in a.fabrics.split(",")
                 for n in a.ranks.split(",")]
         if a.only:
@@ -216,6 +229,7 @@ def main():
                      if r["fabric"] == fabric and "failed" not in r]
             rows.append(job(fabric, a.mpi, n, a.size, a.steps, a.timeout,
                             max(known, default=0)))
+            failed += "failed" in rows[-1]
             rows.sort(key=lambda r: (r["fabric"], r["ranks"]))
             if a.json:  # keep what was measured if a later job fails
                 with open(a.json, "w") as f:
@@ -224,7 +238,7 @@ def main():
     print(table(rows))
     if a.plot:
         plot(rows, a.plot)
-    return 0
+    return 1 if not a.render and failed else 0
 
 
 if __name__ == "__main__":

@@ -10,6 +10,8 @@ vhost, apps/sdp-mpirun --fabric vhost); no kernel networking in the path.
     fabric or transport).
   - Both MPIs, 4 ranks: tests/mpi/mpi_rma.c (one-sided, every rank's
     transport served puts and gets).
+  - The switch's br0 forwards by static flows (a host's MAC -> its
+    port), not by MAC learning.
   - The switch is gone after the job, also after a job that failed, one
     past its --timeout, one interrupted by Ctrl-C and one whose launcher
     was killed by SIGKILL (the switch's guard): no daemon of the job, no
@@ -127,6 +129,51 @@ def test_one_sided(impl, np=4):
     check_gone(job, before)
 
 
+def test_static_flows(hosts=3):
+    """br0 forwards by the testbed's static flows: host i's MAC (in its
+    virtio_user devargs) and ARP requests for its address -> OpenFlow port
+    i+1 (vhu<i>), the rest flooded;
+    no MAC learning (NORMAL), whose datapath flows match both MACs."""
+    job = f"vs{os.getpid() % 100000}"
+    before = hugepages()
+    script = ('set -e; env | grep -E "^SDP_(MAC|VDEV|DP_IP)_" | sort; '
+              'ovs-ofctl dump-flows "unix:$SDP_OVS_DIR/br0.mgmt"; '
+              f'for ((i = 0; i < {hosts}; i++)); do echo "ofport $i '
+              '$(ovs-vsctl --db="unix:$SDP_OVS_DIR/db.sock" get Interface '
+              'vhu$i ofport)"; done')
+    r = subprocess.run([TESTBED, "run", "--job", job, "--timeout", "120",
+                        "vhost", "--hosts", str(hosts), "--", "bash", "-c",
+                        script], capture_output=True, text=True, timeout=180)
+    out = r.stdout
+    check(r.returncode == 0, f"sdp-testbed run vhost: rc {r.returncode}\n"
+          f"{r.stderr[-2000:]}")
+    env = dict(l.split("=", 1) for l in out.splitlines()
+               if l.startswith("SDP_"))
+    check("NORMAL" not in out, f"br0 still has a NORMAL flow:\n{out}")
+    for i in range(hosts):
+        mac = env.get(f"SDP_MAC_{i}", "")
+        check(re.fullmatch(r"02:5d:0a:[0-9a-f]{2}:01:%02x" % (i + 1), mac),
+              f"host {i}: SDP_MAC_{i} {mac!r}")
+        check(env.get(f"SDP_VDEV_{i}", "").endswith(f",mac={mac}"),
+              f"host {i}: SDP_VDEV_{i} {env.get(f'SDP_VDEV_{i}')!r} does "
+              "not give the port its MAC")
+        check(f"ofport {i} {i + 1}" in out, f"vhu{i} is not OpenFlow port "
+              f"{i + 1}:\n{out}")
+        check(re.search(rf"priority=20,dl_dst={mac} actions=output:"
+                        rf"(\S*?){i + 1}\b", out),
+              f"no flow dl_dst={mac} -> port {i + 1}:\n{out}")
+        ip = env.get(f"SDP_DP_IP_{i}", "")
+        check(ip and re.search(rf"priority=15,arp,arp_tpa={re.escape(ip)} "
+                               rf"actions=output:(\S*?){i + 1}\b", out),
+              f"ARP requests for {ip!r} are not sent to port {i + 1} only:"
+              f"\n{out}")
+    check(re.search(r"priority=0 actions=FLOOD", out) and
+          re.search(r"priority=10,dl_dst=01:00:00:00:00:00/01:00:00:00:00:00"
+                    r" actions=FLOOD", out),
+          f"broadcast/multicast and the rest are not flooded:\n{out}")
+    check_gone(job, before)
+
+
 def test_failed_job_tears_down():
     job = f"vf{os.getpid() % 100000}"
     before = hugepages()
@@ -208,6 +255,8 @@ if __name__ == "__main__":
             lambda: test_mpi_check(impl))
         run(f"{impl}: 4 ranks, one-sided Put/Get/Accumulate over the switch",
             lambda: test_one_sided(impl))
+    run("br0 forwards by static flows to each host's MAC, no MAC learning",
+        test_static_flows)
     run("a failed job's switch is torn down", test_failed_job_tears_down)
     run("a job past --timeout: switch torn down", test_timed_out_job_tears_down)
     run("Ctrl-C (SIGINT to the launcher's group): switch torn down",
