@@ -207,7 +207,8 @@ uct_sctp_dpdk_compat_mkey_pack(uct_md_h md, uct_mem_h memh,
 	.mem_reg = uct_sctp_dpdk_compat_mem_reg,                               \
 	.mkey_pack = uct_sctp_dpdk_compat_mkey_pack,                           \
 	.mem_attach = UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_attach_func_t),     \
-	.mem_elem_pack = UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_elem_pack_func_t), \
+	.mem_elem_pack =                                                       \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_elem_pack_func_t),        \
 	.mem_elem_release = (uct_md_mem_elem_release_func_t)                   \
 		ucs_empty_function
 #elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
@@ -351,28 +352,36 @@ static inline ucs_status_t uct_sctp_dpdk_compat_ep_invalidate(uct_ep_h tl_ep,
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
 	.iface_query_v2 = uct_iface_base_query_v2,                             \
 	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
-	.ep_connect_to_ep_v2 = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t), \
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),     \
 	.iface_is_reachable_v2 = uct_sctp_dpdk_compat_is_reachable_v2,         \
 	.ep_is_connected = uct_sctp_dpdk_compat_ep_is_connected,               \
-	.ep_get_device_ep = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_get_device_ep_func_t), \
-	.ep_put_sgl_zcopy = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_put_sgl_zcopy_func_t), \
-	.ep_get_sgl_zcopy = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_get_sgl_zcopy_func_t), \
-	.ep_outstanding_purge = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_outstanding_purge_func_t),
+	.ep_get_device_ep =                                                    \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_get_device_ep_func_t),        \
+	.ep_put_sgl_zcopy =                                                    \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_put_sgl_zcopy_func_t),        \
+	.ep_get_sgl_zcopy =                                                    \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_get_sgl_zcopy_func_t),        \
+	.ep_outstanding_purge =                                                \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_outstanding_purge_func_t),
 #elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
 	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
-	.ep_connect_to_ep_v2 = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t), \
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),     \
 	.iface_is_reachable_v2 = uct_sctp_dpdk_compat_is_reachable_v2,         \
 	.ep_is_connected = uct_sctp_dpdk_compat_ep_is_connected,
 #elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 15)
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
 	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
-	.ep_connect_to_ep_v2 = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t), \
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),     \
 	.iface_is_reachable_v2 = uct_base_iface_is_reachable_v2,
 #elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 14)
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
 	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
-	.ep_connect_to_ep_v2 = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),
 #else
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
 	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,
