@@ -1,6 +1,7 @@
 #!/bin/bash
 # uct-gtest.sh - judge the transport by the installed UCX's own UCT gtest
-# suite (UCX 1.13.1 on Debian 12, 1.18.1 on Debian 13).
+# suite (UCX 1.13.1 on Debian 12, 1.18.1 on Debian 13, or a site's own
+# build: scripts/site-ucx-check.sh).
 #
 # Builds the UCT part of UCX's test/gtest out of tree, into a cache outside
 # any checkout, and links it against the INSTALLED libucs/libuct/libucp
@@ -11,7 +12,9 @@
 # tests/uct/gtest/ucx-<version>-gtest-sctp_dpdk.patch (one per UCX version
 # the suite runs with; the macro moved between releases), applied to the
 # cached copy: it adds `sctp_dpdk` to the transports the UCT test cases
-# are instantiated for (UCT_TEST_NO_SELF_TLS in uct/uct_test.h).
+# are instantiated for (UCT_TEST_NO_SELF_TLS in uct/uct_test.h; in 1.23,
+# whose lists already fill UCS_PP_FOREACH's 21 arguments, one more
+# instantiation in UCT_INSTANTIATE_TEST_CASE, _NO_SELF_ and _NO_GPU_).
 #
 # Every test case runs in its own process under a memory limit (some grew
 # past 20 GB when a send path had no bound) and a deadline, once per
@@ -31,7 +34,8 @@
 #   scripts/uct-gtest.sh --wire self        (default: local, then self with
 #                                            the cases of CASES_WIRE, inline)
 #
-# Environment: SDP_UCX_SRC (the configured tree of the installed UCX), SDP_UCT_LIB
+# Environment: SDP_UCX_SRC (the configured tree of the installed UCX),
+# PKG_CONFIG_PATH (which UCX: meson passes the one it built with), SDP_UCT_LIB
 # (libuct_sctp_dpdk.so), SDP_GTEST_CACHE (/var/cache/sctp-dpdk-gtest),
 # SDP_GTEST_AS_BYTES (address-space limit, 6000000000), SDP_GTEST_TIMEOUT_S
 # (per case, 900), SDP_GTEST_JOBS (compile jobs, 2), SDP_GTEST_LOG_DIR.
@@ -96,6 +100,12 @@ done
 
 ver=$(pkg-config --modversion ucx-uct 2>/dev/null || true)
 [ -n "$ver" ] || die "no installed UCX (pkg-config ucx-uct): install libucx-dev (scripts/setup.sh)"
+# A site's UCX outside the system's library path (SDP_UCX_PREFIX of
+# setup.sh; meson passes its pkg-config directory): the gtest links it and
+# finds it at run time (RUNPATH), as libuct_sctp_dpdk.so does.  pkg-config
+# prints no -L for the system's own directories: Debian's UCX adds nothing.
+ucx_ldirs=$(pkg-config --libs-only-L ucx-uct ucx-ucs ucx 2>/dev/null || true)
+ucx_rpath=$(for d in $ucx_ldirs; do printf ' -Wl,-rpath,%s' "${d#-L}"; done)
 if [ -z "$UCX_SRC" ]; then
 	UCX_SRC=$(ls -d "$DEPS/ucx/ucx-$ver" "$DEPS/ucx/ucx-$ver"+* 2>/dev/null | head -n 1 || true)
 fi
@@ -114,7 +124,7 @@ esac
 # ---- build (cached by the inputs' hash) ----
 # Bump BUILD_REV when the compile or link commands below change.
 BUILD_REV=2
-key=$( (echo "$BUILD_REV $UCX_SRC"; echo "$SOURCES"; cat "$PATCH" "$UCX_SRC/config.h";
+key=$( (echo "$BUILD_REV $UCX_SRC${ucx_ldirs:+ $ucx_ldirs}"; echo "$SOURCES"; cat "$PATCH" "$UCX_SRC/config.h";
 	g++ --version | head -1) | sha256sum | cut -c1-16)
 DIR=$CACHE/$key
 BIN=$DIR/gtest
@@ -155,7 +165,7 @@ if [ ! -x "$BIN" ]; then
 	objs=$(for s in $SOURCES; do echo "$DIR/obj/$(echo "$s" | tr / _).o"; done)
 	# shellcheck disable=SC2086
 	g++ -fopenmp -o "$BIN.tmp" $objs -Wl,-dynamic-list-data \
-		-lucp -luct -lucs -lucm -lpthread -ldl -lrt ||
+		$ucx_ldirs $ucx_rpath -lucp -luct -lucs -lucm -lpthread -ldl -lrt ||
 		die "linking failed (see above)"
 	mv "$BIN.tmp" "$BIN"
 fi

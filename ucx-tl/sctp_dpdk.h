@@ -654,6 +654,13 @@ int uct_sctp_dpdk_iface_reachable(const uct_iface_h tl_iface,
 int uct_sctp_dpdk_ep_connected_to(const uct_ep_h tl_ep,
 				  const uct_device_addr_t *dev_addr,
 				  const uct_iface_addr_t *iface_addr);
+/* Fails the ep as a transport error would (UCX's ep_invalidate, which its
+ * peer-failure tests take to emulate one). */
+ucs_status_t uct_sctp_dpdk_ep_invalidate(uct_ep_h tl_ep);
+/* A private copy of the packed rkey at rkey_buffer: *rkey_p and *handle_p
+ * are its address (released by rkey_release). */
+ucs_status_t uct_sctp_dpdk_rkey_unpack(const void *rkey_buffer,
+				       uct_rkey_t *rkey_p, void **handle_p);
 
 ucs_status_t uct_sctp_dpdk_query_devices(uct_md_h md,
 					 uct_tl_device_resource_t **devices_p,

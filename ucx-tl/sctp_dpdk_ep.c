@@ -173,7 +173,7 @@ ucs_status_t uct_sctp_dpdk_ep_am_short(uct_ep_h tl_ep, uint8_t id,
 				       unsigned length)
 {
 	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
-	uint8_t buf[sizeof(uct_sctp_dpdk_am_hdr_t) +
+	uint8_t msg[sizeof(uct_sctp_dpdk_am_hdr_t) +
 		    UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES];
 	struct iovec iov;
 	ucs_status_t status;
@@ -182,12 +182,12 @@ ucs_status_t uct_sctp_dpdk_ep_am_short(uct_ep_h tl_ep, uint8_t id,
 	UCT_CHECK_LENGTH(length + sizeof(header), 0,
 			 UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES, "am_short");
 	/* One contiguous message: each extra piece costs a usrsctp_sendv. */
-	memcpy(buf + sizeof(uct_sctp_dpdk_am_hdr_t), &header, sizeof(header));
+	memcpy(msg + sizeof(uct_sctp_dpdk_am_hdr_t), &header, sizeof(header));
 	/* UCT allows payload NULL with length 0 (memcpy's may not be NULL) */
 	if (length > 0)
-		memcpy(buf + sizeof(uct_sctp_dpdk_am_hdr_t) + sizeof(header),
+		memcpy(msg + sizeof(uct_sctp_dpdk_am_hdr_t) + sizeof(header),
 		       payload, length);
-	iov.iov_base = buf;
+	iov.iov_base = msg;
 	iov.iov_len = sizeof(uct_sctp_dpdk_am_hdr_t) + sizeof(header) + length;
 	status = uct_sctp_dpdk_ep_send(ep, id, &iov, 1);
 	if (status == UCS_OK) {
@@ -196,7 +196,7 @@ ucs_status_t uct_sctp_dpdk_ep_am_short(uct_ep_h tl_ep, uint8_t id,
 		uct_iface_trace_am(ucs_derived_of(tl_ep->iface,
 						  uct_base_iface_t),
 				   UCT_AM_TRACE_TYPE_SEND, id,
-				   buf + sizeof(uct_sctp_dpdk_am_hdr_t),
+				   msg + sizeof(uct_sctp_dpdk_am_hdr_t),
 				   sizeof(header) + length, "TX: AM_SHORT");
 	}
 	return status;
@@ -207,7 +207,7 @@ ucs_status_t uct_sctp_dpdk_ep_am_short_iov(uct_ep_h tl_ep, uint8_t id,
 					   size_t iovcnt)
 {
 	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
-	uint8_t buf[sizeof(uct_sctp_dpdk_am_hdr_t) +
+	uint8_t msg[sizeof(uct_sctp_dpdk_am_hdr_t) +
 		    UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES];
 	size_t len = sizeof(uct_sctp_dpdk_am_hdr_t), i, n;
 	struct iovec iov;
@@ -219,15 +219,22 @@ ucs_status_t uct_sctp_dpdk_ep_am_short_iov(uct_ep_h tl_ep, uint8_t id,
 		UCT_CHECK_LENGTH(len + n - sizeof(uct_sctp_dpdk_am_hdr_t), 0,
 				 UCT_SCTP_DPDK_AM_MAX_SHORT_BYTES,
 				 "am_short_iov");
-		memcpy(buf + len, uiov[i].buffer, n);
+		memcpy(msg + len, uiov[i].buffer, n);
 		len += n;
 	}
-	iov.iov_base = buf;
+	iov.iov_base = msg;
 	iov.iov_len = len;
 	status = uct_sctp_dpdk_ep_send(ep, id, &iov, 1);
-	if (status == UCS_OK)
+	if (status == UCS_OK) {
 		UCT_TL_EP_STAT_OP(&ep->super, AM, SHORT,
 				  len - sizeof(uct_sctp_dpdk_am_hdr_t));
+		uct_iface_trace_am(ucs_derived_of(tl_ep->iface,
+						  uct_base_iface_t),
+				   UCT_AM_TRACE_TYPE_SEND, id,
+				   msg + sizeof(uct_sctp_dpdk_am_hdr_t),
+				   len - sizeof(uct_sctp_dpdk_am_hdr_t),
+				   "TX: AM_SHORT_IOV");
+	}
 	return status;
 }
 
@@ -307,8 +314,12 @@ ucs_status_t uct_sctp_dpdk_ep_am_zcopy(uct_ep_h tl_ep, uint8_t id,
 			 "am_zcopy");
 	/* usrsctp copies the iov before sg_send returns: complete now. */
 	status = uct_sctp_dpdk_ep_send(ep, id, iov, n);
-	if (status == UCS_OK)
+	if (status == UCS_OK) {
 		UCT_TL_EP_STAT_OP(&ep->super, AM, ZCOPY, total);
+		/* The header only, as UCX's tcp traces a zcopy AM. */
+		uct_iface_trace_am(&iface->super, UCT_AM_TRACE_TYPE_SEND, id,
+				   header, header_length, "TX: AM_ZCOPY");
+	}
 	return status;
 }
 

@@ -1091,7 +1091,7 @@ static ucs_mpool_ops_t uct_sctp_dpdk_rx_mp_ops = {
  * SELF_WIRE mode, where closing the receiving iface leaves the
  * association (of the whole process) up.
  */
-static ucs_status_t uct_sctp_dpdk_ep_invalidate(uct_ep_h tl_ep, unsigned flags)
+ucs_status_t uct_sctp_dpdk_ep_invalidate(uct_ep_h tl_ep)
 {
 	uct_sctp_dpdk_ep_t *ep = ucs_derived_of(tl_ep, uct_sctp_dpdk_ep_t);
 	uct_sctp_dpdk_iface_t *iface =
@@ -1110,8 +1110,7 @@ static ucs_status_t uct_sctp_dpdk_ep_invalidate(uct_ep_h tl_ep, unsigned flags)
 static uct_iface_internal_ops_t uct_sctp_dpdk_iface_internal_ops = {
 	.iface_estimate_perf = uct_base_iface_estimate_perf,
 	.iface_vfs_refresh = (uct_iface_vfs_refresh_func_t)ucs_empty_function,
-	.ep_query = (uct_ep_query_func_t)ucs_empty_function_return_unsupported,
-	.ep_invalidate = uct_sctp_dpdk_ep_invalidate,
+	.ep_query = UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_query_func_t),
 	UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS
 };
 

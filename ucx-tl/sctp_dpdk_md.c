@@ -94,12 +94,12 @@ static void uct_sctp_dpdk_md_close(uct_md_h md)
 
 static uct_md_ops_t uct_sctp_dpdk_md_ops = {
 	.close = uct_sctp_dpdk_md_close,
-	.mem_alloc = (uct_md_mem_alloc_func_t)ucs_empty_function_return_unsupported,
-	.mem_free = (uct_md_mem_free_func_t)ucs_empty_function_return_unsupported,
+	.mem_alloc = UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_alloc_func_t),
+	.mem_free = UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_free_func_t),
 	.mem_dereg = uct_sctp_dpdk_md_mem_dereg,
 	UCT_SCTP_DPDK_COMPAT_MD_OPS,
-	.detect_memory_type = (uct_md_detect_memory_type_func_t)
-		ucs_empty_function_return_unsupported,
+	.detect_memory_type =
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_md_detect_memory_type_func_t),
 };
 
 static ucs_status_t uct_sctp_dpdk_md_open(uct_component_t *component,
@@ -122,10 +122,8 @@ static ucs_status_t uct_sctp_dpdk_md_open(uct_component_t *component,
 	return UCS_OK;
 }
 
-static ucs_status_t uct_sctp_dpdk_rkey_unpack(uct_component_t *component,
-					      const void *rkey_buffer,
-					      uct_rkey_t *rkey_p,
-					      void **handle_p)
+ucs_status_t uct_sctp_dpdk_rkey_unpack(const void *rkey_buffer,
+				       uct_rkey_t *rkey_p, void **handle_p)
 {
 	uct_sctp_dpdk_rkey_t *rkey;
 
@@ -185,11 +183,8 @@ ucs_status_t uct_sctp_dpdk_query_devices(uct_md_h md,
 uct_component_t uct_sctp_dpdk_component = {
 	.query_md_resources = uct_md_query_single_md_resource,
 	.md_open = uct_sctp_dpdk_md_open,
-	.cm_open = (uct_component_cm_open_func_t)
-		ucs_empty_function_return_unsupported,
-	.rkey_unpack = uct_sctp_dpdk_rkey_unpack,
-	.rkey_ptr = (uct_component_rkey_ptr_func_t)
-		ucs_empty_function_return_unsupported,
+	.cm_open = UCT_SCTP_DPDK_UNSUPPORTED(uct_component_cm_open_func_t),
+	.rkey_ptr = UCT_SCTP_DPDK_UNSUPPORTED(uct_component_rkey_ptr_func_t),
 	.rkey_release = uct_sctp_dpdk_rkey_release,
 	UCT_SCTP_DPDK_COMPAT_COMPONENT_OPS
 	.name = UCT_SCTP_DPDK_NAME,

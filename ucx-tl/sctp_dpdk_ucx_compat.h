@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * sctp_dpdk_ucx_compat.h - the differences of UCX's internal UCT API
- * between the releases the transport is built with (UCX 1.13 to 1.18,
- * checked by ucx-tl/meson.build), in one place.  The transport implements
+ * between the releases the transport is built with (UCX 1.13 to 1.18 and
+ * 1.23, checked by ucx-tl/meson.build), in one place.  The transport implements
  * each operation once, in a release-neutral form (declared at the end of
  * sctp_dpdk.h); this header adapts it to the release's function types and
  * supplies the designated initializers of the ops tables that differ.
  * Nothing else in ucx-tl/ tests the UCX version.
  *
  * UCT_SCTP_DPDK_UCX_VERSION is major * 100 + minor of the UCX meson found
- * (pkg-config ucx-uct), passed by ucx-tl/meson.build.
+ * (pkg-config ucx-uct), passed by ucx-tl/meson.build.  The releases built
+ * and tested are 1.13 to 1.18 and 1.23; 1.19 to 1.22 are refused (by
+ * meson and below): their changes are known from their sources and
+ * written down here, but nothing was compiled or run against them.
  *
  * What changed, from the sources of each release (src/uct/base/uct_md.h,
  * uct_iface.h, uct_component.h, api/v2/uct_v2.h):
@@ -34,10 +37,29 @@
  *         down to it).
  *   1.17  uct_md_base_md_query() fills the md attributes' defaults.
  *   1.18  nothing the transport uses.
- *
- * Known for later releases, not supported yet (meson refuses them):
- * rkey_unpack takes a params struct (1.19), ep_invalidate takes params
- * (1.21).
+ *   1.19  the component's rkey_unpack takes a uct_rkey_unpack_params_t
+ *         (the system device to unpack on; ours ignores it); md mem_alloc
+ *         takes a sys_dev (ours is the "unsupported" stub, cast);
+ *         ucs/sys/stubs.h's stubs get a (void) prototype
+ *         (UCT_SCTP_DPDK_UNSUPPORTED below).
+ *   1.20  internal ops gain ep_get_device_ep (UCP's device API, only for
+ *         ifaces with UCT_IFACE_FLAG_DEVICE_EP: "unsupported" here), and
+ *         iface_query_v2 and iface_mem_element_pack, both gone in 1.21.
+ *   1.21  internal op ep_invalidate takes a uct_ep_invalidate_params_t
+ *         instead of flags (no field is defined yet); uct_md_ops_t gains
+ *         mem_elem_pack/mem_elem_release (device API: "unsupported").
+ *   1.22  internal ops regain iface_query_v2, which uct_iface_query_v2()
+ *         calls unconditionally (UCP's protocol selection asks every
+ *         lane): UCX's uct_iface_base_query_v2 (no SGL, no tokens), as
+ *         UCX's tcp; and ep_put_sgl_zcopy (used only when
+ *         max_put_sgl_zcopy_count, 0 from that query, says so).  md
+ *         mem_query fills a uct_md_mem_attr_v2_t (ours stays unset, as
+ *         before: UCP queries only memory-type-detecting and dmabuf mds).
+ *         The module loader opens UCX_PLUGIN_PATH (ucx-tl/meson.build).
+ *   1.23  internal ops gain ep_get_sgl_zcopy and ep_outstanding_purge
+ *         (uct_base_iface_t's constructor asserts the latter is set;
+ *         "unsupported", as UCX's tcp, mm and self).  uct_iface_attr_t
+ *         gains ctl_device (uct_base_iface_query clears it: no device).
  */
 #ifndef UCT_SCTP_DPDK_UCX_COMPAT_H
 #define UCT_SCTP_DPDK_UCX_COMPAT_H
@@ -57,11 +79,20 @@
 #error "UCT_SCTP_DPDK_UCX_VERSION is not defined: build ucx-tl/ with meson (ucx-tl/meson.build passes it)"
 #endif
 
-#define UCT_SCTP_DPDK_UCX_AT_LEAST(_major, _minor) \
+#define UCT_SCTP_DPDK_UCX_AT_LEAST(_major, _minor)                             \
 	(UCT_SCTP_DPDK_UCX_VERSION >= (_major) * 100 + (_minor))
 
-#if !UCT_SCTP_DPDK_UCX_AT_LEAST(1, 13) || UCT_SCTP_DPDK_UCX_AT_LEAST(1, 19)
-#error "sctp_dpdk_ucx_compat.h knows UCX 1.13 to 1.18 only"
+/* UCX's "unsupported" stub as an op of type _type.  From 1.19 ucs/sys/stubs.h
+ * declares the stubs with a (void) prototype, and GCC's -Wcast-function-type
+ * (-Wextra) rejects a cast between two prototyped function types unless it
+ * goes through void (*)(void), which GCC takes as matching any function.
+ * UCX's own transports call the stubs through such casts. */
+#define UCT_SCTP_DPDK_UNSUPPORTED(_type)                                       \
+	((_type)(void (*)(void))ucs_empty_function_return_unsupported)
+
+#if !UCT_SCTP_DPDK_UCX_AT_LEAST(1, 13) || UCT_SCTP_DPDK_UCX_AT_LEAST(1, 24) || \
+	(UCT_SCTP_DPDK_UCX_AT_LEAST(1, 19) && !UCT_SCTP_DPDK_UCX_AT_LEAST(1, 23))
+#error "sctp_dpdk_ucx_compat.h is tested with UCX 1.13 to 1.18 and 1.23 only"
 #endif
 
 /* ---- memory pools ----------------------------------------------------- */
@@ -170,20 +201,28 @@ uct_sctp_dpdk_compat_mkey_pack(uct_md_h md, uct_mem_h memh,
 #endif
 
 /* The uct_md_ops_t members whose type or presence differs. */
-#if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
+#if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 21)
 #define UCT_SCTP_DPDK_COMPAT_MD_OPS                                            \
 	.query = uct_sctp_dpdk_compat_md_query,                                \
 	.mem_reg = uct_sctp_dpdk_compat_mem_reg,                               \
 	.mkey_pack = uct_sctp_dpdk_compat_mkey_pack,                           \
-	.mem_attach = (uct_md_mem_attach_func_t)                               \
-		ucs_empty_function_return_unsupported
+	.mem_attach = UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_attach_func_t),     \
+	.mem_elem_pack =                                                       \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_elem_pack_func_t),        \
+	.mem_elem_release = (uct_md_mem_elem_release_func_t)                   \
+		ucs_empty_function
+#elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
+#define UCT_SCTP_DPDK_COMPAT_MD_OPS                                            \
+	.query = uct_sctp_dpdk_compat_md_query,                                \
+	.mem_reg = uct_sctp_dpdk_compat_mem_reg,                               \
+	.mkey_pack = uct_sctp_dpdk_compat_mkey_pack,                           \
+	.mem_attach = UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_attach_func_t)
 #elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 14)
 #define UCT_SCTP_DPDK_COMPAT_MD_OPS                                            \
 	.query = uct_sctp_dpdk_compat_md_query,                                \
 	.mem_reg = uct_sctp_dpdk_compat_mem_reg,                               \
 	.mkey_pack = uct_sctp_dpdk_compat_mkey_pack,                           \
-	.mem_attach = (uct_md_mem_attach_func_t)                               \
-		ucs_empty_function_return_unsupported,                         \
+	.mem_attach = UCT_SCTP_DPDK_UNSUPPORTED(uct_md_mem_attach_func_t),     \
 	.is_sockaddr_accessible = (uct_md_is_sockaddr_accessible_func_t)       \
 		ucs_empty_function_return_zero_int
 #else
@@ -195,9 +234,31 @@ uct_sctp_dpdk_compat_mkey_pack(uct_md_h md, uct_mem_h memh,
 		ucs_empty_function_return_zero_int
 #endif
 
-/* The uct_component_t members that differ: two unpacked rkeys are equal
- * when their {addr, length, key} are (uct_base_rkey_compare compares the
- * rkey handles, which are our unpacked copies' addresses: not that). */
+/* The uct_component_t members that differ.  rkey_unpack: the params
+ * (1.19+) name a system device to unpack on; our rkeys are plain
+ * {addr, length, key} copies, the same on any device. */
+#if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 19)
+static inline ucs_status_t
+uct_sctp_dpdk_compat_rkey_unpack(uct_component_t *component,
+				 const void *rkey_buffer,
+				 const uct_rkey_unpack_params_t *params,
+				 uct_rkey_t *rkey_p, void **handle_p)
+{
+	return uct_sctp_dpdk_rkey_unpack(rkey_buffer, rkey_p, handle_p);
+}
+#else
+static inline ucs_status_t
+uct_sctp_dpdk_compat_rkey_unpack(uct_component_t *component,
+				 const void *rkey_buffer, uct_rkey_t *rkey_p,
+				 void **handle_p)
+{
+	return uct_sctp_dpdk_rkey_unpack(rkey_buffer, rkey_p, handle_p);
+}
+#endif
+
+/* rkey_compare (1.16+): two unpacked rkeys are equal when their {addr,
+ * length, key} are (uct_base_rkey_compare compares the rkey handles,
+ * which are our unpacked copies' addresses: not that). */
 #if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
 static inline ucs_status_t
 uct_sctp_dpdk_compat_rkey_compare(uct_component_t *component, uct_rkey_t rkey1,
@@ -211,9 +272,11 @@ uct_sctp_dpdk_compat_rkey_compare(uct_component_t *component, uct_rkey_t rkey1,
 	return UCS_OK;
 }
 #define UCT_SCTP_DPDK_COMPAT_COMPONENT_OPS                                     \
+	.rkey_unpack = uct_sctp_dpdk_compat_rkey_unpack,                       \
 	.rkey_compare = uct_sctp_dpdk_compat_rkey_compare,
 #else
-#define UCT_SCTP_DPDK_COMPAT_COMPONENT_OPS
+#define UCT_SCTP_DPDK_COMPAT_COMPONENT_OPS                                     \
+	.rkey_unpack = uct_sctp_dpdk_compat_rkey_unpack,
 #endif
 
 /* ---- interface -------------------------------------------------------- */
@@ -265,25 +328,63 @@ uct_sctp_dpdk_compat_ep_is_connected(const uct_ep_h tl_ep,
 }
 #endif
 
+/* ep_invalidate: flags before 1.21, a params struct (no field defined)
+ * from 1.21; neither asks for anything but the invalidation. */
+#if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 21)
+static inline ucs_status_t
+uct_sctp_dpdk_compat_ep_invalidate(uct_ep_h tl_ep,
+				   const uct_ep_invalidate_params_t *params)
+{
+	return uct_sctp_dpdk_ep_invalidate(tl_ep);
+}
+#else
+static inline ucs_status_t uct_sctp_dpdk_compat_ep_invalidate(uct_ep_h tl_ep,
+							      unsigned flags)
+{
+	return uct_sctp_dpdk_ep_invalidate(tl_ep);
+}
+#endif
+
 /* The uct_iface_internal_ops_t members that differ (connect-to-iface
- * only: no ep addresses, so no ep_connect_to_ep_v2). */
-#if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
+ * only: no ep addresses, so no ep_connect_to_ep_v2; no device API, SGL
+ * or outstanding-operation purge: "unsupported"). */
+#if UCT_SCTP_DPDK_UCX_AT_LEAST(1, 23)
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
-	.ep_connect_to_ep_v2 = (uct_ep_connect_to_ep_v2_func_t)                \
-		ucs_empty_function_return_unsupported,                         \
+	.iface_query_v2 = uct_iface_base_query_v2,                             \
+	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),     \
+	.iface_is_reachable_v2 = uct_sctp_dpdk_compat_is_reachable_v2,         \
+	.ep_is_connected = uct_sctp_dpdk_compat_ep_is_connected,               \
+	.ep_get_device_ep =                                                    \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_get_device_ep_func_t),        \
+	.ep_put_sgl_zcopy =                                                    \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_put_sgl_zcopy_func_t),        \
+	.ep_get_sgl_zcopy =                                                    \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_get_sgl_zcopy_func_t),        \
+	.ep_outstanding_purge =                                                \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_outstanding_purge_func_t),
+#elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 16)
+#define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
+	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),     \
 	.iface_is_reachable_v2 = uct_sctp_dpdk_compat_is_reachable_v2,         \
 	.ep_is_connected = uct_sctp_dpdk_compat_ep_is_connected,
 #elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 15)
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
-	.ep_connect_to_ep_v2 = (uct_ep_connect_to_ep_v2_func_t)                \
-		ucs_empty_function_return_unsupported,                         \
+	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),     \
 	.iface_is_reachable_v2 = uct_base_iface_is_reachable_v2,
 #elif UCT_SCTP_DPDK_UCX_AT_LEAST(1, 14)
 #define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
-	.ep_connect_to_ep_v2 = (uct_ep_connect_to_ep_v2_func_t)                \
-		ucs_empty_function_return_unsupported,
+	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,                   \
+	.ep_connect_to_ep_v2 =                                                 \
+		UCT_SCTP_DPDK_UNSUPPORTED(uct_ep_connect_to_ep_v2_func_t),
 #else
-#define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS
+#define UCT_SCTP_DPDK_COMPAT_INTERNAL_OPS                                      \
+	.ep_invalidate = uct_sctp_dpdk_compat_ep_invalidate,
 #endif
 
 #endif /* UCT_SCTP_DPDK_UCX_COMPAT_H */
