@@ -748,7 +748,10 @@ uint64_t sg_zc_held(void);
  * is left referencing the bytes afterwards are the port's chained packets
  * (released when the port has sent them, not when the peer acknowledges):
  * the sends' @done runs once those are freed (status as usual: 0 while the
- * association is up).  Poll thread, endpoint's lock held.
+ * association is up), for a big send possibly before its copied rest is
+ * handed over (sg_send_busy still true; its failure is then reported as
+ * SG_EV_SEND_FAILED, the association's loss as SG_EV_DOWN).  Poll
+ * thread, endpoint's lock held.
  * @return bytes copied (0: none referenced, or no such association);
  *         -ENOMEM: some could not be copied (some still referenced, or a
  *         message cut short): the caller must abort @assoc;
