@@ -197,9 +197,11 @@ ssize_t sg_assoc_zc_detach(struct sg_ep *ep, sg_assoc_t assoc,
 	big = sg_big_zc_detach(ep, assoc, lo, hi);
 	n = usrsctp_zcopy_detach(ep->so, (sctp_assoc_t)assoc, addr, len);
 	if (n < 0) {
+		int err = errno;
+
 		SDP_LOG(ERR, SCTP, "assoc %u: usrsctp_zcopy_detach of %zu "
-			"bytes: %s", assoc, len, strerror(errno));
-		return errno == ENOMEM ? -ENOMEM : -EBADF;
+			"bytes: %s", assoc, len, strerror(err));
+		return err == ENOMEM ? -ENOMEM : -EBADF;
 	}
 	if (big < 0)
 		return big;
