@@ -52,6 +52,11 @@
 # 0008: getsockopt SCTP_SDP_UNSENT, an association's queued bytes not yet
 # transmitted (sg_assoc_unsent: the transport keeps polling while a send
 # it completed still has bytes there; docs/APPLICATIONS.md).
+# 0009: usrsctp_zcopy_detach(), an association's queued and
+# unacknowledged DATA stops referencing 0006's bytes in a range (each such
+# piece copied into memory usrsctp owns): a deregistration under
+# zero-copy GET replies waits for the port's chained packets, not for the
+# peer's SACK (sg_assoc_zc_detach, ucx-tl/sctp_dpdk_getzc.c).
 #
 # The last line printed is the install prefix (pass it to meson as
 # -Dusrsctp_prefix=...).  scripts/check-usrsctp-opt.py fails the build if

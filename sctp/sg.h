@@ -740,6 +740,7 @@ struct sg_zc_stats {
 	uint64_t outstanding;	     /* messages whose done has not run */
 	uint64_t records;	     /* malloc'd: reused once delivered, so
 				      * at most the peak in flight */
+	uint64_t detached_bytes;     /* copied by sg_assoc_zc_detach */
 };
 
 /** Zero-copy send counters of @ep (poll thread). */
@@ -748,6 +749,27 @@ void sg_ep_zc_stats(const struct sg_ep *ep, struct sg_zc_stats *st);
 /** Process-wide: usrsctp_sendv_ext calls whose bytes usrsctp still
  * references (0 once every zero-copy byte is released). */
 uint64_t sg_zc_held(void);
+
+/**
+ * Stop @assoc referencing the zero-copy bytes in [@addr, @addr + @len) now,
+ * instead of when the peer acknowledges them: every piece of an
+ * sg_send_zc still queued, in flight or retransmittable is copied into
+ * memory usrsctp owns (usrsctp-patches/0009), and the rest of a message
+ * not yet handed to usrsctp is copied and sent as a copied message.  What
+ * is left referencing the bytes afterwards are the port's chained packets
+ * (released when the port has sent them, not when the peer acknowledges):
+ * the sends' @done runs once those are freed (status as usual: 0 while the
+ * association is up), for a big send possibly before its copied rest is
+ * handed over (sg_send_busy still true; its failure is then reported as
+ * SG_EV_SEND_FAILED, the association's loss as SG_EV_DOWN).  Poll
+ * thread, endpoint's lock held.
+ * @return bytes copied (0: none referenced, or no such association);
+ *         -ENOMEM: some could not be copied (some still referenced, or a
+ *         message cut short): the caller must abort @assoc;
+ *         -EBADF: the endpoint has no socket.
+ */
+ssize_t sg_assoc_zc_detach(struct sg_ep *ep, sg_assoc_t assoc,
+			   const void *addr, size_t len);
 
 /** Abort @assoc now (ABORT chunk; its queued and unacknowledged data are
  * dropped, so the zero-copy sends on it are released: their @done runs

@@ -487,6 +487,9 @@ struct sg_zc *sg_zc_new(struct sg_ep *ep, sg_assoc_t assoc,
 /* One reference more (before each usrsctp_sendv_ext); its free_fn. */
 void sg_zc_get(struct sg_zc *z);
 void sg_zc_release_cb(void *arg);
+/* sg_msg.c: the big send's part of sg_assoc_zc_detach. */
+ssize_t sg_big_zc_detach(struct sg_ep *ep, sg_assoc_t assoc, uintptr_t lo,
+			 uintptr_t hi);
 /* Drop a reference; the last makes it deliverable. */
 void sg_zc_put(struct sg_zc *z);
 /* Run the done functions of the released ones. @return how many. */

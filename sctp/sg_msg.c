@@ -305,6 +305,48 @@ static int bounce_rest(struct sg_ep *ep)
 }
 
 /*
+ * The zero-copy big send of @assoc, if it has bytes in [lo, hi) not yet
+ * handed to usrsctp (sg_assoc_zc_detach): its rest is copied (bounce_rest)
+ * and continues as a copied send, and sg's hold on the record is dropped,
+ * so the record's done runs once usrsctp lets go of what it already took.
+ * @return bytes copied (0: nothing of it there), or -ENOMEM: the rest is
+ * dropped, the send fails (done with -ECONNRESET) and the message is cut
+ * short: the caller must abort the association.
+ */
+ssize_t sg_big_zc_detach(struct sg_ep *ep, sg_assoc_t assoc, uintptr_t lo,
+			 uintptr_t hi)
+{
+	struct sg_bigsend *b = &ep->big;
+	struct sg_zc *z = b->zc;
+	size_t left;
+	bool hit = false;
+	int i;
+
+	if (!b->active || z == NULL || b->assoc != assoc)
+		return 0;
+	for (i = b->cur; i < b->iovcnt && !hit; i++) {
+		size_t skip = i == b->cur ? b->off : 0;
+		uintptr_t p = (uintptr_t)b->iov[i].iov_base + skip;
+		size_t l = b->iov[i].iov_len - skip;
+
+		hit = l != 0 && p < hi && lo < p + l;
+	}
+	if (!hit)
+		return 0;
+	left = iov_left(b);
+	if (bounce_rest(ep) != 0) {
+		big_finish(ep, SG_EV_SEND_FAILED);
+		return -ENOMEM;
+	}
+	/* the bounce is the copied path's from now on (big_finish frees it
+	 * and reports nothing for it: the caller hears through done) */
+	b->zc = NULL;
+	b->zc_copy_first = false;
+	sg_zc_put(z);
+	return (ssize_t)left;
+}
+
+/*
  * A message in several pieces whose first piece is shorter than a packet:
  * gather its first head_cap bytes (the whole message when it is that
  * short) into b->head and make that the first piece, so the first packet

@@ -44,6 +44,9 @@
 #ifndef USRSCTP_HAVE_SENDV_EXT
 #error "usrsctp lacks usrsctp_sendv_ext (scripts/usrsctp-patches/0006-sendv-ext-zcopy.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
 #endif
+#ifndef USRSCTP_HAVE_ZCOPY_DETACH
+#error "usrsctp lacks usrsctp_zcopy_detach (scripts/usrsctp-patches/0009-zcopy-detach.patch): run scripts/setup.sh, which rebuilds usrsctp with the project's patches"
+#endif
 
 static unsigned int stack_refs;
 static uint64_t tsc_per_ms;

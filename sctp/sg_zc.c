@@ -20,6 +20,12 @@
  *     usrsctp free_fn -1 ... hand-over done -1 -> 0: zc_released
  *     sg_poll -> sg_zc_deliver -> done(arg, status), kept for reuse
  *
+ * sg_assoc_zc_detach (a deregistration that cannot wait for the peer)
+ * turns an association's references into copies at once (usrsctp patch
+ * 0009) and the rest of a big send into a copied send; the usrsctp free
+ * functions then run as the copies replace the references, and the port's
+ * chained packets drop theirs when sent.
+ *
  * Delivered records go on the endpoint's spare list (poll thread, under
  * its lock) and the next sg_send_zc takes one from there instead of
  * calloc: no glibc malloc/free per message for a bulk sender.  They
@@ -29,6 +35,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <usrsctp.h>
 
 #include "sg_internal.h"
 
@@ -172,6 +180,33 @@ void sg_zc_close(struct sg_ep *ep)
 			"referenced at close: their completions never run "
 			"(keep their buffers until the port is closed)",
 			ep->cfg.port, orphans);
+}
+
+ssize_t sg_assoc_zc_detach(struct sg_ep *ep, sg_assoc_t assoc,
+			   const void *addr, size_t len)
+{
+	uintptr_t lo = (uintptr_t)addr, hi = lo + len;
+	ssize_t n, big;
+
+	if (len == 0)
+		return 0;
+	if (ep->so == NULL)
+		return -EBADF;
+	/* the rest of a big send first: nothing is handed over from the
+	 * region after usrsctp has let go of it */
+	big = sg_big_zc_detach(ep, assoc, lo, hi);
+	n = usrsctp_zcopy_detach(ep->so, (sctp_assoc_t)assoc, addr, len);
+	if (n < 0) {
+		int err = errno;
+
+		SDP_LOG(ERR, SCTP, "assoc %u: usrsctp_zcopy_detach of %zu "
+			"bytes: %s", assoc, len, strerror(err));
+		return err == ENOMEM ? -ENOMEM : -EBADF;
+	}
+	if (big < 0)
+		return big;
+	ep->zc_st.detached_bytes += (uint64_t)(n + big);
+	return n + big;
 }
 
 void sg_ep_zc_stats(const struct sg_ep *ep, struct sg_zc_stats *st)

@@ -822,6 +822,78 @@ TEST_F(SgTwoNodes, ZeroCopySendReferencesTheCallersBytes)
 }
 
 /*
+ * sg_assoc_zc_detach: a 2 MiB zero-copy message (four times the client's
+ * 512 KiB send buffer: the rest is continued from sg_poll) is detached right after
+ * sg_send_zc, before any SACK: usrsctp's queued references become copies
+ * and the rest not yet handed over is copied.  Once the port has let go
+ * of the packets it already built (chains held 0) the caller overwrites
+ * the whole buffer; the server must still receive the original bytes
+ * (retransmissions and the rest come from the copies), and done reports
+ * success (possibly before the copied rest is handed over: done tells
+ * that the buffer is free, sg_send_busy that the message is still
+ * going).  Without the detach the rest would carry the overwritten
+ * bytes.
+ */
+TEST_F(SgTwoNodes, ZeroCopyDetachLetsTheCallerReuseTheBufferAtOnce)
+{
+	const size_t len = 2u << 20;
+
+	pair_start(
+		"", "sndbuf=512K",
+		[&](Node &n, sg_assoc_t) {
+			std::vector<uint8_t> b;
+			sg_msg_desc meta;
+			CHILD_CHECK(n.recv(b, meta, 60));
+			CHILD_CHECK(b.size() == len);
+			size_t bad = 0;
+			for (size_t i = 0; i < b.size(); i++)
+				if (b[i] != (uint8_t)(i * 7 + 1))
+					bad++;
+			fprintf(stderr, "detach: %zu of %zu bytes differ\n",
+				bad, b.size());
+			CHILD_CHECK(bad == 0);
+		},
+		[&](Node &n, sg_assoc_t a) {
+			std::vector<uint8_t> buf(len);
+			int status = 1;
+			for (size_t i = 0; i < len; i++)
+				buf[i] = (uint8_t)(i * 7 + 1);
+			iovec iov = { buf.data(), buf.size() };
+			auto fn = [](void *arg, int st) {
+				*static_cast<int *>(arg) = st;
+			};
+			CHILD_CHECK(sg_send_zc(n.ep, a, 1, 0, PPID_DATA, &iov,
+					       1, 0, fn, &status) == 0);
+			CHILD_CHECK(sg_send_busy(n.ep));
+			ssize_t copied = sg_assoc_zc_detach(n.ep, a,
+							    buf.data(), len);
+			fprintf(stderr, "detach: %zd bytes copied\n", copied);
+			CHILD_CHECK(copied > 0);
+			/* the packets the port already holds: no sg_poll
+			 * (no SACK is read) while they go */
+			double end = now_s() + 5;
+			while (sg_tx_chains_held() != 0 && now_s() < end)
+				dp_port_flush(n.port, dp_tsc());
+			CHILD_CHECK(sg_tx_chains_held() == 0);
+			memset(buf.data(), 0xee, len);
+			/* done may come before the copied rest is handed
+			 * over: the message is sg's until sg_send_busy ends */
+			CHILD_CHECK(n.wait(
+				[&] {
+					return status != 1 &&
+					       !sg_send_busy(n.ep);
+				},
+				60));
+			CHILD_CHECK(status == 0);
+			sg_zc_stats zs;
+			sg_ep_zc_stats(n.ep, &zs);
+			CHILD_CHECK(zs.detached_bytes == (uint64_t)copied);
+			CHILD_CHECK(zs.done == 1 && zs.done_err == 0);
+		});
+	pair_end();
+}
+
+/*
  * The peer dies with zero-copy sends outstanding: once the association
  * is lost every send usrsctp let go of completes with -ECONNRESET (none
  * completes twice).  Chained packets that the memif port keeps for a

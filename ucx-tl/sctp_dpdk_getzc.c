@@ -16,9 +16,19 @@
  * (which runs from sg_poll once nothing references the bytes), and
  *
  *   uct_md_mem_dereg   removes the key from the table (no new reply reads
- *                      it), then waits for the key's records
+ *                      it), then detaches and waits for the key's records
  *   munmap & co.       a ucm VM_UNMAPPED handler (runs BEFORE the pages
- *                      go) waits for the records overlapping the range
+ *                      go) detaches and waits for the records
+ *                      overlapping the range
+ *
+ * Detach (sg_assoc_zc_detach, usrsctp-patches/0009): at once, each
+ * association holding such records copies the pieces its queues still
+ * reference (queued, in flight, retransmittable) and the rest of a reply
+ * not yet handed to usrsctp, and drops its references.  What is left are
+ * the port's chained packets already built from the pages: they go when
+ * the port has sent them, so the wait is bounded by the port, not by the
+ * requester's SACK (a lost SACK, a stalled or slow peer costs a copy of
+ * the unacknowledged bytes, not the association).
  *
  * The hook is needed besides dereg: UCP's registration cache (on by
  * default in 1.13.1, ucp_mm.c) deregisters lazily -- its own VM_UNMAPPED
@@ -33,9 +43,9 @@
  * any context UCP deregisters in -- a UCP completion inside
  * uct_worker_progress, the rcache's GC, ucp_mem_unmap -- unless this
  * thread already holds ctx->lock (the hook fired from a free() inside the
- * poll loop itself: usrsctp or DPDK trimming the heap); then, and with
- * PROGRESS=thread, it yields to whoever polls.  Normally the wait is
- * short: the requester's SACK of the last reply goes out before its ATS.
+ * poll loop itself: usrsctp or DPDK trimming the heap: neither detach nor
+ * wait is possible, an error says so); with PROGRESS=thread it yields to
+ * whoever polls.
  *
  * Order: a GET reads the memory when it is served, before any PUT sent
  * after it is written (sctp_dpdk_rma.c).  By reference the bytes are read
@@ -49,15 +59,11 @@
  * until the ATS; MPI one-sided: a local store racing a remote get is
  * erroneous).
  *
- * Deadline DEREG_WAIT_MS: past it the associations still holding the
- * region's bytes are ABORTED (sg_assoc_abort: usrsctp drops their queues,
- * so no retransmission reads the pages again; their eps fail as on any
- * association loss) and a warning names the setting.  Copying the
- * referenced remainder instead is not possible from here: the mbufs that
- * point at the pages are usrsctp's (queued, in flight, retransmittable).
- * Losing a peer that has not acknowledged for DEREG_WAIT_MS is the price
- * of never reading unmapped memory.  Re-entrant with ctx->lock held (no
- * poll possible) the abort cannot be called either: an error says so.
+ * Deadline DEREG_WAIT_MS: past it (a port still holding chained packets
+ * of the pages: a stuck queue), or at once when a detach could not copy
+ * (no memory), the associations concerned are ABORTED (sg_assoc_abort:
+ * usrsctp drops their queues; their eps fail as on any association loss)
+ * and a warning names the setting; other associations are untouched.
  */
 #ifdef HAVE_CONFIG_H
 #include "config.h"
@@ -81,6 +87,9 @@
 /* after an abort: for the done functions (and a port's chained packets) */
 #define UCT_SCTP_DPDK_GETZC_ABORT_WAIT_MS 1000
 #define UCT_SCTP_DPDK_GETZC_MAX_ABORTS 16
+/* between detach passes: one pass takes at most MAX_ABORTS associations,
+ * and a munmap's range may still be served by new GETs meanwhile */
+#define UCT_SCTP_DPDK_GETZC_DETACH_EVERY_MS 10
 
 typedef struct uct_sctp_dpdk_getzc_ref {
 	ucs_list_link_t list;
@@ -123,13 +132,22 @@ uint64_t uct_sctp_dpdk_getzc_held(void)
 	return __atomic_load_n(&uct_sctp_dpdk_getzc.live, __ATOMIC_ACQUIRE);
 }
 
-/* Records matching @m; the first one's ctx in @ctx_p.  With @sgs, each
- * distinct association holding one goes into @sgs/@assocs (at most
- * UCT_SCTP_DPDK_GETZC_MAX_ABORTS, *n_p of them). */
+/* The associations holding records that match @m (at most
+ * UCT_SCTP_DPDK_GETZC_MAX_ABORTS of them), each with the smallest range
+ * covering its records' bytes. */
+typedef struct {
+	unsigned n;
+	struct sg_ep *sgs[UCT_SCTP_DPDK_GETZC_MAX_ABORTS];
+	sg_assoc_t assocs[UCT_SCTP_DPDK_GETZC_MAX_ABORTS];
+	uint64_t start[UCT_SCTP_DPDK_GETZC_MAX_ABORTS];
+	uint64_t end[UCT_SCTP_DPDK_GETZC_MAX_ABORTS];
+} uct_sctp_dpdk_getzc_holders_t;
+
+/* Records matching @m; the first one's ctx in @ctx_p.  With @h, the
+ * associations holding them go there. */
 static unsigned uct_sctp_dpdk_getzc_count(const uct_sctp_dpdk_getzc_match_t *m,
 					  uct_sctp_dpdk_ctx_t **ctx_p,
-					  struct sg_ep **sgs,
-					  sg_assoc_t *assocs, unsigned *n_p)
+					  uct_sctp_dpdk_getzc_holders_t *h)
 {
 	uct_sctp_dpdk_getzc_ref_t *ref;
 	unsigned count = 0, k;
@@ -142,34 +160,67 @@ static unsigned uct_sctp_dpdk_getzc_count(const uct_sctp_dpdk_getzc_match_t *m,
 			continue;
 		if (count++ == 0)
 			*ctx_p = ref->ctx;
-		if (sgs == NULL)
+		if (h == NULL)
 			continue;
-		for (k = 0; k < *n_p; k++)
-			if (sgs[k] == ref->sg && assocs[k] == ref->assoc)
+		for (k = 0; k < h->n; k++)
+			if (h->sgs[k] == ref->sg && h->assocs[k] == ref->assoc)
 				break;
-		if (k == *n_p && *n_p < UCT_SCTP_DPDK_GETZC_MAX_ABORTS) {
-			sgs[k] = ref->sg;
-			assocs[k] = ref->assoc;
-			(*n_p)++;
+		if (k == h->n) {
+			if (h->n == UCT_SCTP_DPDK_GETZC_MAX_ABORTS)
+				continue;
+			h->sgs[k] = ref->sg;
+			h->assocs[k] = ref->assoc;
+			h->start[k] = ref->addr;
+			h->end[k] = ref->addr + ref->length;
+			h->n++;
+			continue;
 		}
+		h->start[k] = ucs_min(h->start[k], ref->addr);
+		h->end[k] = ucs_max(h->end[k], ref->addr + ref->length);
 	}
 	pthread_mutex_unlock(&uct_sctp_dpdk_getzc.lock);
 	return count;
 }
 
-/* One step of waiting: poll the stack, or let the poller run.
- * @return 0, or -1 when this thread holds ctx->lock (cannot poll). */
-static int uct_sctp_dpdk_getzc_progress(uct_sctp_dpdk_ctx_t *ctx)
+/* One step of waiting: poll the stack, or let the poller run.  Not with
+ * ctx->lock held by this thread (the caller checks). */
+static void uct_sctp_dpdk_getzc_progress(uct_sctp_dpdk_ctx_t *ctx)
 {
-	if (ucs_recursive_spin_is_owner(ctx->lock, pthread_self()))
-		return -1;
 	if (!ctx->thread_on && ucs_recursive_spin_trylock(ctx->lock)) {
 		uct_sctp_dpdk_ctx_poll_all();
 		ucs_recursive_spin_unlock(ctx->lock);
-		return 0;
+		return;
 	}
 	sched_yield();
-	return 0;
+}
+
+/* Detach the associations in @h from their records' bytes (the file
+ * comment); those whose copy failed are aborted at once.  ctx->lock held. */
+static void uct_sctp_dpdk_getzc_detach(uct_sctp_dpdk_getzc_holders_t *h,
+				       const char *what)
+{
+	unsigned k;
+	ssize_t n;
+	int rc;
+
+	for (k = 0; k < h->n; k++) {
+		n = sg_assoc_zc_detach(h->sgs[k], h->assocs[k],
+				       (const void *)(uintptr_t)h->start[k],
+				       h->end[k] - h->start[k]);
+		if (n >= 0) {
+			ucs_debug("sctp_dpdk: %s: assoc %u: %zd referenced "
+				  "bytes copied", what, h->assocs[k], n);
+			continue;
+		}
+		ucs_warn("sctp_dpdk: %s: assoc %u: copying the zero-copy GET "
+			 "replies it still references failed (%s): aborting "
+			 "it so that nothing reads the memory after it is "
+			 "released", what, h->assocs[k], strerror((int)-n));
+		rc = sg_assoc_abort(h->sgs[k], h->assocs[k]);
+		if (rc != 0)
+			ucs_debug("sctp_dpdk: abort of assoc %u: %s",
+				  h->assocs[k], strerror(-rc));
+	}
 }
 
 /* Wait until no record matches @m (see the file comment).  @what names
@@ -177,21 +228,15 @@ static int uct_sctp_dpdk_getzc_progress(uct_sctp_dpdk_ctx_t *ctx)
 static void uct_sctp_dpdk_getzc_wait(const uct_sctp_dpdk_getzc_match_t *m,
 				     const char *what)
 {
-	struct sg_ep *sgs[UCT_SCTP_DPDK_GETZC_MAX_ABORTS];
-	sg_assoc_t assocs[UCT_SCTP_DPDK_GETZC_MAX_ABORTS];
+	uct_sctp_dpdk_getzc_holders_t h;
 	uct_sctp_dpdk_ctx_t *ctx = NULL;
-	uint64_t deadline = 0, hz = dp_tsc_hz();
-	unsigned count, n = 0, k, aborted = 0;
+	uint64_t deadline = 0, next_detach = 0, hz = dp_tsc_hz();
+	unsigned count, k, aborted = 0;
 	uint64_t start = 0;
 	int rc;
 
-	while ((count = uct_sctp_dpdk_getzc_count(m, &ctx, NULL, NULL,
-						  NULL)) != 0) {
-		if (deadline == 0) {
-			start = dp_tsc();
-			deadline = start + hz * ctx->dereg_wait_ms / 1000;
-		}
-		if (uct_sctp_dpdk_getzc_progress(ctx) != 0) {
+	while ((count = uct_sctp_dpdk_getzc_count(m, &ctx, NULL)) != 0) {
+		if (ucs_recursive_spin_is_owner(ctx->lock, pthread_self())) {
 			ucs_error("sctp_dpdk: %s of 0x%" PRIx64 "..0x%" PRIx64
 				  " from inside the stack's poll loop while "
 				  "%u zero-copy GET replies still reference "
@@ -201,6 +246,25 @@ static void uct_sctp_dpdk_getzc_wait(const uct_sctp_dpdk_getzc_match_t *m,
 				  m->start, m->end, count);
 			return;
 		}
+		if (deadline == 0) {
+			start = dp_tsc();
+			deadline = start + hz * ctx->dereg_wait_ms / 1000;
+		}
+		if (!aborted && dp_tsc() >= next_detach) {
+			/* at once: copies replace usrsctp's references, so
+			 * only the port's chained packets are left to wait
+			 * for, not the peer's SACK */
+			next_detach = dp_tsc() +
+				      hz * UCT_SCTP_DPDK_GETZC_DETACH_EVERY_MS /
+					      1000;
+			h.n = 0;
+			uct_sctp_dpdk_getzc_count(m, &ctx, &h);
+			ucs_recursive_spin_lock(ctx->lock);
+			uct_sctp_dpdk_getzc_detach(&h, what);
+			ucs_recursive_spin_unlock(ctx->lock);
+			continue;
+		}
+		uct_sctp_dpdk_getzc_progress(ctx);
 		if (dp_tsc() < deadline)
 			continue;
 		if (aborted) {
@@ -212,22 +276,23 @@ static void uct_sctp_dpdk_getzc_wait(const uct_sctp_dpdk_getzc_match_t *m,
 				  UCT_SCTP_DPDK_GETZC_ABORT_WAIT_MS);
 			return;
 		}
-		n = 0;
-		uct_sctp_dpdk_getzc_count(m, &ctx, sgs, assocs, &n);
+		h.n = 0;
+		uct_sctp_dpdk_getzc_count(m, &ctx, &h);
 		ucs_warn("sctp_dpdk: %s: %u zero-copy GET replies from this "
-			 "memory were not acknowledged within "
-			 UCT_SCTP_DPDK_ENV "DEREG_WAIT_MS=%u: aborting %u "
+			 "memory still referenced " UCT_SCTP_DPDK_ENV
+			 "DEREG_WAIT_MS=%u after their associations copied "
+			 "them (a port holds their packets): aborting %u "
 			 "association(s) so that nothing reads the memory "
 			 "after it is released (raise " UCT_SCTP_DPDK_ENV
 			 "DEREG_WAIT_MS, or " UCT_SCTP_DPDK_ENV
 			 "TX_ZCOPY_MIN=0 to copy GET replies)", what, count,
-			 ctx->dereg_wait_ms, n);
+			 ctx->dereg_wait_ms, h.n);
 		ucs_recursive_spin_lock(ctx->lock);
-		for (k = 0; k < n; k++) {
-			rc = sg_assoc_abort(sgs[k], assocs[k]);
+		for (k = 0; k < h.n; k++) {
+			rc = sg_assoc_abort(h.sgs[k], h.assocs[k]);
 			if (rc != 0)
 				ucs_debug("sctp_dpdk: abort of assoc %u: %s",
-					  assocs[k], strerror(-rc));
+					  h.assocs[k], strerror(-rc));
 		}
 		ucs_recursive_spin_unlock(ctx->lock);
 		aborted = 1;
@@ -257,8 +322,7 @@ int uct_sctp_dpdk_getzc_busy(uint64_t addr, uint64_t length)
 					 .end = addr + length};
 	uct_sctp_dpdk_ctx_t *ctx;
 
-	return length != 0 &&
-	       uct_sctp_dpdk_getzc_count(&m, &ctx, NULL, NULL, NULL) != 0;
+	return length != 0 && uct_sctp_dpdk_getzc_count(&m, &ctx, NULL) != 0;
 }
 
 void uct_sctp_dpdk_getzc_dereg_wait(uint64_t key)

@@ -279,7 +279,9 @@ static ucs_config_field_t uct_sctp_dpdk_iface_config_table[] = {
 
 	{"DEREG_WAIT_MS", "2000",
 	 "Deregistering or unmapping memory that GET replies still reference\n"
-	 "waits up to this many ms, then aborts the associations holding it.",
+	 "copies what the associations reference, then waits up to this many\n"
+	 "ms for the port's packets built from it; past that it aborts the\n"
+	 "associations whose packets the port still holds.",
 	 ucs_offsetof(uct_sctp_dpdk_iface_config_t, dereg_wait_ms),
 	 UCS_CONFIG_TYPE_UINT},
 

@@ -1087,9 +1087,10 @@ static unsigned uct_sctp_dpdk_rma_orphans(uct_sctp_dpdk_iface_t *iface,
  * the device context after the iface, so without the wait a
  * retransmission would read a buffer the caller frees after
  * uct_iface_close.  Bounded by DEREG_WAIT_MS; past it the associations
- * holding the data are aborted, as for memory a GET reply references
- * (sctp_dpdk_getzc.c): a peer that has not acknowledged for that long is
- * lost rather than memory read after it is gone.
+ * holding the data are aborted (memory a GET reply references is copied
+ * instead, sctp_dpdk_getzc.c; these ops' data are not): a peer that has
+ * not acknowledged for that long is lost rather than memory read after
+ * it is gone.
  */
 void uct_sctp_dpdk_rma_iface_release_orphans(uct_sctp_dpdk_iface_t *iface)
 {

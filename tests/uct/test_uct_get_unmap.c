@@ -22,23 +22,29 @@
  * references before it is a race (the requester's last SACK against the
  * release command on the socketpair: on a quiet machine the SACK won all
  * 90 rounds now and then), so the rounds only count them;
- * the wait is proved by two paused rounds: the requester posts a 2 MiB
+ * the release is proved by two paused rounds: the requester posts a 2 MiB
  * GET, stops progressing for GU_PAUSE_MS (the target has queued every
  * reply by reference and gets no SACK), tells the peer to release
  * (dereg first, then munmap first) and only then progresses again: the
  * call must find references and return with none, and the GET must
- * complete with every byte right.
- * * peer reports the zero-copy replies still referenced just before and
- * just after the first of the two calls: after it, none may be left
- * (the call waited); at least one round must have caught references
- * before it, or the test proved nothing.  Without the wait the peer reads
- * unmapped memory on a retransmission (SIGSEGV) or keeps references past
- * the call.  The counters show the replies went by reference.
+ * complete with every byte right.  Without the release's detach and wait
+ * the peer reads unmapped memory on a retransmission (SIGSEGV) or keeps
+ * references past the call.  The counters show the replies went by
+ * reference.
  *
- * Last, the deadline: this process starts a 64 MiB GET and stops
- * progressing (no SACK leaves it); the peer's dereg must wait
- * DEREG_WAIT_MS (500 ms here), abort the association and return with no
- * reference left.
+ * The withheld SACK: a 2 MiB GET on one ep whose requester stops
+ * progressing for longer than DEREG_WAIT_MS (500 ms here) while the peer
+ * deregisters and unmaps the memory.  The release must not wait for the
+ * SACK: the association's references become copies at once
+ * (sg_assoc_zc_detach), the call returns well within DEREG_WAIT_MS with
+ * none left and aborts nothing, the GET completes with every byte right,
+ * and a second ep to the same peer (the same association) then completes
+ * a GET of its own.  Aborting instead fails both.
+ *
+ * Last, the stall: this process starts a 64 MiB GET and stops
+ * progressing (no SACK leaves it); the peer's dereg must return within
+ * DEREG_WAIT_MS with no reference left (the replies not yet served fail
+ * with INVALID_ADDR: the key is gone).
  *
  * Fixture: uct_fixture.h, RMA helpers: uct_rma_fixture.h.
  */
@@ -199,8 +205,8 @@ static gu_reply_t gu_start_get(env_t *e, uct_ep_h ep, int fd, uint8_t *buf,
 /* A GET whose replies the target has queued by reference and whose
  * requester progresses again only after telling the target to release
  * the memory (mode 0: dereg first, 1: munmap first): the release must
- * find references, wait for the SACKs instead of returning or aborting,
- * and the GET completes intact. */
+ * find references and return with none left, without aborting, and the
+ * GET completes intact. */
 static void test_pause(env_t *e, uct_ep_h ep, int fd, uint8_t mode)
 {
 	gu_cmd_t cmd = {.op = 'U', .mode = mode};
@@ -252,7 +258,7 @@ static void test_pause(env_t *e, uct_ep_h ep, int fd, uint8_t mode)
 		      "zero-copy GET replies still referenced the memory",
 		      call, rep.b);
 		CHECK(c.super.status == UCS_OK, "pause, %s: GET completed with %s "
-		      "(the release aborted it instead of waiting)", call,
+		      "(the release aborted it)", call,
 		      ucs_status_string(c.super.status));
 		bad = fx_rma_check(buf, GU_PAUSE_BYTES, seed);
 		CHECK(bad < 0, "pause, %s: byte %" PRId64 " differs", call,
@@ -262,8 +268,79 @@ static void test_pause(env_t *e, uct_ep_h ep, int fd, uint8_t mode)
 	free(buf);
 }
 
+/* A GET whose target releases its memory while the requester withholds
+ * every SACK for longer than DEREG_WAIT_MS: the release copies what the
+ * association references instead of aborting it, so the GET and a GET on
+ * @ep2 (the same association) afterwards complete intact. */
+static void test_detach(env_t *e, uct_ep_h ep, uct_ep_h ep2, int fd)
+{
+	uint8_t *buf = malloc(GU_PAUSE_BYTES);
+	uct_rkey_bundle_t rk;
+	gu_reply_t rep;
+	rma_comp_t c;
+	double until;
+	int64_t bad;
+
+	if (buf == NULL)
+		return;
+	memset(buf, 0, GU_PAUSE_BYTES);
+	gu_start_get(e, ep, fd, buf, GU_PAUSE_BYTES, 7100, &rk, &c, "detach");
+	uct_worker_progress(e->worker); /* the request leaves */
+	usleep(GU_PAUSE_MS * 1000);	/* the replies are queued */
+	/* no SACK leaves this process for 1.5 DEREG_WAIT_MS: the peer's
+	 * dereg ('T', then munmap) runs meanwhile */
+	rep = gu_cmd(fd, 'T', 0, 0, 0);
+	usleep(GU_WAIT_MS * 1500);
+	until = fx_now_s() + RMA_DEADLINE_S;
+	while (!c.done && fx_now_s() < until)
+		uct_worker_progress(e->worker);
+	printf("get-unmap: withheld SACK: %" PRIu64 " references at dereg, "
+	       "%" PRIu64 " after, dereg took %" PRIu64 " ms; GET %s\n",
+	       rep.a, rep.b, rep.c,
+	       c.done ? ucs_status_string(c.super.status) : "not done");
+	CHECK(rep.a > 0, "detach: no reference held at dereg: the replies did "
+	      "not go by reference");
+	CHECK(rep.b == 0, "detach: dereg returned with %" PRIu64 " references",
+	      rep.b);
+	CHECK(rep.c < GU_WAIT_MS, "detach: dereg took %" PRIu64 " ms: it "
+	      "waited for the SACK (DEREG_WAIT_MS=%u)", rep.c, GU_WAIT_MS);
+	CHECK(c.done && c.super.status == UCS_OK, "detach: the GET %s%s "
+	      "(the release aborted the association)",
+	      c.done ? "completed with " : "did not complete",
+	      c.done ? ucs_status_string(c.super.status) : "");
+	if (c.done && c.super.status == UCS_OK) {
+		bad = fx_rma_check(buf, GU_PAUSE_BYTES, 7100);
+		CHECK(bad < 0, "detach: byte %" PRId64 " differs", bad);
+	}
+	uct_rkey_release(e->comp, &rk);
+	if (fx_failures != 0) {
+		free(buf);
+		return;
+	}
+	/* the association carries on: a GET on the second ep */
+	memset(buf, 0, 1u << 20);
+	gu_start_get(e, ep2, fd, buf, 1u << 20, 7101, &rk, &c, "detach, ep2");
+	until = fx_now_s() + RMA_DEADLINE_S;
+	while (!c.done && fx_now_s() < until)
+		uct_worker_progress(e->worker);
+	CHECK(c.done && c.super.status == UCS_OK, "detach: the second ep's "
+	      "GET %s%s", c.done ? "completed with " : "did not complete",
+	      c.done ? ucs_status_string(c.super.status) : "");
+	if (c.done && c.super.status == UCS_OK) {
+		bad = fx_rma_check(buf, 1u << 20, 7101);
+		CHECK(bad < 0, "detach: second ep: byte %" PRId64 " differs",
+		      bad);
+	}
+	rep = gu_cmd(fd, 'U', 0, 0, 0);
+	CHECK(rep.b == 0, "detach: second ep: dereg returned with %" PRIu64
+	      " references", rep.b);
+	uct_rkey_release(e->comp, &rk);
+	free(buf);
+}
+
 /* A GET the requester stops progressing in the middle of: the peer's
- * dereg aborts the association after DEREG_WAIT_MS. */
+ * dereg copies what the association references and returns without
+ * waiting for the SACK. */
 static void test_stall(env_t *e, uct_ep_h ep, int fd)
 {
 	uct_rkey_bundle_t rk;
@@ -287,11 +364,10 @@ static void test_stall(env_t *e, uct_ep_h ep, int fd)
 	CHECK(rep.a > 0, "stall: no reference held at dereg");
 	CHECK(rep.b == 0, "stall: dereg returned with %" PRIu64 " references",
 	      rep.b);
-	CHECK(rep.c >= GU_WAIT_MS && rep.c < GU_WAIT_MS + 30000,
-	      "stall: dereg took %" PRIu64 " ms, not DEREG_WAIT_MS=%u and "
-	      "the abort", rep.c, GU_WAIT_MS);
-	/* the association is gone (this side learns it from the ABORT, or
-	 * later if that was dropped): the ep's destroy completes the GET */
+	CHECK(rep.c < GU_WAIT_MS, "stall: dereg took %" PRIu64 " ms: it "
+	      "waited for the SACK (DEREG_WAIT_MS=%u)", rep.c, GU_WAIT_MS);
+	/* the replies not yet served fail (the key is gone); the ep's
+	 * destroy completes the GET whatever is still outstanding */
 	uct_ep_destroy(ep);
 	CHECK(c.done, "stall: the GET did not complete at ep destroy");
 	uct_rkey_release(e->comp, &rk);
@@ -308,7 +384,7 @@ static int test_get_unmap(void)
 	ucs_status_t st;
 	gu_reply_t rep;
 	int64_t bad;
-	uct_ep_h ep;
+	uct_ep_h ep, ep2;
 	iface_t t;
 	env_t e;
 	int fd;
@@ -334,6 +410,7 @@ static int test_get_unmap(void)
 	if (buf == NULL)
 		return 1;
 	ep = fx_ep_to(&t, dev, ifa);
+	ep2 = fx_ep_to(&t, dev, ifa); /* same peer: same association */
 	for (r = 0; r < GU_ROUNDS && fx_failures == 0; r++) {
 		size_t len = sizes[r % 3];
 		uint32_t seed = 900 + r;
@@ -371,6 +448,9 @@ static int test_get_unmap(void)
 		test_pause(&e, ep, fd, 0);
 	if (fx_failures == 0)
 		test_pause(&e, ep, fd, 1);
+	if (fx_failures == 0)
+		test_detach(&e, ep, ep2, fd);
+	uct_ep_destroy(ep2);
 	if (fx_failures == 0)
 		test_stall(&e, ep, fd); /* destroys ep */
 	else
