@@ -1202,6 +1202,7 @@ uct_sctp_dpdk_rma_op_get(uct_sctp_dpdk_iface_t *iface, uct_sctp_dpdk_ep_t *ep,
 	op->kind = kind;
 	op->on_txq = 0;
 	op->placed = 0;
+	op->marker = 0;
 	op->reply_stream = 0;
 	op->tx_offset = 0;
 	op->chunk = 0;
