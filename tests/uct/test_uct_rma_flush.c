@@ -68,19 +68,6 @@ static unsigned flush_fill(uct_ep_h ep, const rma_info_t *info,
 	return n;
 }
 
-/* Bytes of @ep's association not yet acknowledged by the peer. */
-static uint64_t flush_unacked(uct_ep_h ep)
-{
-	uct_sctp_dpdk_ep_t *sep = ucs_derived_of(ep, uct_sctp_dpdk_ep_t);
-	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
-	uint64_t unacked = UINT64_MAX;
-
-	ucs_recursive_spin_lock(ctx->lock);
-	sg_assoc_unacked(sep->peer->sg, sep->peer->assoc, &unacked);
-	ucs_recursive_spin_unlock(ctx->lock);
-	return unacked;
-}
-
 static int test_flush(int queued_ep)
 {
 	uint8_t *pattern;
@@ -129,7 +116,7 @@ static int test_flush(int queued_ep)
 	} else {
 		covered = off;
 		st = uct_iface_flush(t.iface, 0, &comp.super);
-		unacked = flush_unacked(ep);
+		unacked = fx_ep_unacked(ep);
 		CHECK(st != UCS_OK || unacked == 0, "iface flush said UCS_OK "
 		      "with %" PRIu64 " bytes unacknowledged (send buffer "
 		      "full)", unacked);

@@ -66,19 +66,6 @@ static void send_msg(env_t *e, uct_ep_h ep, uint32_t seq, size_t len)
 	      n);
 }
 
-/* Bytes of @ep's association not yet acknowledged by the peer. */
-static uint64_t unacked_bytes(uct_ep_h ep)
-{
-	uct_sctp_dpdk_ep_t *sep = ucs_derived_of(ep, uct_sctp_dpdk_ep_t);
-	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
-	uint64_t unacked = UINT64_MAX;
-
-	ucs_recursive_spin_lock(ctx->lock);
-	sg_assoc_unacked(sep->peer->sg, sep->peer->assoc, &unacked);
-	ucs_recursive_spin_unlock(ctx->lock);
-	return unacked;
-}
-
 /* Flush @ep, progressing.  @return seconds it took, or -1 at the
  * deadline. */
 static double flush_s(env_t *e, uct_ep_h ep)
@@ -104,7 +91,7 @@ static double ack_s(env_t *e, uct_ep_h ep)
 {
 	double t0 = fx_now_s(), t;
 
-	while (unacked_bytes(ep) != 0) {
+	while (fx_ep_unacked(ep) != 0) {
 		if (fx_now_s() > t0 + DEADLINE_S) {
 			CHECK(0, "association not acknowledged after %.0f s",
 			      (double)DEADLINE_S);

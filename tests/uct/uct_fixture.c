@@ -707,3 +707,15 @@ int fx_run(int (*test)(void))
 	atexit(fx_cleanup);
 	return test();
 }
+
+uint64_t fx_ep_unacked(uct_ep_h ep)
+{
+	uct_sctp_dpdk_ep_t *sep = ucs_derived_of(ep, uct_sctp_dpdk_ep_t);
+	uct_sctp_dpdk_ctx_t *ctx = uct_sctp_dpdk_ctx_peek();
+	uint64_t unacked = UINT64_MAX;
+
+	ucs_recursive_spin_lock(ctx->lock);
+	sg_assoc_unacked(sep->peer->sg, sep->peer->assoc, &unacked);
+	ucs_recursive_spin_unlock(ctx->lock);
+	return unacked;
+}

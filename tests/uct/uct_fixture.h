@@ -223,6 +223,10 @@ int fx_swap_addr(int fd, const iface_t *t, uint8_t *dev, uint8_t *ifa);
  */
 void fx_echo_peer_main(int fd) __attribute__((noreturn));
 
+/* Bytes of @ep's association (sctp_dpdk ep) not yet acknowledged by
+ * the peer; UINT64_MAX when the association is gone. */
+uint64_t fx_ep_unacked(uct_ep_h ep);
+
 /**
  * Sequence peer: memif server at 10.77.8.1 (or client with prefix
  * sdp-<job>-c<n> when fx_seq_peer_client is n > 0), sends its addresses,
