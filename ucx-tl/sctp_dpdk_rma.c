@@ -2123,7 +2123,7 @@ ucs_status_t uct_sctp_dpdk_rma_flush_start(uct_sctp_dpdk_ep_t *ep,
 	 * after every earlier message of the stream, AMs included. */
 	if (status == UCS_INPROGRESS && stream == ep->stream)
 		ep->am_dirty = 0;
-	iface->ctx->flush_markers += (status == UCS_INPROGRESS);
+	iface->ctx->flush_markers += (marker && status == UCS_INPROGRESS);
 	return status;
 }
 
