@@ -33,6 +33,8 @@ APPS = harness.APPS
 BIN = os.environ.get("SDP_MPI_TEST_DIR", "")
 TESTBED = os.path.join(APPS, "sdp-testbed")
 OVS = "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk"
+# the virtqueue size the testbed gives every port (sdp-testbed --queue-size)
+QSIZE = os.environ.get("SDP_TESTBED_VHOST_QUEUE_SIZE", "1024")
 
 
 def hugepages():
@@ -157,6 +159,9 @@ def test_static_flows(hosts=3):
         check(env.get(f"SDP_VDEV_{i}", "").endswith(f",mac={mac}"),
               f"host {i}: SDP_VDEV_{i} {env.get(f'SDP_VDEV_{i}')!r} does "
               "not give the port its MAC")
+        check(f",queue_size={QSIZE}," in env.get(f"SDP_VDEV_{i}", ""),
+              f"host {i}: SDP_VDEV_{i} {env.get(f'SDP_VDEV_{i}')!r} does "
+              "not give the port the testbed's default virtqueue size")
         check(f"ofport {i} {i + 1}" in out, f"vhu{i} is not OpenFlow port "
               f"{i + 1}:\n{out}")
         check(re.search(rf"priority=20,dl_dst={mac} actions=output:"
