@@ -5,10 +5,10 @@
 sampled once a second from outside: the CPU time of the ranks (every
 descendant of the launcher), of the vhost switch's PMD thread and its other
 threads (/proc/<pid>/task/*/stat), the machine's (/proc/stat: user, system,
-softirq, idle), the switch's vhu ports' packets and drops (ovs-appctl
-dpctl/show -s; a drop there on a port's TX is a frame for a rank whose RX
-virtqueue was full, ovs_tx_failure_drops) and, at the end, the PMD's
-dpif-netdev/pmd-perf-show.  The figures are taken over the all-to-all's
+softirq, idle), the packets the switch's PMD received (pmd-stats-show),
+the vhu ports' counters (the database's, refreshed every 5 s:
+ovs_tx_failure_drops is a frame for a rank whose RX virtqueue was full)
+and, at the end, the PMD's dpif-netdev/pmd-perf-show.  The figures are taken over the all-to-all's
 steady part: from when the job's frames reached 10 % of its total to 90 %
 (the switch's rx packets over vhost; the ranks' CPU time over the bridge,
 which has no switch to count), so MPI_Init and the connects stay out.
@@ -16,6 +16,11 @@ which has no switch to count), so MPI_Init and the connects stay out.
   bench/vhost_profile.py --fabric vhost -np 64 [--size 4096] [--steps 100]
                          [--perf-s 8] [--env K=V] [--testbed-env K=V]
                          [--json F]
+  bench/vhost_profile.py --fabric vhost --bw 1048576,4194304 ...
+
+--bw MIN,MAX: instead, 2 ranks' latency/bandwidth sweep of MIN..MAX bytes
+(apps/sdp-mpi-bench, busy polling as in apps/sdp-mpi-compare), its
+figures and the whole job's counters.
 
 --perf-s S: `perf record -g` of the switch for S seconds once the
 all-to-all runs (perf report --no-children summary printed).
@@ -98,7 +103,7 @@ class Sampler:
         self.ovs = f"/run/sdp/{job}/ovs"
         self.samples = []
         self.rank_ticks = {}   # tid -> last ticks seen (ranks exit)
-        self.rank_comm = re.compile(r"sdp-mpi-proxy")
+        self.rank_comm = re.compile(r"sdp-mpi-(proxy|bench)")
         self.perf_started = False
         self.pmd_perf = ""
         self.stop = threading.Event()
@@ -108,24 +113,26 @@ class Sampler:
         return int(p) if p.isdigit() else 0
 
     def ports(self):
-        """The vhu ports' packets and drops, summed (dpctl/show -s: live;
-        the database's statistics column lags up to 5 s)."""
+        """rx_packets: what the PMD received (pmd-stats-show, live); the
+        vhu ports' counters summed (the database's statistics column,
+        which the switch refreshes every 5 s: dpctl/show cannot read a
+        vhost port's): db_<name>, e.g. db_ovs_tx_failure_drops."""
         r = subprocess.run(["ovs-appctl", "-t", f"{self.ovs}/ovs-vswitchd.ctl",
-                            "--timeout=5", "dpctl/show", "-s"],
+                            "--timeout=5", "dpif-netdev/pmd-stats-show"],
                            capture_output=True, text=True)
-        tot, port = {}, None
-        for line in r.stdout.splitlines() if r.returncode == 0 else []:
-            m = re.match(r"\s*port \d+: (\S+)", line)
-            if m:
-                port = m.group(1)
-                continue
-            m = re.match(r"\s*(RX|TX) packets:(\d+) errors:(\d+) "
-                         r"dropped:(\d+)", line)
-            if m and port and port.startswith("vhu"):
-                d = m.group(1).lower()
-                for k, v in (("packets", 2), ("errors", 3), ("dropped", 4)):
-                    key = f"{d}_{k}"
-                    tot[key] = tot.get(key, 0) + int(m.group(v))
+        m = re.search(r"packets received: (\d+)", r.stdout)
+        if r.returncode != 0 or not m:
+            return {}
+        tot = {"rx_packets": int(m.group(1))}
+        r = subprocess.run(
+            ["ovs-vsctl", "--timeout=5", f"--db=unix:{self.ovs}/db.sock",
+             "--format=json", "--columns=name,statistics", "list",
+             "Interface"], capture_output=True, text=True)
+        if r.returncode == 0:
+            for name, st in json.loads(r.stdout)["data"]:
+                if name.startswith("vhu"):
+                    for k, v in st[1]:
+                        tot["db_" + k] = tot.get("db_" + k, 0) + v
         return tot
 
     def sample(self):
@@ -144,8 +151,10 @@ class Sampler:
                     pmd += ticks
                 else:
                     other += ticks
-            s["pmd"], s["switch_other"] = pmd, other
-            s["ports"] = self.ports()
+            ports = self.ports()
+            if ports:   # the switch answered: its figures are whole
+                s["pmd"], s["switch_other"] = pmd, other
+                s["ports"] = ports
             sh = f"{self.ovs}/ovs-vswitchd.ctl"
             if os.path.exists(sh):
                 r = subprocess.run(["ovs-appctl", "-t", sh, "--timeout=5",
@@ -190,6 +199,8 @@ def window(samples, key):
         return samples[0], samples[-1]
     lo = next(s for s in samples if key(s) - key(samples[0]) >= 0.1 * tot)
     hi = next(s for s in samples if key(s) - key(samples[0]) >= 0.9 * tot)
+    if hi["t"] - lo["t"] < 2:   # too short to tell: the whole job
+        return samples[0], samples[-1]
     return lo, hi
 
 
@@ -199,7 +210,7 @@ def main():
     ap.add_argument("--fabric", choices=["vhost", "bridge"], default="vhost")
     ap.add_argument("--tls", default="sctp_dpdk")
     ap.add_argument("--mpi", default="openmpi")
-    ap.add_argument("-np", type=int, required=True)
+    ap.add_argument("-np", type=int, default=2)
     ap.add_argument("--size", type=int, default=4096)
     ap.add_argument("--steps", type=int, default=100)
     ap.add_argument("--perf-s", type=int, default=0)
@@ -207,8 +218,11 @@ def main():
     ap.add_argument("--env", action="append", default=[])
     ap.add_argument("--testbed-env", action="append", default=[])
     ap.add_argument("--timeout", type=int, default=560)
+    ap.add_argument("--bw")
     ap.add_argument("--json")
     a = ap.parse_args()
+    if a.bw:
+        a.np = 2
 
     job = f"vp{os.getpid() % 100000}"
     env = dict(os.environ)
@@ -220,9 +234,15 @@ def main():
            "--timeout", str(a.timeout)]
     for kv in a.env:
         cmd += ["--env", kv]
-    cmd += [os.path.join(BUILD, "apps", f"sdp-mpi-proxy-{a.mpi}"),
-            "--pattern", "alltoall", "--size", str(a.size), "--steps",
-            str(a.steps), "--compute-us", "0"]
+    if a.bw:
+        lo, hi = a.bw.split(",")
+        cmd += ["--idle-sleep-us", "0",
+                os.path.join(BUILD, "apps", f"sdp-mpi-bench-{a.mpi}"),
+                "--json", "--min-size", lo, "--max-size", hi]
+    else:
+        cmd += [os.path.join(BUILD, "apps", f"sdp-mpi-proxy-{a.mpi}"),
+                "--pattern", "alltoall", "--size", str(a.size), "--steps",
+                str(a.steps), "--compute-us", "0"]
     print("vhost_profile: " + " ".join(cmd), file=sys.stderr, flush=True)
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -233,12 +253,18 @@ def main():
     sm.stop.set()
     th.join()
     res = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
-    if p.returncode != 0 or not any(r.get("verified") for r in res):
+    if p.returncode != 0 or not res or \
+            not all(r.get("verified", True) for r in res) or \
+            not any(r.get("verified") for r in res):
         sys.stderr.write(out[-3000:] + err[-3000:])
         raise SystemExit(f"vhost_profile: job failed (rc {p.returncode})")
 
     S = [s for s in sm.samples if s["nranks"] > 0]
     if a.fabric == "vhost":
+        S = [s for s in S if "ports" in s]
+    if a.bw:
+        lo, hi = S[0], S[-1]
+    elif a.fabric == "vhost":
         lo, hi = window(S, lambda s: s.get("ports", {}).get("rx_packets", 0))
     else:
         lo, hi = window(S, lambda s: s["ranks"])
@@ -247,7 +273,8 @@ def main():
     st = {k: (hi["stat"][k] - lo["stat"][k]) / HZ / dt for k in hi["stat"]}
     r = {"fabric": a.fabric, "tls": a.tls, "ranks": a.np, "size": a.size,
          "steps": a.steps, "testbed_env": a.testbed_env,
-         "result": res[-1], "window_s": round(dt, 1),
+         "result": res if a.bw else {k: v for x in res for k, v in x.items()},
+         "window_s": round(dt, 1),
          "cpus_ranks": cpu("ranks"), "cpus_pmd": cpu("pmd"),
          "cpus_switch_other": cpu("switch_other"),
          "cpus_machine": st}
@@ -256,7 +283,7 @@ def main():
               for k in hi["ports"]}
         r["ports_window"] = {k: v for k, v in pk.items() if v}
         r["ports_job"] = {k: v for k, v in S[-1]["ports"].items() if v and
-                          ("drop" in k or "fail" in k or "packets" in k)}
+                          ("drop" in k or "fail" in k or "retr" in k)}
         rx = pk.get("rx_packets", 0)   # what the switch received
         if rx:
             r["switch_pps"] = rx / dt

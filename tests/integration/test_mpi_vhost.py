@@ -34,7 +34,7 @@ BIN = os.environ.get("SDP_MPI_TEST_DIR", "")
 TESTBED = os.path.join(APPS, "sdp-testbed")
 OVS = "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk"
 # the virtqueue size the testbed gives every port (sdp-testbed --queue-size)
-QSIZE = os.environ.get("SDP_TESTBED_VHOST_QUEUE_SIZE", "1024")
+QSIZE = os.environ.get("SDP_TESTBED_VHOST_QUEUE_SIZE", "256")
 
 
 def hugepages():
