@@ -8,10 +8,12 @@ threads (/proc/<pid>/task/*/stat), the machine's (/proc/stat: user, system,
 softirq, idle), the packets the switch's PMD received (pmd-stats-show),
 the vhu ports' counters (the database's, refreshed every 5 s:
 ovs_tx_failure_drops is a frame for a rank whose RX virtqueue was full)
-and, at the end, the PMD's dpif-netdev/pmd-perf-show.  The figures are taken over the all-to-all's
-steady part: from when the job's frames reached 10 % of its total to 90 %
-(the switch's rx packets over vhost; the ranks' CPU time over the bridge,
-which has no switch to count), so MPI_Init and the connects stay out.
+and, at the end, the PMD's dpif-netdev/pmd-perf-show (the whole job).
+The CPU shares are taken over the all-to-all's steady part: from when the
+job's packets reached 10 % of its total to 90 % (the switch's received
+packets over vhost; the ranks' CPU time over the bridge, which has no
+switch to count), so MPI_Init and the connects stay out.  Machine-wide
+figures: run it alone.
 
   bench/vhost_profile.py --fabric vhost -np 64 [--size 4096] [--steps 100]
                          [--perf-s 8] [--env K=V] [--testbed-env K=V]
