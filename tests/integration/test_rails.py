@@ -1,18 +1,21 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Testbed rails (sdp-testbed --rails N) with real traffic: DPDK ports
-(sdp-ping, every payload verified) over each rail of a memif and of a
-bridge testbed; rail-down cuts the DPDK traffic of that rail only and
-rail-up restores it; sdp-mpirun --rails 2 --rail-event runs an MPI job
-striped over both rails by sctp_dpdk through a rail going down and up
-(the rail's association waits out the outage: SCTP retransmits once the
-rail is back), every word verified.  UCX tcp is not used there: after
+(sdp-ping, every payload verified) over each rail of a memif, a bridge
+and a vhost (Open vSwitch with DPDK) testbed; rail-down cuts the DPDK
+traffic of that rail only and rail-up restores it (bridge and vhost);
+sdp-mpirun --rails 2 --rail-event runs an MPI job striped over both rails
+by sctp_dpdk through a rail going down and up (the rail's association
+waits out the outage: SCTP retransmits once the rail is back), every word
+verified, on the bridge and on vhost (there each rank opens one
+virtio_user port per rail on the one memfd of its EAL).  UCX tcp is not used there: after
 such a cut its MPICH job finished every transfer and then hung in
 finalize until the launcher's deadline.  Each testbed is torn down
 even when a check fails (the Testbed context manager)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -49,6 +52,10 @@ def test_bridge_every_rail():
     ping_every_rail("bridge")
 
 
+def test_vhost_every_rail():
+    ping_every_rail("vhost")
+
+
 def ping_pair(tb, rail, count):
     """sdp-ping endpoints on one rail of tb: (verified, lost, client rc)."""
     ep = sdp_launch.find_bin("sdp-ping-ep")
@@ -65,23 +72,61 @@ def ping_pair(tb, rail, count):
     return c["verified"], c["lost"], crc, cerr[-1500:]
 
 
-def test_rail_down_cuts_dpdk_traffic():
-    with sdp_launch.Testbed("bridge", job=job("d"), hosts=2,
+def rail_status(tb):
+    r = subprocess.run([sdp_launch.TESTBED, "status", "--job", tb.job],
+                       capture_output=True, text=True, timeout=60)
+    return r.stdout
+
+
+def switch_rx(tb, rail):
+    """Frames the vhost switch took from the ports of a rail (every host's
+    port on br<rail>), from OpenFlow's live port counters."""
+    d = tb.env["SDP_OVS_DIR"]
+    r = subprocess.run(["ovs-ofctl", "--timeout=10", "dump-ports",
+                        f"unix:{d}/br{rail}.mgmt"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"ovs-ofctl dump-ports br{rail}: {r.stderr}")
+    # "port  1: rx pkts=12, bytes=..."; the bridge's own port is LOCAL
+    return sum(int(m) for m in re.findall(
+        r"port +\d+: rx pkts=(\d+)", r.stdout))
+
+
+def rail_down_cuts(fabric):
+    with sdp_launch.Testbed(fabric, job=job(f"d{fabric[0]}"), hosts=2,
                             rails=2) as tb:
         v, lost, rc, err = ping_pair(tb, 1, 200)
         check(v == 200, f"rail 1 before rail-down: verified {v} of 200 "
               f"(rc {rc}) {err}")
         tb.rail_down(1)
+        check("rail 1: DOWN" in rail_status(tb),
+              f"status does not list rail 1 as DOWN:\n{rail_status(tb)}")
+        rx0 = switch_rx(tb, 1) if fabric == "vhost" else 0
         v, lost, rc, err = ping_pair(tb, 1, 20)
         check(v == 0, f"rail 1 down: {v} probes verified, expected none")
-        print(f"    rail 1 down: 0 of 20 verified (client rc {rc})")
+        if fabric == "vhost":
+            # neither host's port gave the switch a frame: both
+            # directions are cut at the switch, not only the replies
+            rx1 = switch_rx(tb, 1)
+            check(rx1 == rx0, f"rail 1 down: the switch took {rx1 - rx0} "
+                  "frames from the rail's ports, expected none")
+        print(f"    {fabric} rail 1 down: 0 of 20 verified (client rc {rc})")
         v, lost, rc, err = ping_pair(tb, 0, 200)
         check(v == 200, f"rail 0 while rail 1 is down: verified {v} of 200"
               f" (rc {rc}) {err}")
         tb.rail_down(1, up=True)
+        check("rail 1: DOWN" not in rail_status(tb),
+              "status still lists rail 1 as DOWN after rail-up")
         v, lost, rc, err = ping_pair(tb, 1, 200)
         check(v == 200, f"rail 1 after rail-up: verified {v} of 200 "
               f"(rc {rc}) {err}")
+
+
+def test_rail_down_cuts_dpdk_traffic():
+    rail_down_cuts("bridge")
+
+
+def test_vhost_rail_down_cuts_dpdk_traffic():
+    rail_down_cuts("vhost")
 
 
 def xfer_prog(mpi):
@@ -215,6 +260,56 @@ def test_mpirun_rail_event():
           f"{sender_t3(stats_of(r.stderr))} T3 timeouts")
 
 
+def test_mpirun_vhost_rail_event():
+    """MPICH over sctp_dpdk on two vhost rails (each rank: two virtio_user
+    ports, one EAL memfd shared with both of the switch's vhost devices),
+    rail 1 cut at 2.5 s and back at 4 s: every word verified, both rails
+    carried the sender's frames, and its SCTP saw the cut (retransmission
+    timeouts: the virtio_user link status stays up, so the timeouts are
+    how the transport learns of the loss)."""
+    r, res = mpirun_xfer(
+        ["--mpi", "mpich", "--tls", "sctp_dpdk", "--fabric", "vhost",
+         "--rails", "2",
+         "--rail-event", "2.5:down:1", "--rail-event", "4:up:1",
+         "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
+         "--job", job("v"), "-np", "2", xfer_prog("mpich"),
+         "--sizes-mb", "10", "--reps", "10", "--min-seconds", "6"])
+    events = [ln for ln in r.stderr.splitlines() if "rail-event:" in ln]
+    check(len(events) == 2 and " rail 1 down at " in events[0] and
+          " rail 1 up at " in events[1],
+          f"rail events printed: {events}\n{r.stderr[-2000:]}")
+    stats = stats_of(r.stderr)
+    tx = {s["dev"]: s["dp"]["tx_pkts"] for s in stats
+          if s["ip"].endswith(".1")}
+    total = sum(tx.values())
+    check(sorted(tx) == ["sdp0", "sdp1"] and
+          all(v >= total / 2 / 4 for v in tx.values()),
+          f"rank 0 frames per rail {tx}: a rail below a quarter of its "
+          "share")
+    t3 = sender_t3(stats)
+    check(t3 >= 1, f"rank 0: {t3} SCTP retransmission timeouts: rail 1 "
+          "was cut for 1.5 s under a running transfer, so its "
+          "association must have timed out")
+    print(f"    {events[0].split(': ', 1)[1]}; {events[1].split(': ', 1)[1]}")
+    print(f"    10 MB transfers (ms): {res[0]['times_ms']}; rank 0 frames "
+          f"per rail {tx}, {t3} T3 timeouts")
+
+
+def need_ovs():
+    ovs = os.environ.get("SDP_TESTBED_OVS_VSWITCHD",
+                         "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk")
+    check(os.access(ovs, os.X_OK), f"{ovs} missing: the vhost rails need "
+          "Open vSwitch with DPDK (apt-get install -y "
+          "openvswitch-switch-dpdk)")
+
+
+def vhost_test(fn):
+    def t():
+        need_ovs()
+        fn()
+    return t
+
+
 if __name__ == "__main__":
     harness.require_root()
     run(f"memif: sdp-ping verified over each of {RAILS} rails",
@@ -223,6 +318,14 @@ if __name__ == "__main__":
         test_bridge_every_rail)
     run("bridge: rail-down cuts DPDK traffic on that rail only, rail-up "
         "restores it", test_rail_down_cuts_dpdk_traffic)
+    run(f"vhost: sdp-ping verified over each of {RAILS} rails",
+        vhost_test(test_vhost_every_rail))
+    run("vhost: rail-down cuts DPDK traffic on that rail only (both "
+        "directions at the switch), rail-up restores it",
+        vhost_test(test_vhost_rail_down_cuts_dpdk_traffic))
+    run("sdp-mpirun --fabric vhost --rails 2 --rail-event: MPI job through "
+        "a rail down/up, both rails used",
+        vhost_test(test_mpirun_vhost_rail_event))
     run("2 tbf-shaped bridge rails, nothing cut: no SCTP retransmission "
         "timeout", test_shaped_rails_no_timeouts)
     run("sdp-mpirun --rails 2 --rail-event: MPI job through a rail down/up",
