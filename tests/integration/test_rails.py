@@ -86,8 +86,8 @@ def switch_rx(tb, rail, ovs_dir=None):
     static flows; every frame from a host's port matches one).  The
     switch's revalidators pull these counts from its datapath every
     ~0.1 s (max-revalidator), so a count lags the frames by that much.
-    (The vhost ports' own counters are not used: OVS reports them only
-    while a rank is connected.)"""
+    (The vhost ports' own counters are not used: ovs-ofctl dump-ports
+    prints them as "?" on this switch, during a run as well.)"""
     d = ovs_dir or tb.env["SDP_OVS_DIR"]
     r = subprocess.run(["ovs-ofctl", "--timeout=10", "dump-aggregate",
                         f"unix:{d}/br{rail}.mgmt"],
