@@ -185,7 +185,8 @@ class Testbed:
         self.netem_rails = netem_rails or {}
         if self.netem_rails and fabric != "bridge":
             raise ValueError("--netem-rail needs --fabric bridge (memif "
-                             "links are shared memory: nothing to impair)")
+                             "links are shared memory and the vhost switch "
+                             "has no impairment)")
         self.rate = rate
         # memif: the client (endpoint 1) in DPDK's zero-copy mode
         if memif_zc and fabric != "memif":
@@ -251,16 +252,18 @@ class Testbed:
             out = self._tb("memif", "up", "--job", self.job,
                            "--mtu", str(self.mtu), *rails, *zc)
         elif self.fabric == "vhost":
-            if self.rails > 1 or self.netem or self.netem_hosts or \
-                    self.rate or self.kernel_ip or self.xdp:
-                raise ValueError("--fabric vhost has one port per host on "
-                                 "Open vSwitch: no rails, impairment, "
-                                 "kernel addresses or af_xdp (use --fabric "
-                                 "bridge)")
+            if self.netem or self.netem_hosts or self.rate or \
+                    self.kernel_ip or self.xdp:
+                raise ValueError("--fabric vhost forwards by static flows "
+                                 "in Open vSwitch, with no impairment, "
+                                 "kernel addresses or af_xdp: use --fabric "
+                                 "bridge for --netem, --bottleneck, --rate, "
+                                 "--tls tcp and --xdp")
             try:
                 out = self._tb("vhost", "up", "--job", self.job, "--hosts",
                                str(self.hosts), "--mtu", str(self.mtu),
-                               timeout=120 + self.hosts)
+                               *rails,
+                               timeout=120 + self.hosts * self.rails)
             except BaseException:  # also KeyboardInterrupt (Ctrl-C, TERM)
                 self._down()
                 raise
@@ -325,7 +328,7 @@ class Testbed:
         return self.env[f"{key}_{i}"]
 
     def rail_down(self, rail, up=False):
-        """Cut (or restore) one rail during a run (bridge only)."""
+        """Cut (or restore) one rail during a run (bridge, vhost)."""
         self._tb("rail-up" if up else "rail-down", "--job", self.job,
                  "--rail", str(rail))
 

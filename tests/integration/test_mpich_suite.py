@@ -27,11 +27,14 @@ Entries not run, with reasons (counted and printed):
               shared.
 
   test_mpich_suite.py [--full] [--only NAME ...] [--limit S] [--markdown FILE]
-                      [--fabric memif|bridge|vhost] [--np MIN-MAX]
+                      [--fabric memif|bridge|vhost] [--np MIN-MAX] [--no-tcp]
       default: the SUBSET below (the meson test); --np 4-8: the entries
       of pt2pt/testlist with 4 to 8 processes; --full: every entry of
       pt2pt/testlist (~10 min; results in docs/CONFORMANCE.md); --fabric
-      puts every sctp_dpdk run on that fabric (vhost: Open vSwitch).
+      puts every sctp_dpdk run on that fabric (vhost: Open vSwitch);
+      --no-tcp runs sctp_dpdk only, and every run must pass (the meson
+      test mpich-suite-vhost: --fabric vhost --np 4-8 --vhost-set
+      --no-tcp --limit 90).
 Environment: SDP_MPICH_TESTS = the configured test/mpi directory.
 """
 
@@ -71,6 +74,12 @@ SUBSET = [
     "rcancel 2",
     "pt2pt_large 2",
 ]
+# The meson test mpich-suite-vhost (--fabric vhost --no-tcp): programs of
+# the 4-8 process entries, each kind once: many ranks sending to one
+# (sendall, sendflood), ANY_SOURCE probes (icprobe, probe_unexp), buffered
+# and request-freeing sends (bsend5, rqfreeb), ~1 min.
+VHOST_SET = ["sendall", "icprobe", "probe_unexp", "bsend5", "rqfreeb",
+             "isendrecv"]
 
 
 class Entry:
@@ -151,7 +160,7 @@ def run_one(e, tls, tests_dir, limit):
     return ("pass" if ok else "fail"), dt, out
 
 
-def suite(entries, tests_dir, markdown=None):
+def suite(entries, tests_dir, markdown=None, tcp=True):
     rows, regressions, skipped = [], [], []
     for e in entries:
         label = e.line
@@ -164,10 +173,14 @@ def suite(entries, tests_dir, markdown=None):
         tcp_limit = e.limit
         if res["sctp_dpdk"][0] == "pass":
             tcp_limit = min(e.limit, TCP_LIMIT_AFTER_PASS_S)
-        res["tcp"] = run_one(e, "tcp", tests_dir, tcp_limit)
+        res["tcp"] = (run_one(e, "tcp", tests_dir, tcp_limit) if tcp
+                      else ("not run", 0.0, ""))
         s, t = res["sctp_dpdk"], res["tcp"]
         mark = ""
-        if t[0] == "pass" and s[0] != "pass":
+        if not tcp and s[0] != "pass":
+            regressions.append(label)
+            mark = "   <-- fails over sctp_dpdk"
+        elif t[0] == "pass" and s[0] != "pass":
             regressions.append(label)
             mark = "   <-- passes over tcp only"
         elif t[0] == "hang" and tcp_limit < e.limit:
@@ -175,7 +188,7 @@ def suite(entries, tests_dir, markdown=None):
         print(f"    {label:<72} sctp_dpdk {s[0]:<4} {s[1]:6.1f}s   "
               f"tcp {t[0]:<4} {t[1]:6.1f}s{mark}", flush=True)
         for tls in ("sctp_dpdk", "tcp"):
-            if res[tls][0] != "pass":
+            if res[tls][0] not in ("pass", "not run"):
                 tail = "\n".join(l for l in res[tls][2].splitlines()
                                  if not l.startswith("sdp."))[-1500:]
                 print(f"      [{tls} output, last lines]\n" +
@@ -184,14 +197,15 @@ def suite(entries, tests_dir, markdown=None):
         rows.append((label, s, t))
     n = len(rows)
     both = sum(1 for _, s, t in rows if s[0] == t[0] == "pass")
-    print(f"    {n} run, {len(skipped)} skipped; passed over both: {both}; "
+    both = f"passed over both: {both}; " if tcp else ""
+    print(f"    {n} run, {len(skipped)} skipped; {both}"
           f"sctp_dpdk pass/fail/hang "
           f"{sum(s[0] == 'pass' for _, s, _ in rows)}/"
           f"{sum(s[0] == 'fail' for _, s, _ in rows)}/"
-          f"{sum(s[0] == 'hang' for _, s, _ in rows)}; tcp "
-          f"{sum(t[0] == 'pass' for _, _, t in rows)}/"
-          f"{sum(t[0] == 'fail' for _, _, t in rows)}/"
-          f"{sum(t[0] == 'hang' for _, _, t in rows)}")
+          f"{sum(s[0] == 'hang' for _, s, _ in rows)}" +
+          (f"; tcp {sum(t[0] == 'pass' for _, _, t in rows)}/"
+           f"{sum(t[0] == 'fail' for _, _, t in rows)}/"
+           f"{sum(t[0] == 'hang' for _, _, t in rows)}" if tcp else ""))
     if markdown:
         with open(markdown, "w") as f:
             f.write("| test (pt2pt/testlist entry) | sctp_dpdk | s | tcp | s |\n")
@@ -207,7 +221,8 @@ def suite(entries, tests_dir, markdown=None):
     harness.check(not broken, "the testbed could not be set up for: "
                   f"{broken} (output above names the failing command)")
     harness.check(not regressions,
-                  f"passes over tcp but not over sctp_dpdk: {regressions}")
+                  (f"fails over sctp_dpdk: {regressions}" if not tcp else
+                   f"passes over tcp but not over sctp_dpdk: {regressions}"))
     harness.check(n > 0, "no test ran")
 
 
@@ -222,6 +237,12 @@ def main():
     ap.add_argument("--fabric", choices=["memif", "bridge", "vhost"],
                     help="the sctp_dpdk runs' fabric (default: memif for 2 "
                     "ranks, else bridge); tcp stays on the bridge")
+    ap.add_argument("--no-tcp", action="store_true",
+                    help="sctp_dpdk runs only (no UCX tcp baseline): every "
+                    "run must pass")
+    ap.add_argument("--vhost-set", action="store_true",
+                    help="the programs of VHOST_SET (with --np: of that "
+                    "process range)")
     ap.add_argument("--limit", type=int,
                     help="cap every deadline at this many seconds")
     ap.add_argument("--np", metavar="MIN-MAX",
@@ -245,6 +266,8 @@ def main():
               "(meson: -Dmpich_tests=DIR)")
         print("0 passed, 1 failed")
         sys.exit(1)
+    if a.vhost_set:
+        a.only = a.only + VHOST_SET
     if a.full or a.only or np_range:
         entries = read_testlist(testlist)
     else:
@@ -268,9 +291,12 @@ def main():
             f"pt2pt {', '.join(a.only)}" if a.only else
             f"pt2pt entries of {a.np} processes" if np_range else
             "pt2pt subset")
-    harness.run(f"MPICH test/mpi {what}: sctp_dpdk vs UCX tcp "
+    vs = "" if a.no_tcp else " vs UCX tcp"
+    where = f" over {a.fabric}" if a.fabric else ""
+    harness.run(f"MPICH test/mpi {what}: sctp_dpdk{where}{vs} "
                 f"({len(entries)} entries)",
-                lambda: suite(entries, tests_dir, a.markdown))
+                lambda: suite(entries, tests_dir, a.markdown,
+                              tcp=not a.no_tcp))
     harness.done()
 
 

@@ -1,20 +1,25 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: BSD-3-Clause
 """Testbed rails (sdp-testbed --rails N) with real traffic: DPDK ports
-(sdp-ping, every payload verified) over each rail of a memif and of a
-bridge testbed; rail-down cuts the DPDK traffic of that rail only and
-rail-up restores it; sdp-mpirun --rails 2 --rail-event runs an MPI job
-striped over both rails by sctp_dpdk through a rail going down and up
-(the rail's association waits out the outage: SCTP retransmits once the
-rail is back), every word verified.  UCX tcp is not used there: after
+(sdp-ping, every payload verified) over each rail of a memif, a bridge
+and a vhost (Open vSwitch with DPDK) testbed; rail-down cuts the DPDK
+traffic of that rail only and rail-up restores it (bridge and vhost);
+sdp-mpirun --rails 2 --rail-event runs an MPI job striped over both rails
+by sctp_dpdk through a rail going down and up (the rail's association
+waits out the outage: SCTP retransmits once the rail is back), every word
+verified, on the bridge and on vhost (there each rank opens one
+virtio_user port per rail on the one memfd of its EAL).  UCX tcp is not used there: after
 such a cut its MPICH job finished every transfer and then hung in
 finalize until the launcher's deadline.  Each testbed is torn down
 even when a check fails (the Testbed context manager)."""
 
 import json
 import os
+import re
 import subprocess
 import sys
+import threading
+import time
 
 import harness
 from harness import check, run, tool
@@ -49,6 +54,10 @@ def test_bridge_every_rail():
     ping_every_rail("bridge")
 
 
+def test_vhost_every_rail():
+    ping_every_rail("vhost")
+
+
 def ping_pair(tb, rail, count):
     """sdp-ping endpoints on one rail of tb: (verified, lost, client rc)."""
     ep = sdp_launch.find_bin("sdp-ping-ep")
@@ -65,23 +74,85 @@ def ping_pair(tb, rail, count):
     return c["verified"], c["lost"], crc, cerr[-1500:]
 
 
-def test_rail_down_cuts_dpdk_traffic():
-    with sdp_launch.Testbed("bridge", job=job("d"), hosts=2,
+def rail_status(tb):
+    r = subprocess.run([sdp_launch.TESTBED, "status", "--job", tb.job],
+                       capture_output=True, text=True, timeout=60)
+    return r.stdout
+
+
+def switch_rx(tb, rail, ovs_dir=None):
+    """Frames the vhost switch took from the ports of a rail and forwarded:
+    the packet count of every OpenFlow rule of br<rail> (the testbed's
+    static flows; every frame from a host's port matches one).  The
+    switch's revalidators pull these counts from its datapath every
+    ~0.1 s (max-revalidator), so a count lags the frames by that much.
+    (The vhost ports' own counters are not used: ovs-ofctl dump-ports
+    prints them as "?" on this switch, during a run as well.)"""
+    d = ovs_dir or tb.env["SDP_OVS_DIR"]
+    r = subprocess.run(["ovs-ofctl", "--timeout=10", "dump-aggregate",
+                        f"unix:{d}/br{rail}.mgmt"],
+                       capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"ovs-ofctl dump-aggregate br{rail}: "
+          f"{r.stderr}")
+    m = re.search(r"packet_count=(\d+)", r.stdout)
+    check(m is not None, f"ovs-ofctl dump-aggregate br{rail}: no "
+          f"packet_count in {r.stdout!r}")
+    return int(m.group(1))
+
+
+def settled_rx(tb, rail):
+    """switch_rx once two reads 0.3 s apart agree (at most 3 s)."""
+    a = switch_rx(tb, rail)
+    for _ in range(10):
+        time.sleep(0.3)
+        b = switch_rx(tb, rail)
+        if a == b:
+            break
+        a = b
+    return a
+
+
+def rail_down_cuts(fabric):
+    with sdp_launch.Testbed(fabric, job=job(f"d{fabric[0]}"), hosts=2,
                             rails=2) as tb:
+        rxa = settled_rx(tb, 1) if fabric == "vhost" else 0
         v, lost, rc, err = ping_pair(tb, 1, 200)
         check(v == 200, f"rail 1 before rail-down: verified {v} of 200 "
               f"(rc {rc}) {err}")
+        if fabric == "vhost":
+            rxb = settled_rx(tb, 1)
+            check(rxb >= rxa + 400, f"the switch counted {rxb - rxa} "
+                  "frames on rail 1 for 200 probes and their answers")
         tb.rail_down(1)
+        check("rail 1: DOWN" in rail_status(tb),
+              f"status does not list rail 1 as DOWN:\n{rail_status(tb)}")
+        rx0 = settled_rx(tb, 1) if fabric == "vhost" else 0
         v, lost, rc, err = ping_pair(tb, 1, 20)
         check(v == 0, f"rail 1 down: {v} probes verified, expected none")
-        print(f"    rail 1 down: 0 of 20 verified (client rc {rc})")
+        if fabric == "vhost":
+            # neither host's port gave the switch a frame: both
+            # directions are cut at the switch, not only the replies
+            rx1 = settled_rx(tb, 1)
+            check(rx1 == rx0, f"rail 1 down: the switch took {rx1 - rx0} "
+                  "frames from the rail's ports, expected none")
+        print(f"    {fabric} rail 1 down: 0 of 20 verified (client rc {rc})")
         v, lost, rc, err = ping_pair(tb, 0, 200)
         check(v == 200, f"rail 0 while rail 1 is down: verified {v} of 200"
               f" (rc {rc}) {err}")
         tb.rail_down(1, up=True)
+        check("rail 1: DOWN" not in rail_status(tb),
+              "status still lists rail 1 as DOWN after rail-up")
         v, lost, rc, err = ping_pair(tb, 1, 200)
         check(v == 200, f"rail 1 after rail-up: verified {v} of 200 "
               f"(rc {rc}) {err}")
+
+
+def test_rail_down_cuts_dpdk_traffic():
+    rail_down_cuts("bridge")
+
+
+def test_vhost_rail_down_cuts_dpdk_traffic():
+    rail_down_cuts("vhost")
 
 
 def xfer_prog(mpi):
@@ -215,6 +286,104 @@ def test_mpirun_rail_event():
           f"{sender_t3(stats_of(r.stderr))} T3 timeouts")
 
 
+class RailSampler(threading.Thread):
+    """Samples, every 0.2 s while a vhost job runs, whether its rail is
+    down (the testbed's rail<R>.down, seen before and after the counters
+    are read) and the frames the switch took from the rail's ports."""
+
+    def __init__(self, jobid, rail):
+        super().__init__(daemon=True)
+        self.run_dir = f"/run/sdp/{jobid}"
+        self.rail = rail
+        self.samples = []  # (down, rx)
+        self.stop = threading.Event()
+
+    def run(self):
+        mark = os.path.join(self.run_dir, f"rail{self.rail}.down")
+        # bounded: the job's own deadline is 240 s
+        for _ in range(int(300 / 0.2)):
+            if self.stop.wait(0.2):
+                return
+            down = os.path.exists(mark)
+            try:
+                rx = switch_rx(None, self.rail,
+                               os.path.join(self.run_dir, "ovs"))
+            except Exception:  # switch not up yet, or gone
+                continue
+            self.samples.append((down and os.path.exists(mark), rx))
+
+
+def test_mpirun_vhost_rail_event():
+    """MPICH over sctp_dpdk on two vhost rails (each rank: two virtio_user
+    ports, one EAL memfd shared with both of the switch's vhost devices),
+    rail 1 cut at 2.5 s and back at 4 s: every word verified, both rails
+    carried the sender's frames, the switch took no frame from rail 1
+    while it was down and took frames again after rail-up."""
+    jobid = job("v")
+    sampler = RailSampler(jobid, 1)
+    sampler.start()
+    try:
+        r, res = mpirun_xfer(
+            ["--mpi", "mpich", "--tls", "sctp_dpdk", "--fabric", "vhost",
+             "--rails", "2",
+             "--rail-event", "2.5:down:1", "--rail-event", "4:up:1",
+             "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
+             "--job", jobid, "-np", "2", xfer_prog("mpich"),
+             "--sizes-mb", "10", "--reps", "10", "--min-seconds", "6"])
+    finally:
+        sampler.stop.set()
+        sampler.join(30)
+    s = sampler.samples
+    down = [i for i, (d, _) in enumerate(s) if d]
+    check(len(down) >= 4, f"only {len(down)} samples of the switch while "
+          f"rail 1 was down (expected ~7 in 1.5 s): {s}")
+    # the first two samples may still count frames from before the cut
+    # (the counts lag ~0.1 s), the last may straddle rail-up (the ports
+    # come up before the mark goes)
+    held = {s[i][1] for i in down[2:-1]}
+    check(len(held) == 1, f"the switch took frames from rail 1 while it "
+          f"was down: rx counts {[s[i][1] for i in down]}")
+    after = [rx for _, rx in s[down[-1] + 1:]]
+    check(after and max(after) > s[down[0]][1], "no frame on rail 1 "
+          f"after rail-up: rx counts after it {after}")
+    events = [ln for ln in r.stderr.splitlines() if "rail-event:" in ln]
+    check(len(events) == 2 and " rail 1 down at " in events[0] and
+          " rail 1 up at " in events[1],
+          f"rail events printed: {events}\n{r.stderr[-2000:]}")
+    stats = stats_of(r.stderr)
+    tx = {s["dev"]: s["dp"]["tx_pkts"] for s in stats
+          if s["ip"].endswith(".1")}
+    total = sum(tx.values())
+    check(sorted(tx) == ["sdp0", "sdp1"] and
+          all(v >= total / 2 / 4 for v in tx.values()),
+          f"rank 0 frames per rail {tx}: a rail below a quarter of its "
+          "share")
+    check(res[0]["extra_reps"] > 0, f"the job moved no transfer past its "
+          f"timed ones ({res[0]}): it may have ended before the rail events")
+    t3 = sender_t3(stats)
+    print(f"    {events[0].split(': ', 1)[1]}; {events[1].split(': ', 1)[1]}")
+    print(f"    10 MB transfers (ms): {res[0]['times_ms']} and "
+          f"{res[0]['extra_reps']} more, verified; rank 0 frames per rail "
+          f"{tx}, {t3} T3 timeouts; switch rx on rail 1 held at "
+          f"{s[down[0]][1]} over {len(down)} samples while down, "
+          f"{max(after)} at the end")
+
+
+def need_ovs():
+    ovs = os.environ.get("SDP_TESTBED_OVS_VSWITCHD",
+                         "/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk")
+    check(os.access(ovs, os.X_OK), f"{ovs} missing: the vhost rails need "
+          "Open vSwitch with DPDK (apt-get install -y "
+          "openvswitch-switch-dpdk)")
+
+
+def vhost_test(fn):
+    def t():
+        need_ovs()
+        fn()
+    return t
+
+
 if __name__ == "__main__":
     harness.require_root()
     run(f"memif: sdp-ping verified over each of {RAILS} rails",
@@ -223,6 +392,14 @@ if __name__ == "__main__":
         test_bridge_every_rail)
     run("bridge: rail-down cuts DPDK traffic on that rail only, rail-up "
         "restores it", test_rail_down_cuts_dpdk_traffic)
+    run(f"vhost: sdp-ping verified over each of {RAILS} rails",
+        vhost_test(test_vhost_every_rail))
+    run("vhost: rail-down cuts DPDK traffic on that rail only (both "
+        "directions at the switch), rail-up restores it",
+        vhost_test(test_vhost_rail_down_cuts_dpdk_traffic))
+    run("sdp-mpirun --fabric vhost --rails 2 --rail-event: MPI job through "
+        "a rail down/up, both rails used",
+        vhost_test(test_mpirun_vhost_rail_event))
     run("2 tbf-shaped bridge rails, nothing cut: no SCTP retransmission "
         "timeout", test_shaped_rails_no_timeouts)
     run("sdp-mpirun --rails 2 --rail-event: MPI job through a rail down/up",

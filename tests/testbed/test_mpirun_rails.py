@@ -8,6 +8,7 @@ keys and values as before rails existed); --rails N one port entry per
 rail, in rail order, with the multi-rail settings of UCX."""
 import argparse
 import os
+import subprocess
 import sys
 import tempfile
 import unittest
@@ -54,9 +55,30 @@ def memif_env(job, rails):
     return env
 
 
+def vhost_env(job, rails):
+    d = f"/run/sdp/{job}/ovs"
+    env = {"SDP_KIND": "vhost", "SDP_JOB": job, "SDP_RUN_DIR": f"/run/sdp/{job}",
+           "SDP_HOSTS": "2", "SDP_JOB_OCTET": "99", "SDP_OVS_DIR": d}
+    for i in range(2):
+        env[f"SDP_DP_IP_{i}"] = f"10.99.1.{i + 1}"
+        env[f"SDP_VDEV_{i}"] = (f"net_virtio_user0,path={d}/vhu{i},"
+                                f"mac=02:5d:0a:63:01:{i + 1:02x}")
+        if rails > 1:
+            for r in range(rails):
+                port = f"vhu{i}" if r == 0 else f"vhu{i}r{r}"
+                env[f"SDP_DP_IP_{i}_{r}"] = f"10.99.{2 * r + 1}.{i + 1}"
+                env[f"SDP_VDEV_{i}_{r}"] = (
+                    f"net_virtio_user{r},path={d}/{port},"
+                    f"mac=02:5d:0a:63:{2 * r + 1:02x}:{i + 1:02x}")
+    if rails > 1:
+        env["SDP_RAILS"] = str(rails)
+    return env
+
+
 def testbed(fabric, rails):
     tb = sdp_launch.Testbed(fabric, job="t1", rails=rails)
-    tb.env = (memif_env if fabric == "memif" else bridge_env)("t1", rails)
+    tb.env = {"memif": memif_env, "bridge": bridge_env,
+              "vhost": vhost_env}[fabric]("t1", rails)
     return tb
 
 
@@ -149,6 +171,41 @@ class RankEnv(unittest.TestCase):
             self.assertIn("memif1.sock", devs[1])
             self.assertEqual(e["UCX_SCTP_DPDK_IP"].split(sep),
                              [f"10.77.1.{r + 1}/24", f"10.77.2.{r + 1}/24"])
+
+    def test_vhost_rails_one_virtio_user_port_per_rail(self):
+        sep = MR.PORT_LIST_SEP
+        e = MR.rank_env(opts(rails=2), testbed("vhost", 2), 1)
+        self.assertEqual(
+            e["UCX_SCTP_DPDK_DEVARGS"].split(sep),
+            ["net_virtio_user0,path=/run/sdp/t1/ovs/vhu1,mac=02:5d:0a:63:01:02",
+             "net_virtio_user1,path=/run/sdp/t1/ovs/vhu1r1,mac=02:5d:0a:63:03:02"])
+        self.assertEqual(e["UCX_SCTP_DPDK_IP"].split(sep),
+                         ["10.99.1.2/24", "10.99.3.2/24"])
+        # one EAL memfd shared with every port's vhost device
+        self.assertEqual(e["UCX_SCTP_DPDK_DP"], sdp_launch.VHOST_DP)
+        self.assertEqual(e["UCX_SCTP_DPDK_MEM"], str(2 * MR.MEM_MB_PER_RAIL))
+        self.assertEqual(e["UCX_MAX_RNDV_RAILS"], "2")
+
+    def test_vhost_refuses_impairment_and_memif_rail_events(self):
+        def refused(*args):
+            r = subprocess.run([os.path.join(APPS, "sdp-mpirun"), *args,
+                                "-np", "2", "true"], capture_output=True,
+                               text=True, timeout=60)
+            self.assertEqual(r.returncode, 2, r.stderr)
+            return r.stderr
+        self.assertIn("--fabric bridge",
+                      refused("--fabric", "vhost", "--bottleneck", "rate 1mbit"))
+        self.assertIn("--fabric bridge",
+                      refused("--fabric", "vhost", "--rails", "2",
+                              "--netem-rail", "1", "rate 1mbit"))
+        self.assertIn("bridge or vhost",
+                      refused("--fabric", "memif", "--rails", "2",
+                              "--rail-event", "1:down:1"))
+        r = subprocess.run([os.path.join(APPS, "sdp-ping"), "--fabric",
+                            "vhost", "--netem", "loss 1%"],
+                           capture_output=True, text=True, timeout=60)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--fabric bridge", r.stderr)
 
     def test_rails_tcp_lists_every_rail_device(self):
         e = MR.rank_env(opts("tcp", rails=2), testbed("bridge", 2), 0)

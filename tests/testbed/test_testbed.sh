@@ -224,7 +224,7 @@ for r in 0 1 2; do
     "$(kv "$TMP/k.env" "SDP_MEMIF_SOCK_$r")" = "/run/sdp/$JK/memif$r.sock"
 done
 out=$(tb rail-down "$JK" 1 2>&1); rc=$?
-check "rail-down on memif fails and says why" bash -c '[[ $1 -ne 0 ]] && grep -q "cannot cut it; use a bridge testbed" <<<"$2"' _ "$rc" "$out"
+check "rail-down on memif fails and says why" bash -c '[[ $1 -ne 0 ]] && grep -q "cannot cut it; use a bridge or vhost testbed" <<<"$2"' _ "$rc" "$out"
 : >"/run/sdp/$JK/memif2.sock"; mkdir -p "/var/run/dpdk/sdp-$JK-r1"
 tb down --job "$JK"; rc=$?
 check "memif rails: down removes every socket, the dir and DPDK dirs" bash -c '[[ $1 -eq 0 ]]' _ "$rc"
@@ -234,6 +234,12 @@ out=$(tb bridge up --job "$JL" --hosts 2 --rails 9 2>&1); rc=$?
 check "--rails 9 rejected with usage status 2, naming --rails" bash -c '[[ $1 -eq 2 ]] && grep -q -- "--rails .9. is invalid" <<<"$2"' _ "$rc" "$out"
 out=$(tb bridge up --job "$JL" --hosts 2 --rails 2 --netem-rail 2 "rate 1mbit" 2>&1); rc=$?
 check "--netem-rail beyond --rails rejected" bash -c '[[ $1 -eq 2 ]] && grep -q "rail index out of range" <<<"$2"' _ "$rc" "$out"
+out=$(tb vhost up --job "$JL" --hosts 2 --rails 9 2>&1); rc=$?
+check "vhost --rails 9 rejected with usage status 2, naming --rails" bash -c '[[ $1 -eq 2 ]] && grep -q -- "--rails .9. is invalid" <<<"$2"' _ "$rc" "$out"
+out=$(tb vhost up --job "$JL" --hosts 200 --rails 2 2>&1); rc=$?
+check "vhost --hosts 200 --rails 2 rejected: 400 ports, over the switch's sizing" bash -c '[[ $1 -eq 2 ]] && grep -q "makes 400 vhost ports" <<<"$2"' _ "$rc" "$out"
+out=$(tb vhost up --job "$JL" --hosts 2 --rails 2 --netem-rail 1 "rate 1mbit" 2>&1); rc=$?
+check "vhost --netem-rail rejected, naming the bridge testbed" bash -c '[[ $1 -eq 2 ]] && grep -q "need a bridge testbed" <<<"$2"' _ "$rc" "$out"
 check "rejected up left nothing" nothing_left "$JL"
 tb bridge up --job "$JL" --hosts 2 --rails 3 --kernel-ip \
   --netem-rail 1 "delay 1ms" --netem-rail 2 "rate 200mbit" >"$TMP/l.env"; rc=$?
