@@ -596,7 +596,6 @@ def main():
         ap.error(f"sections: {', '.join(bad) or 'none given'}; known: "
                  f"{', '.join(SECTIONS)}, all")
     meta = json.load(open(META)) if os.path.exists(META) else {}
-    doc = open(DOC).read()
     for k in keys:
         sec = SECTIONS[k]
         if not a.render:
@@ -608,6 +607,11 @@ def main():
             log(f"{k}: no stored results (bench/results/report.json): "
                 f"run bench/report.py {k}")
             return 1
+    # read after the measurements (minutes): edits made to the page
+    # meanwhile, outside the report's markers, are kept
+    doc = open(DOC).read()
+    for k in keys:
+        sec = SECTIONS[k]
         try:
             doc = rewrite(doc, k, block(k, sec, meta))
         except BaselineError as e:
