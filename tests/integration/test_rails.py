@@ -201,13 +201,17 @@ def striped(mpi, fabric, rails):
          "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
          "--job", job("m"), "-np", "2", xfer_prog(mpi),
          "--sizes-mb", "16", "--reps", "3"])
-    stats = []
+    stats, garbled = [], []
     for ln in r.stderr.splitlines():
         if "sctp_dpdk stats: " in ln:
             try:
                 stats.append(json.loads(ln.split("sctp_dpdk stats: ", 1)[1]))
             except ValueError:
-                pass
+                garbled.append(ln[:300])
+    # a line the launcher split or interleaved with another rank's output
+    # cannot be read: say so, not "a rail below its share"
+    check(not garbled, f"unreadable STATS lines (interleaved output?): "
+          f"{garbled}")
     devs = sorted({s.get("dev") for s in stats})
     check(devs == [f"sdp{k}" for k in range(rails)],
           f"stats of devices {devs}, expected sdp0..sdp{rails - 1}")
@@ -217,7 +221,8 @@ def striped(mpi, fabric, rails):
     total = sum(tx.values())
     check(len(tx) == rails and all(v >= total / rails / 2
                                    for v in tx.values()),
-          f"rank 0 frames per rail {tx}: a rail below half its share")
+          f"rank 0 frames per rail {tx}: a rail below half its share "
+          f"(STATS lines: {[(s['dev'], s['ip']) for s in stats]})")
     print(f"    {mpi} {fabric} {rails} rails: 16 MB in "
           f"{res[0]['median_ms']:.0f} ms, rank 0 frames per rail {tx}")
 
