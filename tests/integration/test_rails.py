@@ -192,6 +192,21 @@ def shaped_xfer(tag, launcher_extra=(), prog_extra=()):
          "--sizes-mb", "10", "--reps", "10"] + list(prog_extra))
 
 
+def stats_of(stderr, garbled=None):
+    """Every rank's sctp_dpdk stats line (UCX_SCTP_DPDK_STATS=y); the
+    first 300 characters of each line that is not readable JSON go to
+    garbled when given."""
+    stats = []
+    for ln in stderr.splitlines():
+        if "sctp_dpdk stats: " in ln:
+            try:
+                stats.append(json.loads(ln.split("sctp_dpdk stats: ", 1)[1]))
+            except ValueError:
+                if garbled is not None:
+                    garbled.append(ln[:300])
+    return stats
+
+
 def striped(mpi, fabric, rails):
     """An MPI job over sctp_dpdk with one port per rail: data verified and
     every rail's port of the sender carries a fair share of the frames."""
@@ -201,13 +216,8 @@ def striped(mpi, fabric, rails):
          "--env", "UCX_SCTP_DPDK_STATS=y", "--timeout", "240",
          "--job", job("m"), "-np", "2", xfer_prog(mpi),
          "--sizes-mb", "16", "--reps", "3"])
-    stats, garbled = [], []
-    for ln in r.stderr.splitlines():
-        if "sctp_dpdk stats: " in ln:
-            try:
-                stats.append(json.loads(ln.split("sctp_dpdk stats: ", 1)[1]))
-            except ValueError:
-                garbled.append(ln[:300])
+    garbled = []
+    stats = stats_of(r.stderr, garbled)
     # a line the launcher split or interleaved with another rank's output
     # cannot be read: say so, not "a rail below its share"
     check(not garbled, f"unreadable STATS lines (interleaved output?): "
@@ -235,16 +245,6 @@ def test_striped_openmpi_memif_2():
     striped("openmpi", "memif", 2)
 
 
-def stats_of(stderr):
-    """Every rank's sctp_dpdk stats line (UCX_SCTP_DPDK_STATS=y)."""
-    stats = []
-    for ln in stderr.splitlines():
-        if "sctp_dpdk stats: " in ln:
-            try:
-                stats.append(json.loads(ln.split("sctp_dpdk stats: ", 1)[1]))
-            except ValueError:
-                pass
-    return stats
 
 
 def sender_t3(stats):
